@@ -1,0 +1,33 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+  name: "runner",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "runner", targets: ["runner"]),
+    .library(name: "RunnerKit", targets: ["RunnerKit"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    .executableTarget(
+      name: "runner",
+      dependencies: [
+        "RunnerKit",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .target(name: "RunnerKit", dependencies: ["CYaml", "CRunnerShim", "Imaging"]),
+    .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
+    .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+    .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+    .target(name: "CRunnerShim"),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit"]),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+    .testTarget(name: "RunnerCLITests", dependencies: ["RunnerKit"], resources: [.copy("Fixtures")]),
+  ],
+  swiftLanguageModes: [.v6]
+)

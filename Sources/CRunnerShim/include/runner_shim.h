@@ -1,0 +1,3 @@
+#ifndef RUNNER_SHIM_H
+#define RUNNER_SHIM_H
+#endif
