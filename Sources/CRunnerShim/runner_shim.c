@@ -1,1 +1,324 @@
+// The one place runner forks. Kept small: everything that can be done in Swift is.
+#define _GNU_SOURCE
 #include "runner_shim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+// Shared with the child through CLONE_VM: the parent is suspended (CLONE_VFORK) until the
+// child execs or exits, so the child can report a failure by plain stores, no pipe needed.
+struct child_args {
+  const char *path;
+  char *const *argv;
+  char *const *envp;
+  const char *cwd;
+  int devnull_fd, stdout_w, stderr_w;
+  pid_t parent;
+  volatile int error, stage;
+};
+
+static int child_fail(struct child_args *a, int stage) {
+  a->error = errno;
+  a->stage = stage;
+  _exit(127);
+}
+
+// Runs on runner's memory with a private fd table and signal-handler table. Only
+// async-signal-safe system calls; no malloc, no locks.
+static int child_main(void *p) {
+  struct child_args *a = p;
+  // All signals are blocked (the parent did it). A handler runner installed must not run here
+  // on runner's memory once we unblock, and runner's SIG_IGN for SIGPIPE/SIGINT/... must not
+  // leak into tasks, so reset those before unblocking.
+  for (int sig = 1; sig < _NSIG; sig++) {
+    struct sigaction sa;
+    if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0) continue;
+    if (sa.sa_handler == SIG_DFL) continue;
+    if (sa.sa_handler == SIG_IGN && sig != SIGPIPE && sig != SIGINT && sig != SIGTERM && sig != SIGQUIT) continue;
+    sa.sa_handler = SIG_DFL;
+    sa.sa_flags = 0;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+  }
+  // Own group: cancellation kills the task's grandchildren with one kill(-pgid).
+  if (setpgid(0, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+  // The direct child dies with runner's reactor thread, even on SIGKILL. The getppid check
+  // closes the race where runner died before prctl ran.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+  if (getppid() != a->parent) _exit(127);
+  if (dup2(a->devnull_fd, 0) < 0 || dup2(a->stdout_w, 1) < 0 || dup2(a->stderr_w, 2) < 0)
+    child_fail(a, RUNNER_STAGE_SETUP);
+  // Another library in runner may have opened fds without O_CLOEXEC; a stray pipe end in a
+  // task would keep some other task's output open. Best effort (needs Linux 5.11).
+  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (a->cwd && chdir(a->cwd) != 0) child_fail(a, RUNNER_STAGE_CHDIR);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execve(a->path, a->argv, a->envp);
+  return child_fail(a, RUNNER_STAGE_EXEC);
+}
+
+// Runner's pipe ends must be >= 3, or the child's dup2 onto 0/1/2 would clobber them.
+static int make_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) return -errno;
+  for (int i = 0; i < 2; i++) {
+    if (fds[i] > 2) continue;
+    int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+    int saved = errno;
+    close(fds[i]);
+    if (moved < 0) {
+      close(fds[1 - i]);
+      return -saved;
+    }
+    fds[i] = moved;
+  }
+  // Only runner's end is non-blocking; the task's end must behave like a normal stdout.
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  return 0;
+}
+
+static int make_pipes(int out[2], int err[2], struct runner_child *child) {
+  memset(child, 0, sizeof *child);
+  child->pid = child->pidfd = child->stdout_fd = child->stderr_fd = -1;
+  child->stage = RUNNER_STAGE_PARENT;
+  int rc = make_pipe(out);
+  if (rc != 0) return child->error = -rc, rc;
+  rc = make_pipe(err);
+  if (rc != 0) {
+    close(out[0]);
+    close(out[1]);
+    return child->error = -rc, rc;
+  }
+  return 0;
+}
+
+static int finish(int out[2], int err[2], pid_t pid, int pidfd, struct runner_child *child) {
+  close(out[1]);
+  close(err[1]);
+  child->pid = pid;
+  child->pidfd = pidfd;
+  child->stdout_fd = out[0];
+  child->stderr_fd = err[0];
+  child->stage = RUNNER_STAGE_NONE;
+  child->error = 0;
+  return 0;
+}
+
+static void fail_after_fork(int out[2], int err[2], pid_t pid, int pidfd) {
+  close(out[0]);
+  close(out[1]);
+  close(err[0]);
+  close(err[1]);
+  if (pidfd >= 0) {
+    siginfo_t info;
+    waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED);
+    close(pidfd);
+  } else if (pid > 0) {
+    waitpid(pid, NULL, 0);
+  }
+}
+
+int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                 struct runner_child *child) {
+  int out[2], err[2];
+  int rc = make_pipes(out, err, child);
+  if (rc != 0) return rc;
+
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], getpid(), 0, 0};
+  // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
+  char stack[32 * 1024] __attribute__((aligned(16)));
+
+  // Block everything so no handler runs in the child before it resets dispositions.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int pidfd = -1;
+  pid_t pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
+  if (pid < 0 && errno == EINVAL) {
+    // Kernels before 5.2 have no CLONE_PIDFD.
+    pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+    if (pid > 0) pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  }
+  int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+  if (pid < 0) {
+    fail_after_fork(out, err, -1, -1);
+    child->error = clone_errno;
+    return -clone_errno;
+  }
+  if (args.stage != RUNNER_STAGE_NONE || pidfd < 0) {
+    int stage = args.stage != RUNNER_STAGE_NONE ? args.stage : RUNNER_STAGE_PARENT;
+    int error = args.stage != RUNNER_STAGE_NONE ? args.error : clone_errno;
+    if (pidfd < 0) kill(pid, SIGKILL);
+    fail_after_fork(out, err, pid, pidfd);
+    child->stage = stage;
+    child->error = error;
+    return -error;
+  }
+  return finish(out, err, pid, pidfd, child);
+}
+
+int runner_posix_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                       struct runner_child *child) {
+  int out[2], err[2];
+  int rc = make_pipes(out, err, child);
+  if (rc != 0) return rc;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, devnull_fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (cwd) posix_spawn_file_actions_addchdir_np(&actions, cwd);
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid;
+  int error = posix_spawn(&pid, path, &actions, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (error != 0) {
+    fail_after_fork(out, err, -1, -1);
+    child->stage = RUNNER_STAGE_EXEC;
+    child->error = error;
+    return -error;
+  }
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) {
+    error = errno;
+    kill(pid, SIGKILL);
+    fail_after_fork(out, err, pid, -1);
+    child->error = error;
+    return -error;
+  }
+  return finish(out, err, pid, pidfd, child);
+}
+
+int runner_reap(int pidfd, int *kind, int *value) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  int rc;
+  do rc = waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) return -errno;
+  if (info.si_pid == 0) return 0;
+  *kind = info.si_code == CLD_EXITED ? 1 : 2;
+  *value = info.si_status;
+  return 1;
+}
+
+int runner_kill_group(int pgid, int sig) {
+  if (pgid <= 1) return -EINVAL; // kill(-1) or kill(0) would hit far more than one task
+  return kill(-pgid, sig) == 0 ? 0 : -errno;
+}
+
+int runner_epoll_create(void) {
+  int fd = epoll_create1(EPOLL_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+int runner_epoll_add(int epfd, int fd, uint64_t token) {
+  struct epoll_event event = {.events = EPOLLIN, .data.u64 = token};
+  return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : -errno;
+}
+
+int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
+  struct epoll_event buffer[64];
+  if (max > 64) max = 64;
+  int n = epoll_wait(epfd, buffer, max, timeout_ms);
+  if (n < 0) return -errno;
+  for (int i = 0; i < n; i++) {
+    tokens[i] = buffer[i].data.u64;
+    events[i] = ((buffer[i].events & EPOLLIN) ? 1u : 0u) | ((buffer[i].events & (EPOLLHUP | EPOLLERR)) ? 2u : 0u);
+  }
+  return n;
+}
+
+int runner_eventfd_create(void) {
+  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return fd >= 0 ? fd : -errno;
+}
+
+void runner_eventfd_signal(int fd) {
+  uint64_t one = 1;
+  // EAGAIN means the counter is saturated: the loop is already due to wake.
+  while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {}
+}
+
+void runner_eventfd_drain(int fd) {
+  uint64_t value;
+  while (read(fd, &value, sizeof value) < 0 && errno == EINTR) {}
+}
+
+int runner_open_devnull(void) {
+  int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+long runner_read(int fd, void *buffer, unsigned long count) {
+  ssize_t n;
+  do n = read(fd, buffer, count);
+  while (n < 0 && errno == EINTR);
+  return n >= 0 ? (long)n : -(long)errno;
+}
+
+void runner_close(int fd) {
+  // Linux releases the fd even when close reports EINTR; retrying could close a reused fd.
+  close(fd);
+}
+
+int64_t runner_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int runner_is_executable(const char *path) {
+  struct stat st;
+  return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int runner_count_open_fds(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir) return -errno;
+  int count = 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL)
+    if (entry->d_name[0] != '.') count++;
+  closedir(dir);
+  return count - 1; // the directory's own fd
+}

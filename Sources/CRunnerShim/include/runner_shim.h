@@ -1,3 +1,65 @@
 #ifndef RUNNER_SHIM_H
 #define RUNNER_SHIM_H
+
+#include <stdint.h>
+
+// Child-process and event-loop primitives for runner's process reactor.
+// Everything here returns 0 (or a non-negative value) on success and -errno on failure,
+// so Swift never has to read the thread-local errno.
+
+/// Where a failed spawn went wrong, so the caller can word the error.
+enum runner_spawn_stage {
+  RUNNER_STAGE_NONE = 0,   // the child exec'd
+  RUNNER_STAGE_PARENT = 1, // pipe2 / clone failed in runner itself
+  RUNNER_STAGE_SETUP = 2,  // setpgid, prctl, dup2 in the child
+  RUNNER_STAGE_CHDIR = 3,  // chdir to the working directory
+  RUNNER_STAGE_EXEC = 4,   // execve
+};
+
+struct runner_child {
+  int pid;       // also the process-group id
+  int pidfd;     // O_CLOEXEC, readable when the child exits
+  int stdout_fd; // read end, O_CLOEXEC | O_NONBLOCK
+  int stderr_fd; // read end, O_CLOEXEC | O_NONBLOCK
+  int error;     // errno of the failure, 0 on success
+  int stage;     // enum runner_spawn_stage
+};
+
+/// Starts `path` with `argv` and `envp` (both NULL-terminated) in a new process group, stdin
+/// from `devnull_fd`, stdout/stderr to fresh pipes, in `cwd` (NULL: inherit), with
+/// PR_SET_PDEATHSIG(SIGKILL) tied to the calling thread and a default signal mask.
+/// Returns 0 and fills `out`, or -errno with `out->stage` set (no fd is left open then).
+int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                 struct runner_child *out);
+
+/// Same contract as `runner_spawn` but through posix_spawn (no PDEATHSIG); kept for benchmarks.
+int runner_posix_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                       struct runner_child *out);
+
+/// Reaps the exited child behind `pidfd` without blocking. Returns 1 and sets
+/// `*kind` (1 exited, 2 signaled) and `*value` when reaped, 0 if still running, -errno on error.
+int runner_reap(int pidfd, int *kind, int *value);
+
+/// kill(-pgid, sig); returns 0 or -errno (-ESRCH when the group has no members left).
+int runner_kill_group(int pgid, int sig);
+
+// Thin event-loop wrappers: epoll_event is a packed struct that Swift cannot import safely.
+int runner_epoll_create(void);
+int runner_epoll_add(int epfd, int fd, uint64_t token);
+/// Waits up to `timeout_ms` (-1 forever); fills `tokens[i]` and `events[i]` (EPOLLIN=1, EPOLLHUP/ERR=2).
+int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms);
+int runner_eventfd_create(void);
+void runner_eventfd_signal(int fd);
+void runner_eventfd_drain(int fd);
+int runner_open_devnull(void);
+/// read(2) that retries EINTR; returns bytes, 0 at EOF, or -errno (-EAGAIN when empty).
+long runner_read(int fd, void *buffer, unsigned long count);
+void runner_close(int fd);
+/// CLOCK_MONOTONIC in nanoseconds.
+int64_t runner_now_ns(void);
+/// Whether `path` is a regular file runner may execute (access X_OK + S_ISREG).
+int runner_is_executable(const char *path);
+/// Number of open fds of this process (counts /proc/self/fd); for tests.
+int runner_count_open_fds(void);
+
 #endif

@@ -1,2 +1,0 @@
-/// Pixel buffers, kernels and codecs for runner's image steps.
-public enum ImagingModule {}
