@@ -1,0 +1,101 @@
+import CRunnerShim
+import Glibc
+
+/// The system calls the process reactor needs; the one file that imports `CRunnerShim`.
+///
+/// Functions return the shim's raw results (a value, or `-errno`) where the caller branches on them.
+enum Kernel {
+  static let sigterm = SIGTERM
+  static let sigkill = SIGKILL
+  static let eagain = EAGAIN
+  static let enoent = ENOENT
+  static let eacces = EACCES
+  static let esrch = ESRCH
+
+  /// A started child: its pid (also its process group) and runner's ends of its pipes.
+  struct Child {
+    var pid: Int32
+    var pidfd: Int32
+    var stdout: Int32
+    var stderr: Int32
+  }
+
+  enum SpawnStage {
+    case parent, setup, workingDirectory, exec
+  }
+
+  /// Starts `plan` in a new process group with PDEATHSIG tied to the calling thread.
+  static func spawn(_ plan: SpawnPlan, devnull: Int32) -> Result<Child, SpawnFailure> {
+    var child = runner_child()
+    let rc = runner_spawn(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)
+    if rc == 0 {
+      return .success(Child(pid: child.pid, pidfd: child.pidfd, stdout: child.stdout_fd, stderr: child.stderr_fd))
+    }
+    let stage: SpawnStage
+    switch Int(child.stage) {
+    case Int(RUNNER_STAGE_SETUP.rawValue): stage = .setup
+    case Int(RUNNER_STAGE_CHDIR.rawValue): stage = .workingDirectory
+    case Int(RUNNER_STAGE_EXEC.rawValue): stage = .exec
+    default: stage = .parent
+    }
+    return .failure(SpawnFailure(stage: stage, errno: child.error))
+  }
+
+  struct SpawnFailure: Error {
+    var stage: SpawnStage
+    var errno: Int32
+  }
+
+  /// Reaps an exited child without blocking; `nil` while it still runs or on error.
+  static func reap(pidfd: Int32) -> ProcessOutcome? {
+    var kind: Int32 = 0
+    var value: Int32 = 0
+    guard runner_reap(pidfd, &kind, &value) == 1 else { return nil }
+    return kind == 1 ? .exited(value) : .signaled(value)
+  }
+
+  /// Sends `signal` to process group `pgid`; `signal == 0` only probes. Returns 0 or `-errno`.
+  @discardableResult
+  static func killGroup(_ pgid: Int32, _ signal: Int32) -> Int32 {
+    runner_kill_group(pgid, signal)
+  }
+
+  static func epollCreate() -> Int32 { runner_epoll_create() }
+
+  @discardableResult
+  static func epollAdd(_ epoll: Int32, fd: Int32, token: UInt64) -> Int32 {
+    runner_epoll_add(epoll, fd, token)
+  }
+
+  static func epollWait(
+    _ epoll: Int32, tokens: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>, max: Int32,
+    timeoutMilliseconds: Int32
+  ) -> Int32 {
+    runner_epoll_wait(epoll, tokens, events, max, timeoutMilliseconds)
+  }
+
+  static func eventFD() -> Int32 { runner_eventfd_create() }
+  static func signal(eventFD fd: Int32) { runner_eventfd_signal(fd) }
+  static func drain(eventFD fd: Int32) { runner_eventfd_drain(fd) }
+  static func openDevNull() -> Int32 { runner_open_devnull() }
+
+  /// Bytes read, 0 at end of file, or `-errno` (`-EAGAIN` when the pipe is empty).
+  static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    runner_read(fd, buffer.baseAddress, UInt(buffer.count))
+  }
+
+  static func close(_ fd: Int32) { runner_close(fd) }
+
+  /// Monotonic clock in nanoseconds.
+  static func now() -> Int64 { runner_now_ns() }
+
+  static func isExecutable(_ path: String) -> Bool { runner_is_executable(path) != 0 }
+
+  /// Open file descriptors of this process.
+  static func openFileDescriptorCount() -> Int { Int(runner_count_open_fds()) }
+
+  static func describe(errno: Int32) -> String {
+    guard let text = strerror(errno) else { return "errno \(errno)" }
+    return String(cString: text).lowercased()
+  }
+}

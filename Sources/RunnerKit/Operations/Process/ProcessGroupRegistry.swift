@@ -1,0 +1,36 @@
+import Synchronization
+
+/// Process groups a reactor must still be able to kill after their direct child is gone.
+final class ProcessGroupRegistry: Sendable {
+  private let state = Mutex(State())
+
+  private struct State {
+    /// Between SIGTERM and SIGKILL (cancelled runs, `reapLeftovers`).
+    var graced: Set<Int32> = []
+    /// Groups whose leader exited while other members were still alive.
+    var leftovers: Set<Int32> = []
+  }
+
+  func startGrace(_ groups: some Sequence<Int32>) {
+    state.withLock { $0.graced.formUnion(groups) }
+  }
+
+  func endGrace(_ groups: some Sequence<Int32>) {
+    state.withLock { $0.graced.subtract(groups) }
+  }
+
+  func gracedGroups() -> [Int32] {
+    state.withLock { Array($0.graced) }
+  }
+
+  func addLeftover(_ group: Int32) {
+    state.withLock { _ = $0.leftovers.insert(group) }
+  }
+
+  func takeLeftovers() -> [Int32] {
+    state.withLock { state in
+      defer { state.leftovers = [] }
+      return Array(state.leftovers)
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Work handed to the reactor thread.
+enum ReactorCommand: Sendable {
+  case spawn(SpawnRequest)
+  case cancel(UInt64)
+}
+
+/// One `run` call waiting for the reactor.
+struct SpawnRequest: Sendable {
+  var ticket: JobTicket
+  var plan: SpawnPlan
+  var sink: any OutputLineSink
+  var grace: Duration
+  var continuation: UnsafeContinuation<Result<ProcessOutcome, SpawnError>, Never>
+}
+
+/// The lock-protected queue other threads use to reach the reactor, plus the eventfd that wakes it.
+final class ReactorInbox: Sendable {
+  let wakeFD: Int32
+  private let commands = Mutex<[ReactorCommand]>([])
+
+  init() {
+    wakeFD = Kernel.eventFD()
+    precondition(wakeFD >= 0, "eventfd failed: \(Kernel.describe(errno: -wakeFD))")
+  }
+
+  func submit(_ command: ReactorCommand) {
+    let wasEmpty = commands.withLock { queue in
+      queue.append(command)
+      return queue.count == 1
+    }
+    // One wakeup per batch: the reactor empties the whole queue each time it wakes.
+    if wasEmpty { Kernel.signal(eventFD: wakeFD) }
+  }
+
+  /// Takes everything queued; `spare` is handed back empty with its capacity, to avoid allocating.
+  func takeAll(swappingWith spare: inout [ReactorCommand]) {
+    Kernel.drain(eventFD: wakeFD)
+    commands.withLock { swap(&$0, &spare) }
+  }
+}

@@ -1,0 +1,65 @@
+/// The reactor thread's record of one live child process.
+final class RunningChild {
+  let id: UInt64
+  let pid: Int32
+  let pidfd: Int32
+  /// Runner's read ends, by `OutputStreamKind` index (0 stdout, 1 stderr); -1 once closed.
+  var pipes: [Int32]
+  var splitters: [LineSplitter]
+  let sink: any OutputLineSink
+  let grace: Duration
+  let ticket: JobTicket
+  let continuation: UnsafeContinuation<Result<ProcessOutcome, SpawnError>, Never>
+  var cancelled = false
+
+  init(child: Kernel.Child, request: SpawnRequest) {
+    id = request.ticket.id
+    pid = child.pid
+    pidfd = child.pidfd
+    pipes = [child.stdout, child.stderr]
+    splitters = [LineSplitter(stream: .stdout), LineSplitter(stream: .stderr)]
+    sink = request.sink
+    grace = request.grace
+    ticket = request.ticket
+    continuation = request.continuation
+  }
+
+  /// Reads what one pipe holds. Returns false when the pipe is finished (EOF or error) and closed.
+  ///
+  /// - Parameter limit: stop after this many bytes even if more are waiting, so one chatty task
+  ///   cannot starve the others (epoll reports the pipe again).
+  @discardableResult
+  func read(stream index: Int, buffer: UnsafeMutableRawBufferPointer, limit: Int) -> Bool {
+    var total = 0
+    while pipes[index] >= 0, total < limit {
+      let count = Kernel.read(pipes[index], into: buffer)
+      if count > 0 {
+        splitters[index].feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: sink)
+        total += count
+        if count < buffer.count { return true }  // the pipe is empty now; skip the EAGAIN read
+      } else if count == -Int(Kernel.eagain) {
+        return true
+      } else {
+        closePipe(index)
+        return false
+      }
+    }
+    return pipes[index] >= 0
+  }
+
+  /// After the child exited: takes what the pipes hold right now, flushes partial lines, closes them.
+  func drainAndClose(buffer: UnsafeMutableRawBufferPointer) {
+    for index in pipes.indices where pipes[index] >= 0 {
+      // Bounded: a background grandchild may still be writing, and must not keep us here.
+      read(stream: index, buffer: buffer, limit: 4 << 20)
+      closePipe(index)
+    }
+  }
+
+  private func closePipe(_ index: Int) {
+    guard pipes[index] >= 0 else { return }
+    splitters[index].finish(to: sink)
+    Kernel.close(pipes[index])
+    pipes[index] = -1
+  }
+}
