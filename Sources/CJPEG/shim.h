@@ -1,3 +1,150 @@
+/*
+ * libjpeg reports errors by longjmp, which Swift cannot catch. These static
+ * inline helpers own the setjmp so that no longjmp ever crosses a Swift frame;
+ * Swift sees plain functions that return 0 on success and fill `message`.
+ * (TurboJPEG would avoid this, but turbojpeg.h ships in libturbojpeg0-dev,
+ * which is not a dependency of runner.)
+ */
+#ifndef RUNNER_CJPEG_SHIM_H
+#define RUNNER_CJPEG_SHIM_H
+
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
 #include <jpeglib.h>
+#include <jerror.h>
+
+#define RUNNER_JPEG_MESSAGE_LENGTH 200
+
+typedef struct runner_jpeg_error {
+  struct jpeg_error_mgr pub;
+  jmp_buf jump;
+  char *message;
+} runner_jpeg_error;
+
+static void runner_jpeg_error_exit(j_common_ptr cinfo) {
+  runner_jpeg_error *err = (runner_jpeg_error *)cinfo->err;
+  (*cinfo->err->format_message)(cinfo, err->message);
+  longjmp(err->jump, 1);
+}
+
+/* A truncated file is only a warning to libjpeg (it pads with gray); we make it fatal. */
+static void runner_jpeg_emit_message(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) {
+    runner_jpeg_error_exit(cinfo);
+  }
+}
+
+static inline void runner_jpeg_install_errors(runner_jpeg_error *err, char *message) {
+  jpeg_std_error(&err->pub);
+  err->pub.error_exit = runner_jpeg_error_exit;
+  err->pub.emit_message = runner_jpeg_emit_message;
+  err->message = message;
+  message[0] = 0;
+}
+
+/* Header fields; colorSpace is a J_COLOR_SPACE value, adobe is 1 when an Adobe marker was seen. */
+typedef struct runner_jpeg_header {
+  int width;
+  int height;
+  int colorSpace;
+  int adobe;
+} runner_jpeg_header;
+
+static inline int runner_jpeg_read_header(const unsigned char *data, unsigned long size,
+                                          runner_jpeg_header *header, char *message) {
+  struct jpeg_decompress_struct cinfo;
+  runner_jpeg_error err;
+  cinfo.err = NULL;
+  runner_jpeg_install_errors(&err, message);
+  cinfo.err = &err.pub;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return 1;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data, size);
+  jpeg_read_header(&cinfo, TRUE);
+  header->width = (int)cinfo.image_width;
+  header->height = (int)cinfo.image_height;
+  header->colorSpace = (int)cinfo.jpeg_color_space;
+  header->adobe = cinfo.saw_Adobe_marker ? 1 : 0;
+  jpeg_destroy_decompress(&cinfo);
+  return 0;
+}
+
+/*
+ * Decodes into `pixels` (width * height * 4 bytes): RGBA for colour and gray
+ * input, raw CMYK for CMYK/YCCK input (cmyk = 1).
+ */
+static inline int runner_jpeg_decode(const unsigned char *data, unsigned long size, int cmyk,
+                                     unsigned char *pixels, char *message) {
+  struct jpeg_decompress_struct cinfo;
+  runner_jpeg_error err;
+  runner_jpeg_install_errors(&err, message);
+  cinfo.err = &err.pub;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return 1;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data, size);
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+  cinfo.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&cinfo);
+  size_t stride = (size_t)cinfo.output_width * 4;
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return 0;
+}
+
+/*
+ * Encodes `pixels` (width * height * components bytes). mode 0: RGBA input (alpha
+ * ignored), 1: gray input, 2: CMYK input. On success *out is malloc'ed: free it.
+ */
+static inline int runner_jpeg_encode(const unsigned char *pixels, int width, int height, int mode,
+                                     int quality, int progressive, unsigned char **out,
+                                     unsigned long *outSize, char *message) {
+  struct jpeg_compress_struct cinfo;
+  runner_jpeg_error err;
+  *out = NULL;
+  *outSize = 0;
+  runner_jpeg_install_errors(&err, message);
+  cinfo.err = &err.pub;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    free(*out);
+    *out = NULL;
+    return 1;
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_mem_dest(&cinfo, out, outSize);
+  cinfo.image_width = (JDIMENSION)width;
+  cinfo.image_height = (JDIMENSION)height;
+  int components = mode == 1 ? 1 : 4;
+  cinfo.input_components = components;
+  cinfo.in_color_space = mode == 1 ? JCS_GRAYSCALE : (mode == 2 ? JCS_CMYK : JCS_EXT_RGBX);
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  if (progressive) {
+    jpeg_simple_progression(&cinfo);
+  }
+  jpeg_start_compress(&cinfo, TRUE);
+  size_t stride = (size_t)width * (size_t)components;
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  jpeg_destroy_compress(&cinfo);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,92 @@
+import CPNG
+
+/// PNG through libpng's simplified API, which handles its own setjmp internally.
+enum PNGCodec {
+  static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws(ImagingError) -> PixelImage {
+    // libpng keeps the input pointer between begin and finish, so both run in one closure.
+    let result = bytes.withUnsafeBytes { raw in decode(raw, name: name, maxPixels: maxPixels) }
+    return try result.get()
+  }
+
+  private static func decode(
+    _ raw: UnsafeRawBufferPointer, name: String, maxPixels: Int
+  ) -> Result<PixelImage, ImagingError> {
+    var image = png_image()
+    image.version = UInt32(PNG_IMAGE_VERSION)
+    guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+      let reason = message(of: &image)
+      png_image_free(&image)
+      return .failure(.corrupt(name: name, reason: reason))
+    }
+    let width = Int(image.width)
+    let height = Int(image.height)
+    guard width > 0, height > 0, width * height <= maxPixels else {
+      png_image_free(&image)
+      return .failure(.tooManyPixels(name: name, width: width, height: height, limit: maxPixels))
+    }
+    image.format = runner_png_format_rgba
+    let storage = PixelStorage(count: width * height * 4)
+    let finished = png_image_finish_read(&image, nil, storage.base, Int32(width * 4), nil)
+    guard finished != 0 else {
+      let reason = message(of: &image)
+      png_image_free(&image)
+      return .failure(.corrupt(name: name, reason: reason))
+    }
+    png_image_free(&image)
+    return .success(PixelImage(width: width, height: height, storage: storage))
+  }
+
+  static func encode(_ source: PixelImage) throws(ImagingError) -> [UInt8] {
+    let opaque = source.isOpaque
+    let rowBytes = opaque ? source.width * 3 : source.width * 4
+    let input: [UInt8] = opaque ? dropAlpha(source) : source.pixels  // libpng wants its own row layout
+    var image = png_image()
+    image.version = UInt32(PNG_IMAGE_VERSION)
+    image.width = UInt32(source.width)
+    image.height = UInt32(source.height)
+    image.format = opaque ? runner_png_format_rgb : runner_png_format_rgba
+    var size = 0
+    let sized = input.withUnsafeBytes { raw in
+      png_image_write_to_memory(&image, nil, &size, 0, raw.baseAddress, Int32(rowBytes), nil)
+    }
+    guard sized != 0, size > 0 else {
+      let reason = message(of: &image)
+      png_image_free(&image)
+      throw .encodeFailed(format: "png", reason: reason)
+    }
+    var output = [UInt8](repeating: 0, count: size)
+    let written = input.withUnsafeBytes { raw in
+      output.withUnsafeMutableBytes { out in
+        png_image_write_to_memory(&image, out.baseAddress, &size, 0, raw.baseAddress, Int32(rowBytes), nil)
+      }
+    }
+    guard written != 0 else {
+      let reason = message(of: &image)
+      png_image_free(&image)
+      throw .encodeFailed(format: "png", reason: reason)
+    }
+    png_image_free(&image)
+    output.removeSubrange(size...)
+    return output
+  }
+
+  private static func dropAlpha(_ image: PixelImage) -> [UInt8] {
+    var rgb = [UInt8](repeating: 0, count: image.pixelCount * 3)
+    let src = image.storage.base
+    rgb.withUnsafeMutableBufferPointer { dst in
+      for index in 0..<image.pixelCount {
+        dst[index * 3] = src[index * 4]
+        dst[index * 3 + 1] = src[index * 4 + 1]
+        dst[index * 3 + 2] = src[index * 4 + 2]
+      }
+    }
+    return rgb
+  }
+
+  private static func message(of image: inout png_image) -> String {
+    let text = withUnsafeBytes(of: &image.message) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    return text.isEmpty ? "libpng reported an error" : text.lowercased()
+  }
+}
