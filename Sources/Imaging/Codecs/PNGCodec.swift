@@ -25,6 +25,9 @@ enum PNGCodec {
       return .failure(.tooManyPixels(name: name, width: width, height: height, limit: maxPixels))
     }
     image.format = runner_png_format_rgba
+    // Without this, libpng treats 16-bit data lacking gAMA/sRGB chunks as linear light
+    // and brightens it on the way to 8 bits; other decoders read it as sRGB.
+    image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
     let storage = PixelStorage(count: width * height * 4)
     let finished = png_image_finish_read(&image, nil, storage.base, Int32(width * 4), nil)
     guard finished != 0 else {

@@ -1,0 +1,96 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A tiny HTTP/1.0 server on 127.0.0.1 with a kernel-chosen port, serving fixed routes.
+///
+/// Each connection gets one response and is closed. It serves at most `maxConnections`
+/// requests and stops when `stop()` is called.
+final class LoopbackServer: Sendable {
+  struct Response: Sendable {
+    var status: Int
+    var headers: [String] = []
+    var body: [UInt8] = []
+  }
+
+  let port: Int
+  private let listener: Int32
+  private let routes: [String: Response]
+  private let finished = Mutex(false)
+
+  init(routes: [String: Response], maxConnections: Int = 20) throws {
+    self.routes = routes
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ImagingErrorForTests("socket failed") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(fd, 16) == 0 else { throw ImagingErrorForTests("bind/listen failed") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    listener = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+    DispatchQueue.global().async { [self] in serve(limit: maxConnections) }
+  }
+
+  var baseURL: String { "http://127.0.0.1:\(port)" }
+
+  func stop() {
+    finished.withLock { $0 = true }
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+  }
+
+  private func serve(limit: Int) {
+    for _ in 0..<limit {
+      let client = accept(listener, nil, nil)
+      if client < 0 { return }
+      handle(client)
+      close(client)
+      if finished.withLock({ $0 }) { return }
+    }
+  }
+
+  private func handle(_ client: Int32) {
+    var request = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !request.ends(with: [13, 10, 13, 10]) && request.count < 65536 {
+      let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      request.append(contentsOf: buffer[0..<count])
+    }
+    let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
+    let path = line.count > 1 ? String(line[1]) : "/"
+    let response = routes[path] ?? Response(status: 404, body: Array("not found".utf8))
+    var head = "HTTP/1.0 \(response.status) X\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+    for header in response.headers { head += header + "\r\n" }
+    head += "\r\n"
+    let bytes = Array(head.utf8) + response.body
+    var sent = 0
+    while sent < bytes.count {
+      let count = bytes.withUnsafeBytes { send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+      if count <= 0 { return }
+      sent += count
+    }
+  }
+}
+
+struct ImagingErrorForTests: Error {
+  let message: String
+  init(_ message: String) { self.message = message }
+}
+
+extension Array where Element == UInt8 {
+  fileprivate func ends(with suffix: [UInt8]) -> Bool {
+    count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+  }
+}
