@@ -29,13 +29,13 @@ extension PixelImage {
     let source = SharedPointer(base: storage.base)
     let target = SharedPointer(base: output.base)
     let sourceWidth = width
-    let taps = (vertical.weights.first?.count ?? 1) + (horizontal.weights.first?.count ?? 1)
-    try await Bands.run(rows: newHeight, rowCost: max(sourceWidth, newWidth) * taps / 4) { band in
+    try await Bands.run(rows: newHeight) { band in
       let rowLength = sourceWidth * 4
       let line = UnsafeMutablePointer<Float>.allocate(capacity: rowLength)
       defer { line.deallocate() }
       let pixelsLine = UnsafeMutableRawPointer(line).assumingMemoryBound(to: SIMD4<Float>.self)
       for y in band {
+        if Bands.isCancelled(row: y - band.lowerBound) { return }
         let weights = vertical.weights[y]
         let first = vertical.starts[y]
         line.update(repeating: 0, count: rowLength)

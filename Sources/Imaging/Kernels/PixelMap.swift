@@ -10,8 +10,9 @@ enum PixelMap {
     let output = PixelStorage(count: image.storage.count)
     let source = SharedPointer(base: image.storage.base)
     let target = SharedPointer(base: output.base)
-    try await Bands.run(rows: image.height, rowCost: width) { band in
+    try await Bands.run(rows: image.height) { band in
       for y in band {
+        if Bands.isCancelled(row: y - band.lowerBound) { return }
         for x in 0..<width {
           let offset = (y * width + x) * 4
           let value = transform(load(source.base + offset), x, y)

@@ -1,9 +1,9 @@
 /// Exact separable convolution of RGBA bytes with a symmetric kernel, edges clamped.
 ///
-/// Each band of output rows is produced without an intermediate image: for every
-/// output row the vertical pass accumulates the source rows above and below into one
-/// padded float row (sequential, vectorisable reads), and the horizontal pass then
-/// convolves that row in SIMD4 (one pixel per vector) straight into the output.
+/// Each band of output rows is produced without an intermediate image. Source rows are
+/// converted to float once into a ring of `2 × radius + 1` rows; the vertical pass then
+/// sums ring rows (sequential, vectorisable, float only) into one padded row, and the
+/// horizontal pass convolves that row in SIMD4 (one pixel per vector) into the output.
 enum SeparableConvolution {
   static func apply(_ image: PixelImage, kernel: GaussianKernel) async throws -> PixelImage {
     let width = image.width
@@ -12,7 +12,7 @@ enum SeparableConvolution {
     let source = SharedPointer(base: image.storage.base)
     let target = SharedPointer(base: output.base)
     let weights = kernel.weights
-    try await Bands.run(rows: height, rowCost: width * (kernel.radius + 1) / 4) { band in
+    try await Bands.run(rows: height, minimumRows: 32) { band in
       convolve(
         source: source.base, target: target.base, width: width, height: height, weights: weights, rows: band)
     }
@@ -26,21 +26,41 @@ enum SeparableConvolution {
   ) {
     let radius = weights.count - 1
     let rowLength = width * 4
+    let ringSize = 2 * radius + 1
+    let ring = UnsafeMutablePointer<Float>.allocate(capacity: ringSize * rowLength)
+    defer { ring.deallocate() }
+    // Which source row each ring slot holds (-1: none yet).
+    var slotRow = [Int](repeating: -1, count: ringSize)
     // The float row, padded by `radius` pixels on each side with copies of the edge pixels.
     let padded = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width + 2 * radius)
     defer { padded.deallocate() }
     let line = UnsafeMutableRawPointer(padded + radius).assumingMemoryBound(to: Float.self)
+
+    /// The float copy of source row `y` (clamped to the image), converting it on first use.
+    func floatRow(_ y: Int) -> UnsafeMutablePointer<Float> {
+      let row = min(max(y, 0), height - 1)
+      let slot = row % ringSize
+      let pointer = ring + slot * rowLength
+      if slotRow[slot] != row {
+        let bytes = source + row * rowLength
+        for i in 0..<rowLength { pointer[i] = Float(bytes[i]) }
+        slotRow[slot] = row
+      }
+      return pointer
+    }
+
     weights.withUnsafeBufferPointer { w in
+      let w0 = w[0]
       for y in rows {
+        if Bands.isCancelled(row: y - rows.lowerBound) { return }
         // Vertical pass.
-        let centre = source + y * rowLength
-        let w0 = w[0]
-        for i in 0..<rowLength { line[i] = w0 * Float(centre[i]) }
+        let centre = floatRow(y)
+        for i in 0..<rowLength { line[i] = w0 * centre[i] }
         for k in 1...radius {
-          let above = source + max(y - k, 0) * rowLength
-          let below = source + min(y + k, height - 1) * rowLength
+          let above = floatRow(y - k)
+          let below = floatRow(y + k)
           let wk = w[k]
-          for i in 0..<rowLength { line[i] += wk * (Float(above[i]) + Float(below[i])) }
+          for i in 0..<rowLength { line[i] += wk * (above[i] + below[i]) }
         }
         // Edge padding for the horizontal pass.
         let first = padded[radius]
