@@ -27,7 +27,7 @@ let package = Package(
     .target(name: "CRunnerShim"),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "RunnerCLITests", dependencies: ["RunnerKit"], resources: [.copy("Fixtures")]),
+    .testTarget(name: "RunnerCLITests", dependencies: ["runner"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,92 @@
+/// Checks that span tasks: what an `env` expression reads, where an image task's input
+/// comes from, and that no two tasks save to the same path.
+struct GraphChecks {
+  let graph: TaskGraph
+  var diagnostics: [Diagnostic] = []
+
+  init(graph: TaskGraph) { self.graph = graph }
+
+  mutating func run() {
+    var savedBy: [String: (task: String, location: SourceLocation)] = [:]
+    for task in graph.tasks {
+      checkExpressions(task)
+      guard case .image(let steps) = task.action else { continue }
+      checkImageInput(task, steps)
+      for step in steps {
+        guard case .save(let path, _) = step.kind else { continue }
+        let key = Self.normalize(path, in: task.directory)
+        if let first = savedBy[key] {
+          diagnostics.append(
+            .error(
+              .invalidValue(what: "task '\(task.name)'", reason: "saves to '\(path)', which task '\(first.task)' saves to too"),
+              at: step.location, notes: [.note("'\(first.task)' saves it here", at: first.location)]))
+        } else {
+          savedBy[key] = (task.name, step.location)
+        }
+      }
+    }
+  }
+
+  mutating func checkExpressions(_ task: TaskDefinition) {
+    let direct = Set(task.dependencies.map(\.name))
+    for entry in task.environment {
+      for reference in entry.value.references where !direct.contains(reference.task) {
+        diagnostics.append(.error(.expressionNotADependency(task: task.name, reference: reference.task), at: entry.location))
+      }
+    }
+  }
+
+  /// The tasks among `task`'s direct dependencies that provide an image.
+  func imageProviders(of task: TaskDefinition) -> [String] {
+    task.dependencies.compactMap { dependency in
+      guard let index = graph.index(of: dependency.name), case .image = graph[index].action else { return nil }
+      return dependency.name
+    }
+  }
+
+  mutating func checkImageInput(_ task: TaskDefinition, _ steps: [ImageStep]) {
+    for step in steps.dropFirst() {
+      if case .load = step.kind {
+        diagnostics.append(
+          .error(.invalidValue(what: "task '\(task.name)'", reason: "has 'load' after its first step; only the first step may load"), at: step.location))
+      }
+    }
+    guard let first = steps.first else { return }
+    let providers = imageProviders(of: task)
+    switch first.kind {
+    case .load(.dependency(let name), _):
+      if !providers.contains(name) {
+        let reason =
+          task.dependencies.contains { $0.name == name }
+          ? "loads from '\(name)', which is not an image task"
+          : "loads from '\(name)', which is not one of its dependencies (add it to 'deps')"
+        diagnostics.append(.error(.invalidValue(what: "task '\(task.name)'", reason: reason), at: first.location))
+      }
+    case .load:
+      return
+    default:
+      if providers.count != 1 {
+        let reason =
+          providers.isEmpty
+          ? "takes its input image from a dependency, but none of its dependencies is an image task (start with 'load')"
+          : "has several image dependencies (\(providers.joined(separator: ", "))); pick one with 'load: { from: NAME }'"
+        diagnostics.append(.error(.invalidValue(what: "task '\(task.name)'", reason: reason), at: first.location))
+      }
+    }
+  }
+
+  /// The path `path` names relative to the task file's directory, with `.` and `..` folded.
+  static func normalize(_ path: String, in directory: String?) -> String {
+    let joined = path.hasPrefix("/") ? path : (directory.map { $0 + "/" } ?? "") + path
+    var parts: [Substring] = []
+    for part in joined.split(separator: "/") {
+      if part == "." || part.isEmpty { continue }
+      if part == "..", let last = parts.last, last != ".." {
+        parts.removeLast()
+      } else {
+        parts.append(part)
+      }
+    }
+    return (joined.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+  }
+}

@@ -1,0 +1,210 @@
+/// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
+struct TaskFileDecoder {
+  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "tasks"]
+  static let taskKeys = [
+    "desc", "deps", "run", "image", "env", "dir", "priority", "timeout", "retries", "sources", "outputs",
+    "wait_for", "resources",
+  ]
+  static let maximumNameLength = 200
+
+  var reader = SchemaReader()
+  let path: String
+  let directory: String
+
+  init(path: String, directory: String) {
+    self.path = path
+    self.directory = directory
+  }
+
+  /// - Throws: `DiagnosticList` with every schema error found.
+  mutating func decode(_ root: YAMLNode) throws(DiagnosticList) -> TaskFile {
+    var file = TaskFile(path: path, directory: directory)
+    guard let entries = reader.mapping(root, what: "the task file", allowed: Self.fileKeys, place: "the task file")
+    else { throw DiagnosticList(reader.diagnostics) }
+    var sawTasks = false
+    for entry in entries {
+      let value = entry.value
+      switch entry.name {
+      case "version":
+        if value.scalar != "1" {
+          reader.fail(.invalidValue(what: "'version'", reason: "must be 1 (the only format version so far), found \(value.quotedOrKind)"), at: value)
+        }
+      case "concurrency":
+        if value.scalar != "auto" {
+          file.concurrency = reader.integer(value, what: "'concurrency' (a number or \"auto\")", range: 1...100_000)
+        }
+      case "fail_fast":
+        file.failFast = reader.boolean(value, what: "'fail_fast'") ?? true
+      case "default":
+        file.defaultTargets = (reader.strings(value, what: "'default'", expected: "a list of task names") ?? [])
+          .map { Dependency(name: $0.0, location: $0.1) }
+      case "env":
+        file.environment = environment(value, what: "'env' of the task file", task: nil)
+      case "tasks":
+        sawTasks = true
+        file.tasks = tasks(value)
+      default:
+        break
+      }
+    }
+    if !sawTasks || (file.tasks.isEmpty && reader.diagnostics.isEmpty) {
+      reader.fail(.noTasks, at: root)
+    }
+    guard reader.diagnostics.isEmpty else { throw DiagnosticList(reader.diagnostics) }
+    return file
+  }
+
+  mutating func tasks(_ node: YAMLNode) -> [TaskDefinition] {
+    if node.isNull { return [] }
+    guard let entries = reader.mapping(node, what: "'tasks'") else { return [] }
+    var result: [TaskDefinition] = []
+    result.reserveCapacity(entries.count)
+    for entry in entries {
+      guard checkName(entry.name, at: entry.key) else { continue }
+      var task = TaskDefinition(name: entry.name, location: entry.key.location, index: result.count)
+      decodeTask(&task, entry.value)
+      result.append(task)
+    }
+    return result
+  }
+
+  mutating func checkName(_ name: String, at node: YAMLNode) -> Bool {
+    if name.isEmpty {
+      reader.fail(.invalidTaskName(name, reason: "a name cannot be empty"), at: node)
+      return false
+    }
+    if name.count > Self.maximumNameLength {
+      reader.fail(
+        .invalidTaskName(String(name.prefix(40)) + "…", reason: "longer than \(Self.maximumNameLength) characters"),
+        at: node)
+      return false
+    }
+    if let bad = name.first(where: { !($0.isLetter || $0.isNumber || "_-.:".contains($0)) }) {
+      reader.fail(
+        .invalidTaskName(name, reason: "'\(bad)' is not allowed (use letters, digits, '_', '-', '.' and ':')"), at: node)
+      return false
+    }
+    return true
+  }
+
+  mutating func decodeTask(_ task: inout TaskDefinition, _ node: YAMLNode) {
+    let name = task.name
+    switch node.kind {
+    case .scalar where node.isNull:
+      return
+    case .scalar(let text, _):
+      task.action = .shell([Command(text: text, location: node.location)])
+      rejectExpression(text, task: name, key: "run", at: node)
+      return
+    case .sequence:
+      reader.fail(.bareListTask(name), at: node)
+      return
+    case .mapping:
+      break
+    }
+    guard let entries = reader.mapping(node, what: "task '\(name)'", allowed: Self.taskKeys, place: "task '\(name)'")
+    else { return }
+    var run: YAMLNode?
+    var image: YAMLNode?
+    for entry in entries {
+      let value = entry.value
+      let what = "'\(entry.name)' of task '\(name)'"
+      switch entry.name {
+      case "desc": task.description = reader.string(value, what: what)
+      case "deps": task.dependencies = dependencies(value, what: what, task: name)
+      case "run": run = value
+      case "image": image = value
+      case "env": task.environment = environment(value, what: what, task: name)
+      case "dir":
+        task.directory = reader.string(value, what: what)
+        if let dir = task.directory { rejectExpression(dir, task: name, key: "dir", at: value) }
+      case "priority": task.priority = priority(value, what: what)
+      case "timeout": task.timeout = reader.duration(value, what: what)
+      case "retries": task.retries = reader.integer(value, what: what, range: 0...100) ?? 0
+      case "sources": task.sources = reader.strings(value, what: what, expected: "a list of paths or globs")?.map(\.0) ?? []
+      case "outputs": task.outputs = reader.strings(value, what: what, expected: "a list of paths")?.map(\.0) ?? []
+      case "wait_for": task.waitFor = gates(value, what: what)
+      case "resources": task.resources = reader.strings(value, what: what, expected: "a list of names")?.map(\.0) ?? []
+      default: break
+      }
+    }
+    if run != nil, image != nil, let image {
+      reader.fail(.runAndImage(name), at: image)
+    } else if let run {
+      task.action = .shell(commands(run, task: name))
+    } else if let image {
+      var steps = ImageStepDecoder(reader: reader)
+      task.action = .image(steps.steps(image, task: name))
+      reader = steps.reader
+    }
+  }
+
+  mutating func commands(_ node: YAMLNode, task: String) -> [Command] {
+    let what = "'run' of task '\(task)'"
+    guard let items = reader.strings(node, what: what, expected: "a command or a list of commands") else { return [] }
+    for (text, location) in items where Template.containsExpression(text) {
+      reader.fail(.expressionOutsideEnv(task: task, key: "run"), at: location)
+    }
+    return items.map { Command(text: $0.0, location: $0.1) }
+  }
+
+  mutating func dependencies(_ node: YAMLNode, what: String, task: String) -> [Dependency] {
+    guard let items = reader.strings(node, what: what, expected: "a list of task names") else { return [] }
+    var seen = Set<String>()
+    var result: [Dependency] = []
+    for (name, location) in items {
+      guard seen.insert(name).inserted else {
+        reader.fail(.duplicateDependency(task: task, dependency: name), at: location)
+        continue
+      }
+      result.append(Dependency(name: name, location: location))
+    }
+    return result
+  }
+
+  mutating func environment(_ node: YAMLNode, what: String, task: String?) -> [EnvironmentEntry] {
+    if node.isNull { return [] }
+    guard let entries = reader.mapping(node, what: what) else { return [] }
+    var result: [EnvironmentEntry] = []
+    for entry in entries {
+      guard case .scalar(let text, _) = entry.value.kind else {
+        reader.wrongType("'\(entry.name)' in \(what)", expected: "a string", entry.value)
+        continue
+      }
+      if entry.name.isEmpty || entry.name.contains("=") || entry.name.contains("\0") {
+        reader.fail(.invalidValue(what: "environment variable name '\(entry.name)'", reason: "is not valid"), at: entry.key)
+        continue
+      }
+      do {
+        let template = try Template.parse(text)
+        if task == nil, !template.references.isEmpty {
+          reader.fail(.malformedExpression(text, reason: "the file's 'env' cannot read task outputs"), at: entry.value)
+        }
+        result.append(EnvironmentEntry(name: entry.name, value: template, location: entry.value.location))
+      } catch {
+        reader.fail(error, at: entry.value)
+      }
+    }
+    return result
+  }
+
+  mutating func priority(_ node: YAMLNode, what: String) -> Int {
+    switch node.scalar {
+    case "high": return 100
+    case "normal": return 0
+    case "low": return -100
+    default:
+      guard let text = node.scalar, let value = Int(text), (-1000...1000).contains(value) else {
+        reader.fail(
+          .wrongType(what: what, expected: "high, normal, low or a whole number from -1000 to 1000", found: node.quotedOrKind),
+          at: node)
+        return 0
+      }
+      return value
+    }
+  }
+
+  mutating func rejectExpression(_ text: String, task: String, key: String, at node: YAMLNode) {
+    if Template.containsExpression(text) { reader.fail(.expressionOutsideEnv(task: task, key: key), at: node) }
+  }
+}

@@ -1,0 +1,91 @@
+/// Loads a task file into a validated, acyclic `TaskGraph`.
+///
+/// Phases: read → YAML → schema → graph (undefined dependencies) → cross-task checks
+/// (expressions, image inputs, save paths) → cycles. Each phase reports every problem it
+/// finds; a later phase runs only when the earlier ones found none.
+public struct TaskFileLoader: Sendable {
+  public var nodeBudget = YAMLParser.defaultNodeBudget
+
+  public init() {}
+
+  /// - Parameter path: the file as the user named it; messages repeat it as given.
+  /// - Throws: `DiagnosticList` (always with at least one error).
+  public func load(path: String) throws(DiagnosticList) -> TaskGraph {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReader.read(path)
+    } catch {
+      throw DiagnosticList([.error(error, at: nil)])
+    }
+    return try load(bytes: bytes, path: path)
+  }
+
+  public func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+    var parser = YAMLParser(file: path)
+    parser.nodeBudget = nodeBudget
+    let root: YAMLNode
+    do {
+      guard let parsed = try parser.parse(bytes) else {
+        throw Diagnostic.error(.emptyFile, at: SourceLocation(file: path, line: 1, column: 1))
+      }
+      root = parsed
+    } catch let error as Diagnostic {
+      throw DiagnosticList([Self.explainTab(error, bytes: bytes)])
+    } catch {
+      throw DiagnosticList([Diagnostic(.error, "\(error)")])
+    }
+    var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
+    let file = try decoder.decode(root)
+    let graph = try TaskGraph(file: file)
+    var checks = GraphChecks(graph: graph)
+    checks.run()
+    guard checks.diagnostics.isEmpty else { throw DiagnosticList(checks.diagnostics) }
+    let cycles = CycleDetector(graph: graph).cycles()
+    guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
+    return graph
+  }
+
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// libyaml says "found character that cannot start any token" for a tab; say why.
+  static func explainTab(_ diagnostic: Diagnostic, bytes: [UInt8]) -> Diagnostic {
+    guard let location = diagnostic.location, diagnostic.message.contains("cannot start any token") else {
+      return diagnostic
+    }
+    var line = 1
+    var offset = 0
+    while offset < bytes.count, line < location.line {
+      if bytes[offset] == UInt8(ascii: "\n") { line += 1 }
+      offset += 1
+    }
+    let column = offset + location.column - 1
+    guard column < bytes.count, bytes[column] == UInt8(ascii: "\t") else { return diagnostic }
+    var result = diagnostic
+    result.message += " (a tab: YAML indents with spaces only)"
+    return result
+  }
+
+  static func diagnose(_ cycle: CycleDetector.Cycle, in graph: TaskGraph) -> Diagnostic {
+    let names = (cycle.path + [cycle.path[0]]).map { graph[$0].name }
+    var notes: [Diagnostic] = cycle.path.indices.map { position in
+      let from = cycle.path[position]
+      let to = cycle.path[(position + 1) % cycle.path.count]
+      return .note("'\(graph[from].name)' depends on '\(graph[to].name)' here", at: graph.edgeLocation(from: from, to: to))
+    }
+    if cycle.componentSize > cycle.path.count {
+      notes.append(
+        .note("\(cycle.componentSize - cycle.path.count) more task(s) form interlocking cycles with these"))
+    }
+    if let (from, to) = cycle.breakingEdge {
+      let edge = from == to ? "'\(graph[from].name)' from its own deps" : "'\(graph[to].name)' from the deps of '\(graph[from].name)'"
+      notes.append(.note("removing \(edge) (\(graph.edgeLocation(from: from, to: to))) breaks this cycle"))
+    } else {
+      notes.append(.note("no single edge removal breaks every cycle among these tasks"))
+    }
+    let first = graph.edgeLocation(from: cycle.path[0], to: cycle.path[cycle.path.count > 1 ? 1 : 0])
+    return .error(.cycle(names), at: first, notes: notes)
+  }
+}

@@ -1,0 +1,219 @@
+import CYaml
+
+/// Reads YAML text into a `YAMLNode` tree through libyaml's event API.
+///
+/// The event API, rather than libyaml's document loader, lets runner own what the loader
+/// gets wrong for a task file: duplicate keys are rejected (libyaml accepts them silently),
+/// aliases are expanded under a node budget (so "billion laughs" fails in microseconds),
+/// a recursive alias is an error, and `<<` merge keys are resolved.
+struct YAMLParser {
+  /// The most nodes a file may expand to, aliases included.
+  static let defaultNodeBudget = 5_000_000
+
+  let file: String
+  var nodeBudget = YAMLParser.defaultNodeBudget
+
+  init(file: String) { self.file = file }
+
+  /// Parses the first document of `bytes`; returns nil for a stream with no document.
+  ///
+  /// - Throws: `Diagnostic` pointing at the offending place.
+  func parse(_ bytes: [UInt8]) throws(Diagnostic) -> YAMLNode? {
+    var parser = yaml_parser_t()
+    guard yaml_parser_initialize(&parser) == 1 else {
+      throw Diagnostic.error(.syntax(problem: "libyaml could not be initialised", context: nil), at: nil)
+    }
+    defer { yaml_parser_delete(&parser) }
+    var builder = Builder(file: file, budget: nodeBudget)
+    let result: Result<YAMLNode?, Diagnostic> = bytes.withUnsafeBufferPointer { buffer in
+      yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+      do {
+        return .success(try builder.run(&parser))
+      } catch let error as Diagnostic {
+        return .failure(error)
+      } catch {
+        return .failure(Diagnostic(.error, "\(error)"))
+      }
+    }
+    return try result.get()
+  }
+}
+
+extension YAMLParser {
+  /// Turns the event stream into nodes with an explicit stack (no recursion: deep nesting is safe).
+  fileprivate struct Builder {
+    /// An open sequence or mapping.
+    struct Frame {
+      var isMapping: Bool
+      var anchor: String?
+      var location: SourceLocation
+      var items: [YAMLNode] = []
+      var entries: [YAMLEntry] = []
+      /// Where each key of the mapping was first written: duplicate detection in O(1).
+      var keys: [String: SourceLocation] = [:]
+      var pendingKey: YAMLNode?
+      var weight = 1
+    }
+
+    let file: String
+    let budget: Int
+    var stack: [Frame] = []
+    var anchors: [String: YAMLNode] = [:]
+    /// Anchors whose node is still open: an alias to one of them is recursive.
+    var openAnchors: Set<String> = []
+    var total = 0
+    var root: YAMLNode?
+    var documents = 0
+
+    init(file: String, budget: Int) {
+      self.file = file
+      self.budget = budget
+    }
+
+    func location(_ mark: yaml_mark_t) -> SourceLocation {
+      SourceLocation(file: file, line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+
+    mutating func run(_ parser: inout yaml_parser_t) throws(Diagnostic) -> YAMLNode? {
+      var event = yaml_event_t()
+      while true {
+        guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError(parser) }
+        defer { yaml_event_delete(&event) }
+        let at = location(event.start_mark)
+        switch event.type {
+        case YAML_STREAM_END_EVENT:
+          return root
+        case YAML_DOCUMENT_START_EVENT:
+          documents += 1
+          if documents > 1 {
+            throw Diagnostic.error(.multipleDocuments, at: at)
+          }
+        case YAML_SCALAR_EVENT:
+          let scalar = event.data.scalar
+          let text = string(scalar.value, length: scalar.length)
+          let plain = scalar.style == YAML_PLAIN_SCALAR_STYLE
+          try add(YAMLNode(.scalar(text, plain: plain), at: at), anchor: string(scalar.anchor))
+        case YAML_ALIAS_EVENT:
+          let name = string(event.data.alias.anchor) ?? ""
+          if openAnchors.contains(name) { throw Diagnostic.error(.recursiveAlias(name), at: at) }
+          guard var node = anchors[name] else { throw Diagnostic.error(.undefinedAlias(name), at: at) }
+          node.location = at
+          try add(node, anchor: nil)
+        case YAML_SEQUENCE_START_EVENT:
+          let anchor = string(event.data.sequence_start.anchor)
+          if let anchor { openAnchors.insert(anchor) }
+          stack.append(Frame(isMapping: false, anchor: anchor, location: at))
+        case YAML_MAPPING_START_EVENT:
+          let anchor = string(event.data.mapping_start.anchor)
+          if let anchor { openAnchors.insert(anchor) }
+          stack.append(Frame(isMapping: true, anchor: anchor, location: at))
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+          guard let frame = stack.popLast() else { continue }
+          if let anchor = frame.anchor { openAnchors.remove(anchor) }
+          let kind: YAMLNode.Kind =
+            frame.isMapping ? .mapping(try Self.resolveMerges(frame.entries)) : .sequence(frame.items)
+          try add(YAMLNode(kind, at: frame.location, weight: frame.weight), anchor: frame.anchor, counted: true)
+        default:
+          continue
+        }
+      }
+    }
+
+    /// Attaches a finished node to its parent (or makes it the root) and records its anchor.
+    ///
+    /// - Parameter counted: the node's weight was already charged as its children arrived.
+    mutating func add(_ node: YAMLNode, anchor: String?, counted: Bool = false) throws(Diagnostic) {
+      if !counted {
+        total += node.weight
+        if total > budget { throw Diagnostic.error(.aliasBudgetExceeded(budget), at: node.location) }
+      }
+      if let anchor { anchors[anchor] = node }
+      guard let top = stack.popLast() else {
+        root = node
+        return
+      }
+      var frame = top
+      frame.weight += node.weight
+      if !frame.isMapping {
+        frame.items.append(node)
+      } else if let key = frame.pendingKey {
+        let name = Self.keyText(key)
+        if name != "<<" || !Self.isPlain(key) {
+          if let first = frame.keys[name] {
+            throw Diagnostic.error(.duplicateKey(name, first: first), at: key.location)
+          }
+          frame.keys[name] = key.location
+        }
+        frame.entries.append(YAMLEntry(key: key, value: node))
+        frame.pendingKey = nil
+      } else {
+        guard case .scalar = node.kind else { throw Diagnostic.error(.nonScalarKey, at: node.location) }
+        frame.pendingKey = node
+      }
+      stack.append(frame)
+    }
+
+    static func keyText(_ key: YAMLNode) -> String {
+      if case .scalar(let text, _) = key.kind { return text }
+      return ""
+    }
+
+    /// Applies YAML merge keys: `<<: *base` or `<<: [*a, *b]`; keys written in the mapping win.
+    static func resolveMerges(_ entries: [YAMLEntry]) throws(Diagnostic) -> [YAMLEntry] {
+      guard entries.contains(where: { $0.name == "<<" && isPlain($0.key) }) else { return entries }
+      var result = entries.filter { !($0.name == "<<" && isPlain($0.key)) }
+      var present = Set(result.map(\.name))
+      for merge in entries where merge.name == "<<" && isPlain(merge.key) {
+        let sources: [YAMLNode]
+        switch merge.value.kind {
+        case .mapping: sources = [merge.value]
+        case .sequence(let items): sources = items
+        case .scalar: throw Diagnostic.error(.badMerge, at: merge.value.location)
+        }
+        for source in sources {
+          guard case .mapping(let inherited) = source.kind else {
+            throw Diagnostic.error(.badMerge, at: source.location)
+          }
+          for entry in inherited where !present.contains(entry.name) {
+            present.insert(entry.name)
+            result.append(entry)
+          }
+        }
+      }
+      return result
+    }
+
+    static func isPlain(_ node: YAMLNode) -> Bool {
+      if case .scalar(_, plain: true) = node.kind { return true }
+      return false
+    }
+
+    func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int? = nil) -> String {
+      guard let pointer else { return "" }
+      let count = length ?? strlen(pointer)
+      return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+      guard let pointer else { return nil }
+      return String(decoding: UnsafeBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+    }
+
+    func strlen(_ pointer: UnsafeMutablePointer<yaml_char_t>) -> Int {
+      var count = 0
+      while pointer[count] != 0 { count += 1 }
+      return count
+    }
+
+    func syntaxError(_ parser: yaml_parser_t) -> Diagnostic {
+      let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
+      let context = parser.context.map { String(cString: $0) }
+      var notes: [Diagnostic] = []
+      if let context {
+        notes.append(.note(context, at: location(parser.context_mark)))
+      }
+      return Diagnostic.error(
+        .syntax(problem: problem, context: context), at: location(parser.problem_mark), notes: notes)
+    }
+  }
+}
