@@ -1,0 +1,64 @@
+import Glibc
+
+/// One run of a selected graph from the command line: reporters, signals, the scheduler,
+/// leftover processes, the summary, the exit code.
+public struct RunSession: Sendable {
+  public let selection: GraphSelection
+  public let settings: RunSettings
+
+  public init(selection: GraphSelection, settings: RunSettings) {
+    self.selection = selection
+    self.settings = settings
+  }
+
+  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file cannot be written).
+  public func run() async -> Int32 {
+    let graph = selection.graph
+    let names = graph.tasks.map(\.name)
+    let console = ConsoleReporter(names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1))
+    var observers: [any RunObserver] = [console]
+    if let path = settings.eventsPath {
+      do {
+        observers.append(try EventLogWriter(path: path, taskNames: names))
+      } catch {
+        DiagnosticPrinter().print([.error(error, at: nil)])
+        return ExitStatus.usage
+      }
+    }
+    guard let scratch = Self.makeScratchDirectory() else {
+      DiagnosticPrinter().print([Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")])
+      return ExitStatus.usage
+    }
+    defer { Self.removeDirectory(scratch) }
+    var environment = ProcessEnvironment.current
+    for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    let scheduler = Scheduler(
+      selection: selection, settings: settings, observer: ObserverList(observers), scratchDirectory: scratch,
+      baseEnvironment: environment)
+    let run = Task { await scheduler.run() }
+    let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
+    var summary = await run.value
+    summary.interruption = watcher.firstSignal
+    await ProcessReactor.shared.reapLeftovers(grace: min(settings.grace, .seconds(1)))
+    console.printSummary(summary, graph: graph)
+    return summary.exitCode
+  }
+
+  static func makeScratchDirectory() -> String? {
+    let base = ProcessEnvironment.current["TMPDIR"] ?? "/tmp"
+    var template = Array("\(base)/runner-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { buffer in
+      mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+    }
+  }
+
+  static func removeDirectory(_ path: String) {
+    guard let directory = opendir(path) else { return }
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name != "." && name != ".." { unlink(path + "/" + name) }
+    }
+    closedir(directory)
+    rmdir(path)
+  }
+}

@@ -1,0 +1,102 @@
+import Synchronization
+
+/// Live output for people and CI logs: each task's lines prefixed with its name, a line
+/// when a task starts and ends, and a summary that puts the root cause last.
+public final class ConsoleReporter: RunObserver {
+  static let palette = ["36", "33", "32", "35", "34", "91", "92", "93", "94", "95", "96"]
+  static let maximumPrefix = 24
+
+  let names: [String]
+  let width: Int
+  let useColor: Bool
+  let descriptor: Int32
+  private let buffer = Mutex<[UInt8]>([])
+
+  /// - Parameters:
+  ///   - names: every task's name, by graph index.
+  ///   - selected: the tasks of this run (their longest name sets the prefix width).
+  public init(names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1) {
+    self.names = names
+    self.width = min(Self.maximumPrefix, selected.map { names[$0].count }.max() ?? 0)
+    self.useColor = useColor
+    self.descriptor = descriptor
+  }
+
+  func color(_ task: Int, _ text: String) -> String {
+    useColor ? "\u{1B}[\(Self.palette[task % Self.palette.count])m\(text)\u{1B}[0m" : text
+  }
+
+  func paint(_ code: String, _ text: String) -> String {
+    useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  func prefix(_ task: Int) -> String {
+    let name = names[task]
+    let shown = name.count > width ? String(name.prefix(width - 1)) + "…" : name
+    return color(task, shown + String(repeating: " ", count: width - shown.count)) + " | "
+  }
+
+  public func record(_ event: RunEvent) {
+    guard let task = event.task else { return }
+    let name = color(task, names[task])
+    switch event.kind {
+    case .state(.executing, let attempt, _):
+      emit("▶ \(name)" + (attempt > 1 ? " (attempt \(attempt))" : "") + "\n")
+    case .state(.succeeded, _, let reason):
+      emit(paint("32", "✓") + " \(name)" + (reason.map { " \($0)" } ?? "") + "\n")
+    case .state(.failed, _, let reason):
+      emit(paint("1;31", "✗") + " \(name) " + paint("31", reason ?? "failed") + "\n")
+    case .state(.cancelled, _, let reason?):
+      emit(paint("33", "⊘") + " \(name) \(reason)\n")
+    case .state(.skipped, _, let reason):
+      emit(paint("33", "↷") + " \(name) skipped" + (reason.map { " (\($0))" } ?? "") + "\n")
+    case .waiting(let gate):
+      emit("… \(name) waiting for \(gate)\n")
+    case .retrying(let attempt, let delay, let reason):
+      emit(paint("33", "↻") + " \(name) \(reason); attempt \(attempt) in \(formatDuration(delay))\n")
+    default:
+      break
+    }
+  }
+
+  public func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+    let head = prefix(task)
+    buffer.withLock { bytes in
+      bytes.removeAll(keepingCapacity: true)
+      bytes.append(contentsOf: head.utf8)
+      bytes.append(contentsOf: line)
+      bytes.append(UInt8(ascii: "\n"))
+      bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+    }
+  }
+
+  /// One write per message, under the same lock as output lines, so lines never tear.
+  func emit(_ text: String) {
+    buffer.withLock { _ in Terminal.write(text, to: descriptor) }
+  }
+
+  /// The end of the run: counts and time, then each failure with its last lines — last,
+  /// where the eye lands.
+  public func printSummary(_ summary: RunSummary, graph: TaskGraph) {
+    var out = "\n"
+    let counts = TaskState.allCases.filter(\.isFinal).compactMap { state -> String? in
+      guard let count = summary.counts[state], count > 0 else { return nil }
+      return "\(count) \(state.rawValue)"
+    }
+    let total = summary.counts.values.reduce(0, +)
+    out += "\(total) task(s): \(counts.joined(separator: ", ")) in \(formatDuration(summary.duration))\n"
+    if let deadlock = summary.deadlock { out += paint("1;31", "deadlock: ") + deadlock + "\n" }
+    if let signal = summary.interruption {
+      out += paint("1;31", "interrupted") + " by \(signal == SIGTERM_NUMBER ? "SIGTERM" : "SIGINT")\n"
+    }
+    for failure in summary.failures.reversed() {
+      let task = graph[failure.task]
+      out += "\n" + paint("1;31", "✗ \(task.name)") + " (\(task.location)): \(failure.reason)\n"
+      if !failure.tail.isEmpty {
+        out += "  last lines of output:\n"
+        for line in failure.tail { out += "    " + paint("2", "|") + " \(line)\n" }
+      }
+    }
+    emit(out)
+  }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Glibc
+import RunnerKit
+
+/// The executable: parse arguments, run, and turn every outcome into a documented exit code.
+///
+/// Exit codes: 0 success; 1 a task failed; 2 invalid task file or usage; 130/143 interrupted
+/// by SIGINT/SIGTERM.
+@main
+enum Entrypoint {
+  static func main() async {
+    // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
+    signal(SIGPIPE, SIG_IGN)
+    let code: Int32
+    do {
+      var command = try RunnerCommand.parseAsRoot() as! RunnerCommand
+      code = await command.execute()
+    } catch {
+      code = usageExitCode(for: error)
+    }
+    exit(code)
+  }
+
+  /// Help and version exit 0; every other parsing problem is a usage error: exit 2 (not 64).
+  static func usageExitCode(for error: any Error) -> Int32 {
+    let code = RunnerCommand.exitCode(for: error).rawValue
+    let message = RunnerCommand.fullMessage(for: error)
+    if code == 0 {
+      Terminal.write(message + "\n", to: 1)
+      return 0
+    }
+    Terminal.write("error: " + message.replacingPrefix("Error: ") + "\n", to: 2)
+    return ExitStatus.usage
+  }
+}
+
+extension String {
+  func replacingPrefix(_ prefix: String) -> String {
+    hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+  }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Glibc
+import RunnerKit
+
+/// `runner [FILE] [TARGET...]`: load a task file and run, list or draw its graph.
+struct RunnerCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "runner",
+    abstract: "Run the tasks of a YAML task file as a dependency graph.",
+    discussion: """
+      FILE defaults to ./tasks.yml. A first argument that is an existing file or ends in .yml or
+      .yaml is the file; otherwise it is a target, so `runner build` and `runner tasks.yml build`
+      both work. With no target, the file's `default` tasks run (or every task).
+
+      Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage,
+      130 interrupted (SIGINT), 143 terminated (SIGTERM).
+      """
+  )
+
+  @Argument(help: "The task file (optional), then the tasks to run.")
+  var arguments: [String] = []
+
+  @Option(name: [.customShort("f"), .long], help: "The task file (default: ./tasks.yml).")
+  var file: String?
+
+  @Flag(name: [.customShort("n"), .long], help: "Print the plan and run nothing.")
+  var dryRun = false
+
+  @Option(help: "Print the selected graph and exit: tree, dot, mermaid or json.")
+  var graph: GraphFormat?
+
+  @Flag(help: "List the tasks with their descriptions.")
+  var list = false
+
+  @Flag(help: "With --list: print JSON.")
+  var json = false
+
+  @Option(
+    name: [.customShort("j", allowingJoined: true), .long],
+    help: "Run at most N tasks at once (default: the file's 'concurrency', else the number of CPUs).")
+  var jobs: Int?
+
+  @Flag(name: [.customShort("k"), .long], help: "Keep running independent tasks after a failure.")
+  var keepGoing = false
+
+  @Option(help: "How long a cancelled task gets after SIGTERM before SIGKILL (e.g. 5s, 500ms).")
+  var grace: String = "5s"
+
+  @Option(help: "Write every state change and output line to FILE as JSON Lines.")
+  var events: String?
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
+    if RunnerKit.parseDuration(grace) == nil {
+      throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
+    }
+    if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
+  }
+
+  /// Splits the positional arguments into the task file and the targets.
+  func fileAndTargets() -> (String, [String]) {
+    if let file { return (file, arguments) }
+    guard let first = arguments.first else { return ("tasks.yml", []) }
+    var info = stat()
+    let isFile = stat(first, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
+    if isFile || first.hasSuffix(".yml") || first.hasSuffix(".yaml") {
+      return (first, Array(arguments.dropFirst()))
+    }
+    return ("tasks.yml", arguments)
+  }
+
+  mutating func execute() async -> Int32 {
+    let printer = DiagnosticPrinter()
+    let (path, targetNames) = fileAndTargets()
+    let graph: TaskGraph
+    let selection: GraphSelection
+    do {
+      graph = try TaskFileLoader().load(path: path)
+      selection = try GraphSelection(graph: graph, targetNames: targetNames)
+    } catch {
+      printer.print(error.diagnostics)
+      return ExitStatus.usage
+    }
+    if list {
+      Terminal.write(ListRenderer().render(graph, json: json), to: 1)
+      return ExitStatus.success
+    }
+    if let format = self.graph {
+      Terminal.write(format.render(selection), to: 1)
+      return ExitStatus.success
+    }
+    if dryRun {
+      Terminal.write(PlanRenderer().render(selection), to: 1)
+      return ExitStatus.success
+    }
+    let settings = RunSettings(
+      concurrency: jobs ?? graph.file.concurrency ?? Terminal.processorCount,
+      failFast: keepGoing ? false : graph.file.failFast,
+      grace: RunnerKit.parseDuration(grace) ?? .seconds(5),
+      eventsPath: events)
+    return await RunSession(selection: selection, settings: settings).run()
+  }
+}
+
+enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
+  case tree, dot, mermaid, json
+
+  func render(_ selection: GraphSelection) -> String {
+    switch self {
+    case .tree: return TreeRenderer().render(selection)
+    case .dot: return DOTRenderer().render(selection)
+    case .mermaid: return MermaidRenderer().render(selection)
+    case .json: return JSONGraphRenderer().render(selection)
+    }
+  }
+}
