@@ -1,0 +1,57 @@
+import Foundation
+
+/// Runs the built `runner` binary as a user would and captures what it prints.
+struct BinaryRunner {
+  struct Output {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  /// The `runner` binary next to the test bundle (SwiftPM builds both into one directory).
+  static let executable: URL = {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = exe.deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent("runner")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      directory = directory.deletingLastPathComponent()
+    }
+    return exe.deletingLastPathComponent().appendingPathComponent("runner")
+  }()
+
+  /// The package's source root, for fixtures and examples.
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  static func run(
+    _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdin: String? = nil
+  ) throws -> Output {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    env.removeValue(forKey: "CLICOLOR_FORCE")
+    env.removeValue(forKey: "GITHUB_ACTIONS")
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes concurrently so a large output cannot block the child.
+    nonisolated(unsafe) var errData = Data()
+    let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    reader.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !reader.isFinished { usleep(1000) }
+    return Output(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+}
