@@ -120,7 +120,13 @@ final class ReactorLoop {
     Kernel.close(child.pidfd)
     children[child.id] = nil
     // A live group after its leader's exit means background processes: `reapLeftovers` ends them.
-    if !child.cancelled, Kernel.killGroup(child.pid, 0) == 0 { groups.addLeftover(child.pid) }
+    let groupAlive = Kernel.killGroup(child.pid, 0) == 0
+    if !child.cancelled, groupAlive { groups.addLeftover(child.pid) }
+    if child.cancelled, !groupAlive {
+      // Nothing left to SIGKILL; dropping the deadline also avoids signalling a reused group id.
+      deadlines.removeAll { $0.pgid == child.pid }
+      groups.endGrace(CollectionOfOne(child.pid))
+    }
     child.ticket.finish()
     child.continuation.resume(returning: .success(outcome))
   }
