@@ -11,7 +11,7 @@ public struct DOTRenderer: Sendable {
       let task = graph[node]
       var attributes = ["label=\(quote(task.name + "\n" + task.action.kindName))"]
       if targets.contains(node) { attributes.append("penwidth=2") }
-      if case .image = task.action { attributes.append("fillcolor=\"#e8f0fe\", style=\"rounded,filled\"") }
+      if case .image = task.action { attributes.append("style=\"rounded,filled\", fillcolor=\"#e8f0fe\"") }
       out += "  \(quote(task.name)) [\(attributes.joined(separator: ", "))];\n"
     }
     for edge in selection.edges {

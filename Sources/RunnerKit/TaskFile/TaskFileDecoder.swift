@@ -47,7 +47,7 @@ struct TaskFileDecoder {
         break
       }
     }
-    if !sawTasks || (file.tasks.isEmpty && reader.diagnostics.isEmpty) {
+    if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty {
       reader.fail(.noTasks, at: root)
     }
     guard reader.diagnostics.isEmpty else { throw DiagnosticList(reader.diagnostics) }

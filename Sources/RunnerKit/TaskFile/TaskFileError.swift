@@ -8,6 +8,7 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
   case syntax(problem: String, context: String?)
   case multipleDocuments
   case emptyFile
+  case notUTF8(byte: UInt8)
   case noTasks
   case duplicateKey(String, first: SourceLocation)
   case nonScalarKey
@@ -38,6 +39,9 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
       return context.map { "invalid YAML: \(problem) \($0)" } ?? "invalid YAML: \(problem)"
     case .multipleDocuments: return "a task file holds one YAML document; found a second '---'"
     case .emptyFile: return "the task file is empty"
+    case .notUTF8(let byte):
+      let hex = String(byte, radix: 16, uppercase: true)
+      return "the task file is not valid UTF-8 (byte 0x\(hex.count < 2 ? "0" : "")\(hex) here)"
     case .noTasks: return "the task file defines no tasks (add a 'tasks:' mapping)"
     case .duplicateKey(let key, let first): return "duplicate key '\(key)' (first defined at \(first))"
     case .nonScalarKey: return "mapping keys must be plain strings"

@@ -21,6 +21,9 @@ public struct TaskFileLoader: Sendable {
   }
 
   public func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+    if let invalid = Self.firstInvalidUTF8(bytes) {
+      throw DiagnosticList([.error(.notUTF8(byte: bytes[invalid.offset]), at: SourceLocation(file: path, line: invalid.line, column: invalid.column))])
+    }
     var parser = YAMLParser(file: path)
     parser.nodeBudget = nodeBudget
     let root: YAMLNode
@@ -43,6 +46,31 @@ public struct TaskFileLoader: Sendable {
     let cycles = CycleDetector(graph: graph).cycles()
     guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
     return graph
+  }
+
+  /// Where the first byte that is not valid UTF-8 sits (libyaml reports it without a position).
+  static func firstInvalidUTF8(_ bytes: [UInt8]) -> (offset: Int, line: Int, column: Int)? {
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    var line = 1
+    var lineStart = 0
+    while true {
+      let before = offset
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar):
+        offset += UTF8.width(scalar)
+        if scalar == "\n" {
+          line += 1
+          lineStart = offset
+        }
+      case .emptyInput:
+        return nil
+      case .error:
+        let column = String(decoding: bytes[lineStart..<before], as: UTF8.self).count + 1
+        return (before, line, column)
+      }
+    }
   }
 
   static func directory(of path: String) -> String {

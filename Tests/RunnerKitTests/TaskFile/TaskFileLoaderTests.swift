@@ -65,7 +65,7 @@ import Testing
   }
 
   @Test(arguments: [
-    ("tasks:\n  a: {run: x, rnu: y}\n", "tasks.yml:2:14: error: unknown key 'rnu' in task 'a' (did you mean 'run'?)"),
+    ("tasks:\n  a: {run: x, rnu: y}\n", "tasks.yml:2:15: error: unknown key 'rnu' in task 'a' (did you mean 'run'?)"),
     ("tasks:\n  build:\n    deps: {a: b}\n",
      "tasks.yml:3:11: error: 'deps' of task 'build' must be a list of task names, found a mapping"),
     ("tasks:\n  a: [x, y]\n", "tasks.yml:2:6: error: task 'a' is a list; write 'run: [...]' for commands or 'deps: [...]' for dependencies"),
@@ -76,7 +76,7 @@ import Testing
     ("concurrency: 0\ntasks:\n  a: x\n", "tasks.yml:1:14: error: 'concurrency' (a number or \"auto\") must be between 1 and 100000, found 0"),
     ("tasks:\n  a: echo ${{ deps.b.outputs.c }}\n", "tasks.yml:2:6: error: '${{ }}' expressions may appear only in 'env' values; found in 'run' of task 'a'"),
     ("tasks:\n  b: x\n  a: {env: {X: \"${{ deps.b.outputs.c }}\"}, run: y}\n",
-     "tasks.yml:3:17: error: task 'a' reads outputs of 'b', which is not one of its direct dependencies (add it to 'deps')"),
+     "tasks.yml:3:16: error: task 'a' reads outputs of 'b', which is not one of its direct dependencies (add it to 'deps')"),
     ("tasks:\n  a: {timeout: soon, run: x}\n", "tasks.yml:2:16: error: 'timeout' of task 'a' must be a duration such as 90s, 5m or 250ms, found 'soon'"),
     ("tasks:\n  a: {priority: urgent, run: x}\n",
      "tasks.yml:2:17: error: 'priority' of task 'a' must be high, normal, low or a whole number from -1000 to 1000, found 'urgent'"),

@@ -3,7 +3,7 @@ import Testing
 @testable import RunnerKit
 
 @Suite struct YAMLParserTests {
-  func parse(_ text: String, budget: Int = YAMLParser.defaultNodeBudget) throws -> YAMLNode? {
+  func parse(_ text: String, budget: Int = YAMLParser.defaultNodeBudget) throws(Diagnostic) -> YAMLNode? {
     var parser = YAMLParser(file: "f.yml")
     parser.nodeBudget = budget
     return try parser.parse(Array(text.utf8))

@@ -233,7 +233,7 @@ struct ProcessReactorTests {
     let reactor = self.reactor
     let jobs = Int(ProcessInfo.processInfo.environment["RUNNER_BENCH_JOBS"] ?? "") ?? 2
     for arguments in [["/bin/true"], ["/bin/sh", "-c", "true"]] {
-      let count = 2000
+      let count = Int(ProcessInfo.processInfo.environment["RUNNER_BENCH_COUNT"] ?? "") ?? 2000
       let spec = ProcessSpec(arguments: arguments, environment: ["PATH": Support.path])
       let start = ContinuousClock.now
       await withTaskGroup(of: Void.self) { group in
@@ -243,6 +243,19 @@ struct ProcessReactorTests {
         }
       }
       let elapsed = ContinuousClock.now - start
+      // -j as `jobs` long-lived workers, each running its share back to back: fewer executor hops.
+      let workersStart = ContinuousClock.now
+      await withTaskGroup(of: Void.self) { group in
+        for worker in 0..<jobs {
+          group.addTask {
+            for _ in stride(from: worker, to: count, by: jobs) {
+              _ = try? await reactor.run(spec, sink: CountingSink(), grace: .seconds(1))
+            }
+          }
+        }
+      }
+      print(
+        "reactor \(jobs) workers \(arguments.joined(separator: " ")): \((ContinuousClock.now - workersStart) / count)")
       let sequentialStart = ContinuousClock.now
       for _ in 0..<count { _ = try? await reactor.run(spec, sink: CountingSink(), grace: .seconds(1)) }
       print(
