@@ -21,7 +21,9 @@ import Testing
     let output = try BinaryRunner.run(arguments, in: directory)
     let actual = ["stdout": output.stdout, "stderr": output.stderr, "status": "\(output.status)\n"]
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
-      for (file, text) in actual { try text.write(to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8) }
+      for (file, text) in actual {
+        try text.write(to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8)
+      }
       return
     }
     for (file, text) in actual.sorted(by: { $0.key < $1.key }) {

@@ -49,7 +49,9 @@ struct GateWaiter: Sendable {
     var entry: UnsafeMutablePointer<addrinfo>? = first
     while let info = entry {
       entry = info.pointee.ai_next
-      let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
+      let fd = socket(
+        info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+        info.pointee.ai_protocol)
       guard fd >= 0 else { continue }
       defer { close(fd) }
       if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return true }

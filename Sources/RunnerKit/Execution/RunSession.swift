@@ -26,7 +26,9 @@ public struct RunSession: Sendable {
       }
     }
     guard let scratch = Self.makeScratchDirectory() else {
-      DiagnosticPrinter().print([Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")])
+      DiagnosticPrinter().print([
+        Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")
+      ])
       return ExitStatus.usage
     }
     defer { Self.removeDirectory(scratch) }

@@ -89,7 +89,9 @@ struct RunState {
     return nil
   }
 
-  mutating func finished(_ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int) {
+  mutating func finished(
+    _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
+  ) {
     running -= 1
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
@@ -159,7 +161,10 @@ struct RunState {
     guard !stuck.isEmpty else { return nil }
     let lines = stuck.prefix(20).map { task -> String in
       let waits = graph.dependencies[task].filter { states[$0] != .succeeded }
-      let what = waits.isEmpty ? "a resource (\(graph[task].resources.joined(separator: ", ")))" : waits.map { "'\(graph[$0].name)'" }.joined(separator: ", ")
+      let what =
+        waits.isEmpty
+        ? "a resource (\(graph[task].resources.joined(separator: ", ")))"
+        : waits.map { "'\(graph[$0].name)'" }.joined(separator: ", ")
       return "'\(graph[task].name)' (\(states[task].rawValue)) waits on \(what)"
     }
     return "nothing is running and nothing can start; " + lines.joined(separator: "; ")

@@ -37,7 +37,9 @@ public struct Scheduler: Sendable {
       observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
     }
     emit(nil, .runStarted(tasks: selection.members.count, concurrency: settings.concurrency))
-    state.onTransition = { task, newState, attempt, reason in emit(task, .state(newState, attempt: attempt, reason: reason)) }
+    state.onTransition = { task, newState, attempt, reason in
+      emit(task, .state(newState, attempt: attempt, reason: reason))
+    }
     state.seedReady()
 
     await withTaskGroup(of: Completion.self) { group in

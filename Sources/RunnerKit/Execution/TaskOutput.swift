@@ -53,7 +53,8 @@ public final class TaskOutput: OutputLineSink {
   /// The last lines printed, oldest first, decoded leniently.
   public var tail: [String] {
     state.withLock { state in
-      let ordered = state.tail.count < Self.tailLength
+      let ordered =
+        state.tail.count < Self.tailLength
         ? state.tail : Array(state.tail[state.tailNext...] + state.tail[..<state.tailNext])
       return ordered.map { String(decoding: $0.prefix(400), as: UTF8.self) }
     }

@@ -29,7 +29,8 @@ public struct CycleDetector {
     stronglyConnectedComponents().compactMap { component in
       if component.count == 1 {
         let node = component[0]
-        return graph.dependencies[node].contains(node) ? Cycle(path: [node], breakingEdge: (node, node), componentSize: 1) : nil
+        return graph.dependencies[node].contains(node)
+          ? Cycle(path: [node], breakingEdge: (node, node), componentSize: 1) : nil
       }
       let members = Set(component)
       let start = component.min()!

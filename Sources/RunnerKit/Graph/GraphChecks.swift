@@ -18,7 +18,8 @@ struct GraphChecks {
         if let first = savedBy[key] {
           diagnostics.append(
             .error(
-              .invalidValue(what: "task '\(task.name)'", reason: "saves to '\(path)', which task '\(first.task)' saves to too"),
+              .invalidValue(
+                what: "task '\(task.name)'", reason: "saves to '\(path)', which task '\(first.task)' saves to too"),
               at: step.location, notes: [.note("'\(first.task)' saves it here", at: first.location)]))
         } else {
           savedBy[key] = (task.name, step.location)
@@ -31,7 +32,8 @@ struct GraphChecks {
     let direct = Set(task.dependencies.map(\.name))
     for entry in task.environment {
       for reference in entry.value.references where !direct.contains(reference.task) {
-        diagnostics.append(.error(.expressionNotADependency(task: task.name, reference: reference.task), at: entry.location))
+        diagnostics.append(
+          .error(.expressionNotADependency(task: task.name, reference: reference.task), at: entry.location))
       }
     }
   }
@@ -48,7 +50,10 @@ struct GraphChecks {
     for step in steps.dropFirst() {
       if case .load = step.kind {
         diagnostics.append(
-          .error(.invalidValue(what: "task '\(task.name)'", reason: "has 'load' after its first step; only the first step may load"), at: step.location))
+          .error(
+            .invalidValue(
+              what: "task '\(task.name)'", reason: "has 'load' after its first step; only the first step may load"),
+            at: step.location))
       }
     }
     guard let first = steps.first else { return }

@@ -10,7 +10,9 @@ extension GraphSelection {
       for target in graph.file.defaultTargets {
         guard let index = graph.index(of: target.name) else {
           diagnostics.append(
-            .error(.unknownTarget(target.name, suggestion: Suggestion.closest(to: target.name, in: names)), at: target.location))
+            .error(
+              .unknownTarget(target.name, suggestion: Suggestion.closest(to: target.name, in: names)),
+              at: target.location))
           continue
         }
         indices.append(index)

@@ -74,7 +74,10 @@ public struct GraphSelection: Sendable {
 
   /// The longest chain of selected tasks by task count, from a task with no dependencies to a target.
   public var criticalPath: [Int] {
-    guard var node = members.filter({ stage[$0] == 0 }).max(by: { height[$0] < height[$1] || (height[$0] == height[$1] && $0 > $1) })
+    guard
+      var node = members.filter({ stage[$0] == 0 }).max(by: {
+        height[$0] < height[$1] || (height[$0] == height[$1] && $0 > $1)
+      })
     else { return [] }
     var path = [node]
     while let next = graph.dependents[node].filter({ isMember[$0] && height[$0] == height[node] - 1 }).first {

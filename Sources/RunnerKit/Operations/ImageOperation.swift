@@ -80,12 +80,14 @@ public struct ImageOperation: TaskOperation {
         let kind: ResizeFilter = filter == .bilinear ? .bilinear : .lanczos3
         if let scale { return try await image.resized(scale: scale, filter: kind) }
         return try await image.resized(width: width, height: height, filter: kind)
-      case .crop(let x, let y, let width, let height): return try image.cropped(x: x, y: y, width: width, height: height)
+      case .crop(let x, let y, let width, let height):
+        return try image.cropped(x: x, y: y, width: width, height: height)
       case .blur(let sigma): return try await image.blurred(sigma: sigma)
       case .sharpen(let sigma, let amount): return try await image.sharpened(sigma: sigma, amount: amount)
       case .grayscale: return try await image.grayscale()
       case .sepia(let amount): return try await image.sepia(amount: amount)
-      case .tiltShift(let focus, let band, let sigma): return try await image.tiltShift(focus: focus, band: band, sigma: sigma)
+      case .tiltShift(let focus, let band, let sigma):
+        return try await image.tiltShift(focus: focus, band: band, sigma: sigma)
       case .vignette(let strength): return try await image.vignette(strength: strength)
       case .brightness(let amount): return try await image.adjusted(brightness: amount)
       case .contrast(let amount): return try await image.adjusted(contrast: amount)

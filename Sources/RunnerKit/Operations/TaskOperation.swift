@@ -89,7 +89,8 @@ public struct OperationContext: Sendable {
 
 /// `1.23s`, `250ms`, `2m05s`: short and readable.
 public func formatDuration(_ duration: Duration) -> String {
-  let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+  let milliseconds =
+    Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
   if milliseconds < 1000 { return "\(milliseconds)ms" }
   if milliseconds < 60_000 {
     let hundredths = milliseconds / 10

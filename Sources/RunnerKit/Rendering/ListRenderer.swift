@@ -18,7 +18,9 @@ public struct ListRenderer: Sendable {
     }
     let width = tasks.map(\.name.count).max() ?? 0
     return tasks.map { task in
-      let detail = task.description ?? (task.dependencies.isEmpty ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
+      let detail =
+        task.description
+        ?? (task.dependencies.isEmpty ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
       let line = task.name + String(repeating: " ", count: width - task.name.count) + "  " + detail
       return String(line.reversed().drop { $0 == " " }.reversed()) + "\n"
     }.joined()

@@ -7,7 +7,8 @@ public struct PlanRenderer: Sendable {
     let stages = selection.stages
     let width = selection.members.map { graph[$0].name.count }.max() ?? 0
     let targets = selection.targets.map { graph[$0].name }.joined(separator: ", ")
-    var out = "plan for \(graph.file.path): \(selection.members.count) task(s) in \(stages.count) stage(s); targets: \(targets)\n"
+    var out =
+      "plan for \(graph.file.path): \(selection.members.count) task(s) in \(stages.count) stage(s); targets: \(targets)\n"
     for (number, stage) in stages.enumerated() {
       out += "\nstage \(number + 1)\n"
       for node in stage {
@@ -32,7 +33,9 @@ public struct PlanRenderer: Sendable {
       let deps = task.dependencies.map(\.name).joined(separator: ", ")
       lines = [deps.isEmpty ? "(nothing to do)" : "(group of \(deps))"]
     case .shell(let commands):
-      lines = commands.map { "$ " + $0.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ") }
+      lines = commands.map {
+        "$ " + $0.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+      }
     case .image(let steps):
       var summary = steps.map(\.summary)
       if let input = graph.imageInput(of: node), case .load(.dependency, _) = steps[0].kind {

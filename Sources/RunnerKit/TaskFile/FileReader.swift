@@ -1,6 +1,5 @@
 import Glibc
 
-
 /// Reads a whole file with plain system calls (RunnerKit does not need Foundation).
 enum FileReader {
   /// The most a task file may hold; larger files are refused before reading.
@@ -31,7 +30,9 @@ enum FileReader {
       }
       if count == 0 { break }
       bytes.append(contentsOf: chunk[0..<count])
-      if bytes.count > maximumSize { throw .unreadable(path, reason: "the file is larger than \(maximumSize >> 20) MiB") }
+      if bytes.count > maximumSize {
+        throw .unreadable(path, reason: "the file is larger than \(maximumSize >> 20) MiB")
+      }
     }
     return bytes
   }

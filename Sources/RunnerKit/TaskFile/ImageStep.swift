@@ -75,7 +75,8 @@ public struct ImageStep: Sendable, Hashable {
     case .contrast(let value): return "contrast \(format(value))"
     case .flip(let horizontal): return "flip \(horizontal ? "horizontal" : "vertical")"
     case .rotate(let degrees): return "rotate \(degrees)"
-    case .save(let path, let quality): return path.hasSuffix(".png") ? "save \(path)" : "save \(path) quality=\(quality)"
+    case .save(let path, let quality):
+      return path.hasSuffix(".png") ? "save \(path)" : "save \(path) quality=\(quality)"
     }
   }
 

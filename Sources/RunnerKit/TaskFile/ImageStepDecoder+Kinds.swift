@@ -25,7 +25,9 @@ extension ImageStepDecoder {
       let scale = p.values["scale"] == nil ? nil : number(p, "scale", 1, 0.0001...100)
       let filterName = text(p, "filter") ?? "lanczos3"
       guard let filter = ImageStep.Filter(rawValue: filterName) else {
-        reader.fail(.invalidValue(what: "'filter' of \(p.what)", reason: "must be lanczos3 or bilinear, found '\(filterName)'"), at: p.at)
+        reader.fail(
+          .invalidValue(what: "'filter' of \(p.what)", reason: "must be lanczos3 or bilinear, found '\(filterName)'"),
+          at: p.at)
         return nil
       }
       guard (width != nil || height != nil) != (scale != nil) else {
@@ -52,7 +54,8 @@ extension ImageStepDecoder {
       return .sepia(amount: number(p, "amount", 1, 0...1))
     case "tilt_shift":
       return .tiltShift(
-        focus: number(p, "focus", 0.5, 0...1), band: number(p, "band", 0.2, 0...1), sigma: number(p, "sigma", 6, 0.01...200))
+        focus: number(p, "focus", 0.5, 0...1), band: number(p, "band", 0.2, 0...1),
+        sigma: number(p, "sigma", 6, 0.01...200))
     case "vignette":
       return .vignette(strength: number(p, "strength", 0.5, 0...1))
     case "brightness":
@@ -62,7 +65,8 @@ extension ImageStepDecoder {
     case "flip":
       let direction = text(p, "direction") ?? "horizontal"
       guard direction == "horizontal" || direction == "vertical" else {
-        reader.fail(.invalidValue(what: p.what, reason: "must be horizontal or vertical, found '\(direction)'"), at: p.at)
+        reader.fail(
+          .invalidValue(what: p.what, reason: "must be horizontal or vertical, found '\(direction)'"), at: p.at)
         return nil
       }
       return .flip(horizontal: direction == "horizontal")

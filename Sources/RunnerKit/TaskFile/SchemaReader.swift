@@ -71,7 +71,9 @@ struct SchemaReader {
       return nil
     }
     guard range.contains(value) else {
-      fail(.invalidValue(what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(value)"), at: node)
+      fail(
+        .invalidValue(
+          what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(value)"), at: node)
       return nil
     }
     return value
@@ -83,7 +85,9 @@ struct SchemaReader {
       return nil
     }
     guard range.contains(value) else {
-      fail(.invalidValue(what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(text)"), at: node)
+      fail(
+        .invalidValue(what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(text)"),
+        at: node)
       return nil
     }
     return value

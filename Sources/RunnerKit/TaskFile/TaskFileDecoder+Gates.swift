@@ -14,7 +14,9 @@ extension TaskFileDecoder {
     }
     var result: [ReadinessGate] = []
     for item in items {
-      guard let entries = reader.mapping(item, what: "a gate in \(what)", allowed: Self.gateKeys, place: "a gate in \(what)")
+      guard
+        let entries = reader.mapping(
+          item, what: "a gate in \(what)", allowed: Self.gateKeys, place: "a gate in \(what)")
       else { continue }
       var timeout = Self.defaultGateTimeout
       var conditions: [ReadinessGate.Condition] = []

@@ -27,7 +27,10 @@ struct TaskFileDecoder {
       switch entry.name {
       case "version":
         if value.scalar != "1" {
-          reader.fail(.invalidValue(what: "'version'", reason: "must be 1 (the only format version so far), found \(value.quotedOrKind)"), at: value)
+          reader.fail(
+            .invalidValue(
+              what: "'version'", reason: "must be 1 (the only format version so far), found \(value.quotedOrKind)"),
+            at: value)
         }
       case "concurrency":
         if value.scalar != "auto" {
@@ -81,7 +84,8 @@ struct TaskFileDecoder {
     }
     if let bad = name.first(where: { !($0.isLetter || $0.isNumber || "_-.:".contains($0)) }) {
       reader.fail(
-        .invalidTaskName(name, reason: "'\(bad)' is not allowed (use letters, digits, '_', '-', '.' and ':')"), at: node)
+        .invalidTaskName(name, reason: "'\(bad)' is not allowed (use letters, digits, '_', '-', '.' and ':')"), at: node
+      )
       return false
     }
     return true
@@ -121,7 +125,8 @@ struct TaskFileDecoder {
       case "priority": task.priority = priority(value, what: what)
       case "timeout": task.timeout = reader.duration(value, what: what)
       case "retries": task.retries = reader.integer(value, what: what, range: 0...100) ?? 0
-      case "sources": task.sources = reader.strings(value, what: what, expected: "a list of paths or globs")?.map(\.0) ?? []
+      case "sources":
+        task.sources = reader.strings(value, what: what, expected: "a list of paths or globs")?.map(\.0) ?? []
       case "outputs": task.outputs = reader.strings(value, what: what, expected: "a list of paths")?.map(\.0) ?? []
       case "wait_for": task.waitFor = gates(value, what: what)
       case "resources": task.resources = reader.strings(value, what: what, expected: "a list of names")?.map(\.0) ?? []
@@ -172,7 +177,8 @@ struct TaskFileDecoder {
         continue
       }
       if entry.name.isEmpty || entry.name.contains("=") || entry.name.contains("\0") {
-        reader.fail(.invalidValue(what: "environment variable name '\(entry.name)'", reason: "is not valid"), at: entry.key)
+        reader.fail(
+          .invalidValue(what: "environment variable name '\(entry.name)'", reason: "is not valid"), at: entry.key)
         continue
       }
       do {
@@ -196,7 +202,8 @@ struct TaskFileDecoder {
     default:
       guard let text = node.scalar, let value = Int(text), (-1000...1000).contains(value) else {
         reader.fail(
-          .wrongType(what: what, expected: "high, normal, low or a whole number from -1000 to 1000", found: node.quotedOrKind),
+          .wrongType(
+            what: what, expected: "high, normal, low or a whole number from -1000 to 1000", found: node.quotedOrKind),
           at: node)
         return 0
       }

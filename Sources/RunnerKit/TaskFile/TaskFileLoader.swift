@@ -22,7 +22,11 @@ public struct TaskFileLoader: Sendable {
 
   public func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
     if let invalid = Self.firstInvalidUTF8(bytes) {
-      throw DiagnosticList([.error(.notUTF8(byte: bytes[invalid.offset]), at: SourceLocation(file: path, line: invalid.line, column: invalid.column))])
+      throw DiagnosticList([
+        .error(
+          .notUTF8(byte: bytes[invalid.offset]),
+          at: SourceLocation(file: path, line: invalid.line, column: invalid.column))
+      ])
     }
     var parser = YAMLParser(file: path)
     parser.nodeBudget = nodeBudget
@@ -101,14 +105,17 @@ public struct TaskFileLoader: Sendable {
     var notes: [Diagnostic] = cycle.path.indices.map { position in
       let from = cycle.path[position]
       let to = cycle.path[(position + 1) % cycle.path.count]
-      return .note("'\(graph[from].name)' depends on '\(graph[to].name)' here", at: graph.edgeLocation(from: from, to: to))
+      return .note(
+        "'\(graph[from].name)' depends on '\(graph[to].name)' here", at: graph.edgeLocation(from: from, to: to))
     }
     if cycle.componentSize > cycle.path.count {
       notes.append(
         .note("\(cycle.componentSize - cycle.path.count) more task(s) form interlocking cycles with these"))
     }
     if let (from, to) = cycle.breakingEdge {
-      let edge = from == to ? "'\(graph[from].name)' from its own deps" : "'\(graph[to].name)' from the deps of '\(graph[from].name)'"
+      let edge =
+        from == to
+        ? "'\(graph[from].name)' from its own deps" : "'\(graph[to].name)' from the deps of '\(graph[from].name)'"
       notes.append(.note("removing \(edge) (\(graph.edgeLocation(from: from, to: to))) breaks this cycle"))
     } else {
       notes.append(.note("no single edge removal breaks every cycle among these tasks"))

@@ -45,8 +45,12 @@ import Testing
 
   @Test func everyCycleIsReported() {
     let errors = loadErrors(
-      "tasks:\n  a: {deps: [b]}\n  b: {deps: [a]}\n  c: {deps: [d]}\n  d: {deps: [c]}\n  e: {deps: [e]}\n  f: {deps: [a]}\n")
-    #expect(errors.map(\.message) == ["dependency cycle: a -> b -> a", "dependency cycle: c -> d -> c", "dependency cycle: e -> e"])
+      "tasks:\n  a: {deps: [b]}\n  b: {deps: [a]}\n  c: {deps: [d]}\n  d: {deps: [c]}\n  e: {deps: [e]}\n  f: {deps: [a]}\n"
+    )
+    #expect(
+      errors.map(\.message) == [
+        "dependency cycle: a -> b -> a", "dependency cycle: c -> d -> c", "dependency cycle: e -> e",
+      ])
   }
 
   @Test func interlockingCyclesSayWhetherOneEdgeBreaksThem() throws {

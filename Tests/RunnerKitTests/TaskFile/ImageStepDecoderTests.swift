@@ -33,12 +33,17 @@ import Testing
       "tasks:\n  p: {image: [{load: a.png}]}\n  q: {image: [{load: b.png}]}\n  r: {deps: [p, q], image: [grayscale]}\n")
     #expect(several.contains("several image dependencies (p, q)"))
     _ = try? loadGraph(
-      "tasks:\n  p: {image: [{load: a.png}]}\n  q: {image: [{load: b.png}]}\n  r: {deps: [p, q], image: [{load: {from: q}}]}\n")
-    #expect(loadErrors("tasks:\n  p: {image: [{load: a.png}]}\n  q: {image: [{load: b.png}]}\n  r: {deps: [p, q], image: [{load: {from: q}}]}\n").isEmpty)
+      "tasks:\n  p: {image: [{load: a.png}]}\n  q: {image: [{load: b.png}]}\n  r: {deps: [p, q], image: [{load: {from: q}}]}\n"
+    )
+    #expect(
+      loadErrors(
+        "tasks:\n  p: {image: [{load: a.png}]}\n  q: {image: [{load: b.png}]}\n  r: {deps: [p, q], image: [{load: {from: q}}]}\n"
+      ).isEmpty)
   }
 
   @Test func twoTasksSavingOnePathIsAnError() {
-    let text = "tasks:\n  a: {image: [{load: x.png}, {save: out/y.png}]}\n  b: {image: [{load: x.png}, {save: ./out/y.png}]}\n"
+    let text =
+      "tasks:\n  a: {image: [{load: x.png}, {save: out/y.png}]}\n  b: {image: [{load: x.png}, {save: ./out/y.png}]}\n"
     #expect(loadError(text).contains("saves to './out/y.png', which task 'a' saves to too"))
   }
 

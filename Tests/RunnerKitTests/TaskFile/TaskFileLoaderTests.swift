@@ -66,22 +66,51 @@ import Testing
 
   @Test(arguments: [
     ("tasks:\n  a: {run: x, rnu: y}\n", "tasks.yml:2:15: error: unknown key 'rnu' in task 'a' (did you mean 'run'?)"),
-    ("tasks:\n  build:\n    deps: {a: b}\n",
-     "tasks.yml:3:11: error: 'deps' of task 'build' must be a list of task names, found a mapping"),
-    ("tasks:\n  a: [x, y]\n", "tasks.yml:2:6: error: task 'a' is a list; write 'run: [...]' for commands or 'deps: [...]' for dependencies"),
-    ("tasks:\n  a: {run: x, image: [grayscale]}\n", "tasks.yml:2:22: error: task 'a' has both 'run' and 'image'; a task has one operation"),
-    ("tasks:\n  build:\n    deps: [biuld]\n",
-     "tasks.yml:3:12: error: task 'build' depends on 'biuld', which is not defined (did you mean 'build'?)"),
-    ("tasks:\n  a b: x\n", "tasks.yml:2:3: error: invalid task name 'a b': ' ' is not allowed (use letters, digits, '_', '-', '.' and ':')"),
-    ("concurrency: 0\ntasks:\n  a: x\n", "tasks.yml:1:14: error: 'concurrency' (a number or \"auto\") must be between 1 and 100000, found 0"),
-    ("tasks:\n  a: echo ${{ deps.b.outputs.c }}\n", "tasks.yml:2:6: error: '${{ }}' expressions may appear only in 'env' values; found in 'run' of task 'a'"),
-    ("tasks:\n  b: x\n  a: {env: {X: \"${{ deps.b.outputs.c }}\"}, run: y}\n",
-     "tasks.yml:3:16: error: task 'a' reads outputs of 'b', which is not one of its direct dependencies (add it to 'deps')"),
-    ("tasks:\n  a: {timeout: soon, run: x}\n", "tasks.yml:2:16: error: 'timeout' of task 'a' must be a duration such as 90s, 5m or 250ms, found 'soon'"),
-    ("tasks:\n  a: {priority: urgent, run: x}\n",
-     "tasks.yml:2:17: error: 'priority' of task 'a' must be high, normal, low or a whole number from -1000 to 1000, found 'urgent'"),
+    (
+      "tasks:\n  build:\n    deps: {a: b}\n",
+      "tasks.yml:3:11: error: 'deps' of task 'build' must be a list of task names, found a mapping"
+    ),
+    (
+      "tasks:\n  a: [x, y]\n",
+      "tasks.yml:2:6: error: task 'a' is a list; write 'run: [...]' for commands or 'deps: [...]' for dependencies"
+    ),
+    (
+      "tasks:\n  a: {run: x, image: [grayscale]}\n",
+      "tasks.yml:2:22: error: task 'a' has both 'run' and 'image'; a task has one operation"
+    ),
+    (
+      "tasks:\n  build:\n    deps: [biuld]\n",
+      "tasks.yml:3:12: error: task 'build' depends on 'biuld', which is not defined (did you mean 'build'?)"
+    ),
+    (
+      "tasks:\n  a b: x\n",
+      "tasks.yml:2:3: error: invalid task name 'a b': ' ' is not allowed (use letters, digits, '_', '-', '.' and ':')"
+    ),
+    (
+      "concurrency: 0\ntasks:\n  a: x\n",
+      "tasks.yml:1:14: error: 'concurrency' (a number or \"auto\") must be between 1 and 100000, found 0"
+    ),
+    (
+      "tasks:\n  a: echo ${{ deps.b.outputs.c }}\n",
+      "tasks.yml:2:6: error: '${{ }}' expressions may appear only in 'env' values; found in 'run' of task 'a'"
+    ),
+    (
+      "tasks:\n  b: x\n  a: {env: {X: \"${{ deps.b.outputs.c }}\"}, run: y}\n",
+      "tasks.yml:3:16: error: task 'a' reads outputs of 'b', which is not one of its direct dependencies (add it to 'deps')"
+    ),
+    (
+      "tasks:\n  a: {timeout: soon, run: x}\n",
+      "tasks.yml:2:16: error: 'timeout' of task 'a' must be a duration such as 90s, 5m or 250ms, found 'soon'"
+    ),
+    (
+      "tasks:\n  a: {priority: urgent, run: x}\n",
+      "tasks.yml:2:17: error: 'priority' of task 'a' must be high, normal, low or a whole number from -1000 to 1000, found 'urgent'"
+    ),
     ("tasks:\n", "tasks.yml:1:1: error: the task file defines no tasks (add a 'tasks:' mapping)"),
-    ("version: 2\ntasks:\n  a: x\n", "tasks.yml:1:10: error: 'version' must be 1 (the only format version so far), found '2'"),
+    (
+      "version: 2\ntasks:\n  a: x\n",
+      "tasks.yml:1:10: error: 'version' must be 1 (the only format version so far), found '2'"
+    ),
   ])
   func schemaErrorsArePrecise(text: String, expected: String) {
     #expect(loadError(text) == expected)
@@ -111,7 +140,9 @@ import Testing
     #expect(throws: TaskFileError.self) { try Template.parse("${{ deps.a.outputs.b ") }
   }
 
-  @Test(arguments: [("90s", 90_000), ("5m", 300_000), ("250ms", 250), ("1h30m", 5_400_000), ("1.5", 1500), ("2.5s", 2500)])
+  @Test(arguments: [
+    ("90s", 90_000), ("5m", 300_000), ("250ms", 250), ("1h30m", 5_400_000), ("1.5", 1500), ("2.5s", 2500),
+  ])
   func durations(text: String, milliseconds: Int64) {
     #expect(SchemaReader.parseDuration(text) == .milliseconds(milliseconds))
   }

@@ -25,8 +25,11 @@ import Testing
   }
 
   @Test func duplicateKeysAreRejectedWithBothPlaces() {
-    #expect(throws: Diagnostic.error(.duplicateKey("a", first: SourceLocation(file: "f.yml", line: 1, column: 1)),
-      at: SourceLocation(file: "f.yml", line: 2, column: 1))) {
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("a", first: SourceLocation(file: "f.yml", line: 1, column: 1)),
+        at: SourceLocation(file: "f.yml", line: 2, column: 1))
+    ) {
       try parse("a: 1\na: 2\n")
     }
   }
