@@ -92,12 +92,17 @@ final class ReactorLoop {
       request.continuation.resume(returning: .success(.signaled(Kernel.sigterm)))
       return
     }
-    let plan = request.plan
+    var plan = request.plan
     var result = Kernel.spawn(plan, devnull: devNull)
-    if case .failure(let failure) = result, failure.stage == .exec, failure.errno == Kernel.enoent, plan.searchedPath {
-      // The cached PATH answer went stale; the next run searches again.
-      locator.forget(path: plan.resolvedPath)
-      result = .failure(failure)
+    if case .failure(let failure) = result, failure.stage == .exec {
+      if failure.errno == Kernel.enoent, plan.searchedPath {
+        // The cached PATH answer went stale; the next run searches again.
+        locator.forget(path: plan.resolvedPath)
+      } else if failure.errno == Kernel.enoexec {
+        // A directly exec'd script without `#!` still runs, as it would under `sh -c`.
+        plan = plan.shellFallback()
+        result = Kernel.spawn(plan, devnull: devNull)
+      }
     }
     switch result {
     case .failure(let failure):

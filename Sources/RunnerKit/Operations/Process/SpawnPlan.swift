@@ -11,15 +11,16 @@ final class SpawnPlan: @unchecked Sendable {
   let argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   let envp: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   let workingDirectory: UnsafeMutablePointer<CChar>?
-  /// What the user asked for, for error messages.
-  let command: String
+  /// What the user asked for, for error messages and the `sh` fallback.
+  let spec: ProcessSpec
+  var command: String { spec.arguments.first ?? "" }
   let resolvedPath: String
   let workingDirectoryPath: String?
   /// Whether `resolvedPath` came from a PATH search (and may be stale in the cache).
   let searchedPath: Bool
 
   init(_ spec: ProcessSpec, resolvedPath: String, searchedPath: Bool) {
-    command = spec.arguments.first ?? ""
+    self.spec = spec
     self.resolvedPath = resolvedPath
     self.searchedPath = searchedPath
     workingDirectoryPath = spec.workingDirectory
@@ -27,6 +28,14 @@ final class SpawnPlan: @unchecked Sendable {
     argv = Self.cStrings(spec.arguments)
     envp = Self.cStrings(spec.environment.map { "\($0.key)=\($0.value)" })
     workingDirectory = spec.workingDirectory.map { strdup($0)! }
+  }
+
+  /// The plan `execvp` falls back to when the kernel cannot exec a file (ENOEXEC): a script
+  /// without a `#!` line, run by `/bin/sh`.
+  func shellFallback() -> SpawnPlan {
+    var fallback = spec
+    fallback.arguments = ["/bin/sh", resolvedPath] + spec.arguments.dropFirst()
+    return SpawnPlan(fallback, resolvedPath: "/bin/sh", searchedPath: false)
   }
 
   deinit {

@@ -31,6 +31,19 @@ struct ProcessReactorTests {
     #expect(try await reactor.run(truth, sink: sink, grace: .seconds(1)) == .exited(0))
   }
 
+  @Test func scriptWithoutShebangRunsUnderSh() async throws {
+    let script = FileManager.default.temporaryDirectory.appendingPathComponent("runner-\(UUID().uuidString)").path
+    #expect(
+      FileManager.default.createFile(
+        atPath: script, contents: Data("echo \"from script $1\"\nexit 4\n".utf8), attributes: [.posixPermissions: 0o755]
+      ))
+    defer { try? FileManager.default.removeItem(atPath: script) }
+    let sink = CollectingSink()
+    let spec = ProcessSpec(arguments: [script, "arg"], environment: ["PATH": Support.path])
+    #expect(try await reactor.run(spec, sink: sink, grace: .seconds(1)) == .exited(4))
+    #expect(sink.text(.stdout) == ["from script arg"])
+  }
+
   @Test func linesArriveInOrderWithStreamsAndUnterminatedLast() async throws {
     let sink = CollectingSink()
     let script = "printf 'one\\ntwo\\n'; printf 'err\\n' >&2; printf '\\n'; printf 'last'"
