@@ -1,0 +1,2 @@
+import { greet } from "../core/index.js";
+console.log(greet("api"));
