@@ -34,7 +34,7 @@ enum JPEGCodec {
     guard header.width > 0, header.height > 0, header.width * header.height <= maxPixels else {
       throw .tooManyPixels(name: name, width: header.width, height: header.height, limit: maxPixels)
     }
-    let storage = PixelStorage(count: header.width * header.height * 4)
+    let storage = PixelStorage(uninitializedCount: header.width * header.height * 4)
     var message = [CChar](repeating: 0, count: Int(RUNNER_JPEG_MESSAGE_LENGTH))
     let status = bytes.withUnsafeBufferPointer { data in
       runner_jpeg_decode(data.baseAddress, UInt(data.count), header.isCMYK ? 1 : 0, storage.base, &message)

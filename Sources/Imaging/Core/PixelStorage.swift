@@ -14,11 +14,21 @@ final class PixelStorage: @unchecked Sendable {
   let count: Int
 
   /// Allocates `count` bytes, zero-filled.
-  init(count: Int) {
+  convenience init(count: Int) {
+    self.init(uninitializedCount: count)
+    base.initialize(repeating: 0, count: max(count, 1))
+  }
+
+  /// Allocates `count` bytes with unspecified contents, for a kernel or codec that writes
+  /// every byte.
+  ///
+  /// Skipping the zero fill matters for large images: it is a serial pass over the whole
+  /// buffer, and it would take the first-touch page faults on one thread instead of
+  /// leaving them to the parallel workers that fill the buffer.
+  init(uninitializedCount count: Int) {
     // 64-byte alignment keeps SIMD loads on cache lines; RGBA words need 4 at least.
     let raw = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 64)
-    raw.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1))
-    base = raw.assumingMemoryBound(to: UInt8.self)
+    base = raw.bindMemory(to: UInt8.self, capacity: max(count, 1))
     self.count = count
   }
 

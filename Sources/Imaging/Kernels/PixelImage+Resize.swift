@@ -25,7 +25,7 @@ extension PixelImage {
     if newWidth == width && newHeight == height { return self }
     let horizontal = ResampleAxis(sourceSize: width, targetSize: newWidth, filter: filter)
     let vertical = ResampleAxis(sourceSize: height, targetSize: newHeight, filter: filter)
-    let output = PixelStorage(count: newWidth * newHeight * 4)
+    let output = PixelStorage(uninitializedCount: newWidth * newHeight * 4)
     let source = SharedPointer(base: storage.base)
     let target = SharedPointer(base: output.base)
     let sourceWidth = width
@@ -50,7 +50,7 @@ extension PixelImage {
           for (tap, weight) in horizontal.weights[x].enumerated() {
             sum += weight * pixelsLine[start + tap]
           }
-          SeparableConvolution.store(sum, to: out + x * 4)
+          PixelMap.store(sum, to: out + x * 4)
         }
       }
     }

@@ -7,7 +7,7 @@ enum PixelMap {
     _ image: PixelImage, _ transform: @escaping @Sendable (Pixel, Int, Int) -> Pixel
   ) async throws -> PixelImage {
     let width = image.width
-    let output = PixelStorage(count: image.storage.count)
+    let output = PixelStorage(uninitializedCount: image.storage.count)
     let source = SharedPointer(base: image.storage.base)
     let target = SharedPointer(base: output.base)
     try await Bands.run(rows: image.height) { band in
@@ -16,7 +16,7 @@ enum PixelMap {
         for x in 0..<width {
           let offset = (y * width + x) * 4
           let value = transform(load(source.base + offset), x, y)
-          SeparableConvolution.store(value, to: target.base + offset)
+          store(value, to: target.base + offset)
         }
       }
     }
@@ -38,9 +38,26 @@ enum PixelMap {
     return result
   }
 
+  // Lane by lane on purpose: the generic SIMD conversions between integer and float
+  // vectors are not specialised into vector code and cost a function call per element.
   @inline(__always)
   static func load(_ pointer: UnsafeMutablePointer<UInt8>) -> Pixel {
-    let bytes = UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<UInt8>.self)
-    return Pixel(SIMD4<Int32>(truncatingIfNeeded: bytes))
+    Pixel(Float(pointer[0]), Float(pointer[1]), Float(pointer[2]), Float(pointer[3]))
+  }
+
+  /// Stores a pixel rounded to the nearest byte (halves up) and clamped to 0...255.
+  @inline(__always)
+  static func store(_ value: Pixel, to pointer: UnsafeMutablePointer<UInt8>) {
+    pointer[0] = byte(value[0])
+    pointer[1] = byte(value[1])
+    pointer[2] = byte(value[2])
+    pointer[3] = byte(value[3])
+  }
+
+  @inline(__always)
+  static func byte(_ value: Float) -> UInt8 {
+    // NaN fails both comparisons and ends up 0.
+    let clamped = value < 254.5 ? (value >= 0 ? value + 0.5 : 0) : 255
+    return UInt8(truncatingIfNeeded: Int32(clamped))
   }
 }
