@@ -41,7 +41,7 @@ public struct RunSession: Sendable {
     let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
     var summary = await run.value
     summary.interruption = watcher.firstSignal
-    await ProcessReactor.shared.reapLeftovers(grace: min(settings.grace, .seconds(1)))
+    await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     console.printSummary(summary, graph: graph)
     return summary.exitCode
   }

@@ -64,11 +64,16 @@ public final class ProcessReactor: Sendable {
   /// At the end of a run: SIGTERM every process group this reactor started whose members are still alive
   /// (background grandchildren left behind by finished tasks), SIGKILL after grace. Must not hang.
   ///
+  /// Groups of cancelled runs still within their grace period are included: their leader may
+  /// have exited on SIGTERM while a member that ignores it lives on, and runner must not exit
+  /// before that member's SIGKILL is due.
+  ///
   /// Returns once every such group is gone or `grace` has passed and SIGKILL was sent (the
   /// kernel finishes killing asynchronously). Cancelling the calling Task skips the rest of the
   /// grace.
   public func reapLeftovers(grace: Duration) async {
-    var alive = groups.takeLeftovers().filter { Kernel.killGroup($0, Kernel.sigterm) == 0 }
+    let candidates = Set(groups.takeLeftovers() + groups.gracedGroups())
+    var alive = candidates.filter { Kernel.killGroup($0, Kernel.sigterm) == 0 }
     guard !alive.isEmpty else { return }
     groups.startGrace(alive)
     defer { groups.endGrace(alive) }
