@@ -201,7 +201,8 @@ struct ProcessReactorTests {
     }
     #expect(outcome == .exited(0))
     #expect(sink.text(.stdout) == ["started"])
-    #expect(Support.processes(withMarker: marker).count == 1)
+    // Polled: while the background child execs `sleep`, its /proc entry can briefly be unreadable.
+    #expect(await Support.eventually { Support.processes(withMarker: marker).count == 1 })
     await reactor.reapLeftovers(grace: .seconds(2))
     #expect(await Support.eventually { Support.processes(withMarker: marker).isEmpty })
   }
