@@ -9,7 +9,8 @@ let package = Package(
     .library(name: "RunnerKit", targets: ["RunnerKit"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     .executableTarget(
@@ -19,7 +20,10 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .target(name: "RunnerKit", dependencies: ["CYaml", "CRunnerShim", "Imaging"]),
+    .target(
+      name: "RunnerKit",
+      dependencies: ["CYaml", "CRunnerShim", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
+    ),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
