@@ -41,7 +41,7 @@ enum SeparableConvolution {
     let radius = kernel.radius
     let rowLength = width * 4
     let padding = radius * 4
-    let ring = SourceRing(source: source, rowLength: rowLength, height: height, radius: radius)
+    let ring = SourceRing<UInt16>(source: source, rowLength: rowLength, height: height, size: 2 * radius + 1)
     defer { ring.deallocate() }
     // Rows y - radius ... y + radius of the ring, for the current output row y.
     let window = UnsafeMutablePointer<UnsafeMutablePointer<UInt16>>.allocate(capacity: 2 * radius + 1)
