@@ -13,7 +13,7 @@ enum Entrypoint {
     signal(SIGPIPE, SIG_IGN)
     let code: Int32
     do {
-      var command = try RunnerCommand.parseAsRoot() as! RunnerCommand
+      var command = try RunnerCommand.parse()
       code = await command.execute()
     } catch {
       code = usageExitCode(for: error)

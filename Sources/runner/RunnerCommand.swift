@@ -7,14 +7,14 @@ struct RunnerCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "runner",
     abstract: "Run the tasks of a YAML task file as a dependency graph.",
-    discussion: """
-      FILE defaults to ./tasks.yml. A first argument that is an existing file or ends in .yml or
-      .yaml is the file; otherwise it is a target, so `runner build` and `runner tasks.yml build`
-      both work. With no target, the file's `default` tasks run (or every task).
-
-      Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage,
-      130 interrupted (SIGINT), 143 terminated (SIGTERM).
-      """
+    discussion: [
+      "FILE defaults to ./tasks.yml. A first argument that is an existing file or ends in .yml or .yaml is the "
+        + "file; otherwise it is a target, so `runner build` and `runner tasks.yml build` both work. With no "
+        + "target, the file's `default` tasks run (or every task).",
+      "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 130 interrupted (SIGINT), "
+        + "143 terminated (SIGTERM).",
+      "The task file format: docs/tasks-file.md.",
+    ].joined(separator: "\n\n")
   )
 
   @Argument(help: "The task file (optional), then the tasks to run.")

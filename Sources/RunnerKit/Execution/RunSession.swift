@@ -34,13 +34,15 @@ public struct RunSession: Sendable {
     defer { Self.removeDirectory(scratch) }
     var environment = ProcessEnvironment.current
     for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    let observer = ObserverList(observers)
     let scheduler = Scheduler(
-      selection: selection, settings: settings, observer: ObserverList(observers), scratchDirectory: scratch,
+      selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
       baseEnvironment: environment)
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
     var summary = await run.value
     summary.interruption = watcher.firstSignal
+    observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     console.printSummary(summary, graph: graph)
     return summary.exitCode

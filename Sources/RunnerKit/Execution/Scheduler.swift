@@ -30,6 +30,9 @@ public struct Scheduler: Sendable {
   }
 
   /// Runs the selection to the end. Cancelling the calling task stops the run like fail-fast.
+  ///
+  /// Emits `runStarted` and every task event; `runFinished` is the caller's to emit, once it
+  /// knows what only it can (which signal interrupted the run).
   public func run() async -> RunSummary {
     let start = ContinuousClock.now
     var state = RunState(selection: selection, failFast: settings.failFast)
@@ -77,7 +80,6 @@ public struct Scheduler: Sendable {
     }
     var summary = state.summary()
     summary.duration = ContinuousClock.now - start
-    emit(nil, .runFinished(summary))
     return summary
   }
 

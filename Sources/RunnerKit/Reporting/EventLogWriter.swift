@@ -13,7 +13,7 @@ public final class EventLogWriter: RunObserver {
   /// - Throws: a message naming the file when it cannot be created.
   public init(path: String, taskNames: [String]) throws(TaskFileError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw .unreadable(path, reason: FileReader.describe(errno)) }
+    guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
     descriptor = Mutex(fd)
     names = taskNames
   }
@@ -46,6 +46,10 @@ public final class EventLogWriter: RunObserver {
         members.append((state.rawValue, .int(summary.counts[state] ?? 0)))
       }
       members += [("duration", .double(seconds(summary.duration))), ("exit_code", .int(Int(summary.exitCode)))]
+      if let signal = summary.interruption {
+        members.append(("interrupted_by", .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")))
+      }
+      if let deadlock = summary.deadlock { members.append(("deadlock", .string(deadlock))) }
     }
     write(.object(members))
   }

@@ -16,7 +16,7 @@ extension ImageStepDecoder {
       let location = sources[0] ?? sources[1] ?? ""
       let isURL = location.hasPrefix("http://") || location.hasPrefix("https://")
       if sources[1] != nil, !isURL {
-        reader.fail(.invalidValue(what: p.what, reason: "'url' must start with http:// or https://"), at: p.at)
+        reader.fail(.invalidValue(what: "'url' of \(p.what)", reason: "must start with http:// or https://"), at: p.at)
       }
       return .load(isURL ? .url(location) : .path(location), maxPixels: maxPixels)
     case "resize":

@@ -57,7 +57,11 @@ struct ImageStepDecoder {
       } else if let main = spec.main {
         parameters.values[main] = value
       } else {
-        reader.wrongType(what, expected: spec.keys.isEmpty ? "no parameters" : "a mapping of parameters", value)
+        if spec.keys.isEmpty {
+          reader.fail(.invalidValue(what: what, reason: "takes no parameters, found \(value.quotedOrKind)"), at: value)
+        } else {
+          reader.wrongType(what, expected: "a mapping of parameters", value)
+        }
         return nil
       }
     }

@@ -105,19 +105,26 @@ struct SchemaReader {
 
   /// `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds.
   mutating func duration(_ node: YAMLNode, what: String) -> Duration? {
-    guard let text = node.scalar, let value = Self.parseDuration(text) else {
-      fail(.wrongType(what: what, expected: "a duration such as 90s, 5m or 250ms", found: node.quotedOrKind), at: node)
+    guard let text = node.scalar, let value = Self.parseDuration(text), value > .zero else {
+      fail(
+        .wrongType(what: what, expected: "a positive duration such as 90s, 5m or 250ms", found: node.quotedOrKind),
+        at: node)
       return nil
     }
     return value
   }
 
+  /// Durations above this (about 31 years) are refused rather than overflowing.
+  static let maximumSeconds = 1e9
+
   static func parseDuration(_ text: String) -> Duration? {
-    if let seconds = Double(text), seconds >= 0, seconds.isFinite { return .milliseconds(Int64(seconds * 1000)) }
+    if let seconds = Double(text) {
+      guard seconds >= 0, seconds < maximumSeconds else { return nil }
+      return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
     var total = 0.0
     var number = ""
     var unit = ""
-    var sawPart = false
     func flush() -> Bool {
       guard let value = Double(number), value >= 0 else { return false }
       let scale: Double
@@ -131,7 +138,6 @@ struct SchemaReader {
       total += value * scale
       number = ""
       unit = ""
-      sawPart = true
       return true
     }
     for character in text {
@@ -144,8 +150,8 @@ struct SchemaReader {
         return nil
       }
     }
-    guard !number.isEmpty || !unit.isEmpty else { return sawPart ? .milliseconds(Int64(total * 1000)) : nil }
-    guard flush(), total.isFinite, total < 1e9 else { return nil }
+    guard !number.isEmpty || !unit.isEmpty else { return nil }
+    guard flush(), total < maximumSeconds else { return nil }
     return .milliseconds(Int64((total * 1000).rounded()))
   }
 }

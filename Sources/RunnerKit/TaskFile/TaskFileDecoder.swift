@@ -172,10 +172,12 @@ struct TaskFileDecoder {
     guard let entries = reader.mapping(node, what: what) else { return [] }
     var result: [EnvironmentEntry] = []
     for entry in entries {
-      guard case .scalar(let text, _) = entry.value.kind else {
+      // `A: ~` or `A:` sets an empty value, as in GitHub Actions.
+      guard case .scalar(let written, _) = entry.value.kind else {
         reader.wrongType("'\(entry.name)' in \(what)", expected: "a string", entry.value)
         continue
       }
+      let text = entry.value.isNull ? "" : written
       if entry.name.isEmpty || entry.name.contains("=") || entry.name.contains("\0") {
         reader.fail(
           .invalidValue(what: "environment variable name '\(entry.name)'", reason: "is not valid"), at: entry.key)

@@ -5,6 +5,7 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
   case fileNotFound(String)
   case isDirectory(String)
   case unreadable(String, reason: String)
+  case unwritable(String, reason: String)
   case syntax(problem: String, context: String?)
   case multipleDocuments
   case emptyFile
@@ -35,6 +36,7 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case .fileNotFound(let path): return "task file '\(path)' not found"
     case .isDirectory(let path): return "'\(path)' is a directory, not a task file"
     case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
+    case .unwritable(let path, let reason): return "cannot write '\(path)': \(reason)"
     case .syntax(let problem, let context):
       return context.map { "invalid YAML: \(problem) \($0)" } ?? "invalid YAML: \(problem)"
     case .multipleDocuments: return "a task file holds one YAML document; found a second '---'"

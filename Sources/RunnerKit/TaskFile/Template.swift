@@ -72,8 +72,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     let task = String(path[..<marker.lowerBound])
     let key = String(path[marker.upperBound...])
     guard !task.isEmpty, !key.isEmpty else { throw .malformedExpression(whole, reason: expected) }
-    guard key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-      throw .malformedExpression(whole, reason: "output key '\(key)' may hold letters, digits, '_' and '-'")
+    guard key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) else {
+      throw .malformedExpression(whole, reason: "output key '\(key)' may hold letters, digits, '_', '-' and '.'")
     }
     return .output(task: task, key: key)
   }
