@@ -49,6 +49,18 @@ struct RunnerCommand: ParsableCommand {
   @Option(help: "Write every state change and output line to FILE as JSON Lines.")
   var events: String?
 
+  @Flag(help: "Run every selected task, even those up to date or in the cache.")
+  var force = false
+
+  @Flag(help: "Neither restore from nor store in the local cache (.runner/cache).")
+  var noCache = false
+
+  @Flag(help: "Remove the local cache (.runner/cache) and exit.")
+  var cleanCache = false
+
+  @Flag(help: "Fail at once if another runner holds this directory's lock, rather than wait.")
+  var noWait = false
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
     if RunnerKit.parseDuration(grace) == nil {
@@ -72,6 +84,15 @@ struct RunnerCommand: ParsableCommand {
   mutating func execute() async -> Int32 {
     let printer = DiagnosticPrinter()
     let (path, targetNames) = fileAndTargets()
+    if cleanCache { return await IncrementalStore.cleanCache(taskFile: path, wait: !noWait) }
+    let caching: CacheSettings
+    do {
+      caching = try CacheSettings(
+        force: force, noCache: noCache, noWait: noWait, environment: getenv("RUNNER_CACHE_MAX"))
+    } catch {
+      printer.print([Diagnostic(.error, "\(error)")])
+      return ExitStatus.usage
+    }
     let graph: TaskGraph
     let selection: GraphSelection
     do {
@@ -97,7 +118,7 @@ struct RunnerCommand: ParsableCommand {
       concurrency: jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: keepGoing ? false : graph.file.failFast,
       grace: RunnerKit.parseDuration(grace) ?? .seconds(5),
-      eventsPath: events)
+      eventsPath: events, caching: caching)
     return await RunSession(selection: selection, settings: settings).run()
   }
 }

@@ -34,13 +34,29 @@ public struct RunSession: Sendable {
     defer { Self.removeDirectory(scratch) }
     var environment = ProcessEnvironment.current
     for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    var store: IncrementalStore?
+    var lock: RunLock?
+    if settings.caching.enabled {
+      let directory = CacheSettings.stateDirectory(for: graph.file)
+      do {
+        lock = try await RunLock.acquire(directory: directory, wait: settings.caching.wait) { holder in
+          Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2)
+        }
+      } catch {
+        DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
+        return ExitStatus.usage
+      }
+      store = IncrementalStore(directory: directory, settings: settings.caching, environment: environment)
+    }
+    defer { withExtendedLifetime(lock) {} }
     let observer = ObserverList(observers)
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
-      baseEnvironment: environment)
+      baseEnvironment: environment, factory: OperationFactory(store: store))
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
     var summary = await run.value
+    store?.finish()
     summary.interruption = watcher.firstSignal
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)

@@ -8,11 +8,17 @@ public struct RunSettings: Sendable {
   public var grace: Duration
   /// `--events FILE`.
   public var eventsPath: String?
+  /// Up-to-date checks and the local cache (`--force`, `--no-cache`, `--no-wait`).
+  public var caching: CacheSettings
 
-  public init(concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil) {
+  public init(
+    concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,
+    caching: CacheSettings = .disabled
+  ) {
     self.concurrency = max(1, concurrency)
     self.failFast = failFast
     self.grace = grace
     self.eventsPath = eventsPath
+    self.caching = caching
   }
 }

@@ -103,7 +103,7 @@ struct RunState {
     switch result {
     case .success(let value):
       results[task] = value
-      set(task, .succeeded, reason: elapsed)
+      set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
       for dependent in graph.dependents[task] where selection.isMember[dependent] {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }

@@ -1,15 +1,23 @@
 /// Makes the operation that runs a task, by the kind of its action.
 public struct OperationFactory: Sendable {
   let reactor: ProcessReactor
+  /// Incremental state and cache; nil runs every task as written.
+  let store: IncrementalStore?
 
-  public init(reactor: ProcessReactor = .shared) { self.reactor = reactor }
+  public init(reactor: ProcessReactor = .shared, store: IncrementalStore? = nil) {
+    self.reactor = reactor
+    self.store = store
+  }
 
   public func operation(for task: TaskDefinition) -> any TaskOperation {
+    let operation: any TaskOperation
     switch task.action {
     case .group: return GroupOperation()
-    case .shell(let commands): return ShellOperation(commands: commands, reactor: reactor)
-    case .image(let steps): return ImageOperation(steps: steps)
+    case .shell(let commands): operation = ShellOperation(commands: commands, reactor: reactor)
+    case .image(let steps): operation = ImageOperation(steps: steps)
     }
+    guard let store else { return operation }
+    return CachingOperation(inner: operation, store: store, cacheable: CachingOperation.isCacheable(task))
   }
 }
 

@@ -1,0 +1,136 @@
+/// The state file's format: text lines of tab-separated, escaped fields, then a SHA-256 trailer.
+///
+/// ```
+/// runner-state 1
+/// T name fingerprint operation directory environment dependencies outputDigest
+/// S path hash device inode size mtime ctime      (a source of the task above; "-" stamp: none)
+/// O path hash device inode size mtime ctime      (an output file)
+/// V key value                                    (an output value)
+/// sha256 <hex of every byte above this line>
+/// ```
+///
+/// A line-based format rather than JSON keeps the no-op path (tens of thousands of lines)
+/// fast with a byte-level parser and no Foundation.
+extension BuildState {
+  func encoded() -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(tasks.count * 512)
+    out.append(contentsOf: "runner-state \(Self.formatVersion)\n".utf8)
+    for name in tasks.keys.sorted() {
+      let record = tasks[name]!
+      Self.line(
+        &out, "T",
+        [
+          name, record.fingerprint, record.operation, record.directory, record.environment, record.dependencies,
+          record.outputDigest,
+        ])
+      for file in record.sources { Self.line(&out, "S", Self.fields(of: file)) }
+      for file in record.outputs { Self.line(&out, "O", Self.fields(of: file)) }
+      for value in record.values { Self.line(&out, "V", [value.key, value.value]) }
+    }
+    let digest = out.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    out.append(contentsOf: "sha256 \(digest)\n".utf8)
+    return out
+  }
+
+  /// - Throws: `CacheError.corrupt` for a wrong trailer, a truncated file or a malformed line.
+  init(decoding bytes: [UInt8], path: String) throws(CacheError) {
+    let trailerLength = "sha256 ".utf8.count + 64 + 1
+    guard bytes.count >= trailerLength else { throw .corrupt(path, reason: "truncated") }
+    let bodyEnd = bytes.count - trailerLength
+    let trailer = String(decoding: bytes[bodyEnd...], as: UTF8.self)
+    let digest = bytes.withUnsafeBytes {
+      ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<bodyEnd])))
+    }
+    guard trailer == "sha256 \(digest)\n" else { throw .corrupt(path, reason: "checksum mismatch") }
+    var lines = bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+    if lines.last?.isEmpty == true { lines.removeLast() }
+    guard let header = lines.popFirst(), String(decoding: header, as: UTF8.self) == "runner-state \(Self.formatVersion)"
+    else { throw .corrupt(path, reason: "unknown format") }
+    var current: (name: String, record: TaskRecord)?
+    for line in lines {
+      let fields = Self.split(line)
+      guard let kind = fields.first else { throw .corrupt(path, reason: "empty line") }
+      switch (kind, fields.count) {
+      case ("T", 8):
+        if let current { tasks[current.name] = current.record }
+        current = (
+          fields[1],
+          TaskRecord(
+            fingerprint: fields[2], operation: fields[3], directory: fields[4], environment: fields[5],
+            dependencies: fields[6], sources: [], outputs: [], values: [], outputDigest: fields[7])
+        )
+      case ("S", 8) where current != nil: current!.record.sources.append(try Self.file(fields, path))
+      case ("O", 8) where current != nil: current!.record.outputs.append(try Self.file(fields, path))
+      case ("V", 3) where current != nil: current!.record.values.append((fields[1], fields[2]))
+      default: throw .corrupt(path, reason: "unexpected line '\(kind)' with \(fields.count) field(s)")
+      }
+    }
+    if let current { tasks[current.name] = current.record }
+  }
+
+  static func fields(of file: FileRecord) -> [String] {
+    guard let stamp = file.stamp else { return [file.path, file.hash, "-", "-", "-", "-", "-"] }
+    return [
+      file.path, file.hash, String(stamp.device), String(stamp.inode), String(stamp.size), String(stamp.modified),
+      String(stamp.changed),
+    ]
+  }
+
+  static func file(_ fields: [String], _ path: String) throws(CacheError) -> FileRecord {
+    var stamp: CacheFileSystem.Stamp?
+    if fields[3] != "-" {
+      guard let device = Int64(fields[3]), let inode = Int64(fields[4]), let size = Int64(fields[5]),
+        let modified = Int64(fields[6]), let changed = Int64(fields[7])
+      else { throw .corrupt(path, reason: "malformed file stamp") }
+      stamp = .init(device: device, inode: inode, size: size, modified: modified, changed: changed)
+    }
+    return FileRecord(path: fields[1], hash: fields[2], stamp: stamp)
+  }
+
+  /// Appends `kind` and the fields, tab-separated, with `\`, tab and newline escaped.
+  static func line(_ out: inout [UInt8], _ kind: String, _ fields: [String]) {
+    out.append(contentsOf: kind.utf8)
+    for field in fields {
+      out.append(UInt8(ascii: "\t"))
+      for byte in field.utf8 {
+        switch byte {
+        case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        default: out.append(byte)
+        }
+      }
+    }
+    out.append(UInt8(ascii: "\n"))
+  }
+
+  static func split(_ line: ArraySlice<UInt8>) -> [String] {
+    var fields: [String] = []
+    var field: [UInt8] = []
+    var escaped = false
+    var plain = true
+    var start = line.startIndex
+    for index in line.indices {
+      let byte = line[index]
+      if escaped {
+        field.append(byte == UInt8(ascii: "t") ? 9 : byte == UInt8(ascii: "n") ? 10 : byte)
+        escaped = false
+      } else if byte == UInt8(ascii: "\\") {
+        if plain { field.append(contentsOf: line[start..<index]) }
+        plain = false
+        escaped = true
+      } else if byte == UInt8(ascii: "\t") {
+        fields.append(
+          plain ? String(decoding: line[start..<index], as: UTF8.self) : String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
+        plain = true
+        start = index + 1
+      } else if !plain {
+        field.append(byte)
+      }
+    }
+    fields.append(plain ? String(decoding: line[start...], as: UTF8.self) : String(decoding: field, as: UTF8.self))
+    return fields
+  }
+}

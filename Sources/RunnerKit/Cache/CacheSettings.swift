@@ -1,0 +1,47 @@
+/// How a run uses incremental state and the local cache (`--force`, `--no-cache`, `--no-wait`).
+public struct CacheSettings: Sendable {
+  /// Check and record fingerprints at all (false: every task runs, nothing is written).
+  public var enabled: Bool
+  /// Read and write `.runner/cache` (false is `--no-cache`; up-to-date checks still happen).
+  public var useCache: Bool
+  /// Run every selected task; results are still recorded and cached.
+  public var force: Bool
+  /// Wait for another runner's lock (false is `--no-wait`: fail at once).
+  public var wait: Bool
+  /// The cache's size bound (`RUNNER_CACHE_MAX`).
+  public var maximumBytes: Int64
+
+  public init(
+    enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,
+    maximumBytes: Int64 = CacheStore.defaultMaximumBytes
+  ) {
+    self.enabled = enabled
+    self.useCache = useCache
+    self.force = force
+    self.wait = wait
+    self.maximumBytes = maximumBytes
+  }
+
+  public static let disabled = CacheSettings(enabled: false)
+
+  /// The directory of state, cache and lock: `.runner` next to the task file.
+  public static func stateDirectory(for file: TaskFile) -> String {
+    (file.directory.isEmpty ? "." : file.directory) + "/.runner"
+  }
+}
+
+extension CacheSettings {
+  /// The command line's settings.
+  ///
+  /// - Parameter environment: the value of `RUNNER_CACHE_MAX` (a C string), if set.
+  /// - Throws: `CacheError.invalidSize` for a bound that is not a size.
+  public init(force: Bool, noCache: Bool, noWait: Bool, environment: UnsafeMutablePointer<CChar>?) throws(CacheError) {
+    var maximum = CacheStore.defaultMaximumBytes
+    if let environment {
+      let text = String(cString: environment)
+      guard let parsed = CacheStore.parseSize(text) else { throw .invalidSize(text) }
+      maximum = parsed
+    }
+    self.init(useCache: !noCache, force: force, wait: !noWait, maximumBytes: maximum)
+  }
+}

@@ -1,0 +1,43 @@
+import Imaging
+
+/// A result that knows its task's fingerprint, so dependents' fingerprints can include it.
+public protocol FingerprintProviding: OperationResult {
+  var fingerprint: String { get }
+  /// Digest of what the task hands on: output values, output files, image pixels.
+  var outputDigest: String { get }
+}
+
+/// A result with a word for the console, appended to the succeeded line (`✓ build up to date`).
+public protocol RunNoteProviding: OperationResult {
+  var note: String? { get }
+}
+
+/// What a cached task provides, whether it ran, was up to date or was restored.
+public struct CachedResult: OutputProviding, FingerprintProviding, RunNoteProviding {
+  public var outputs: [String: String]
+  public var fingerprint: String
+  public var outputDigest: String
+  public var note: String?
+}
+
+/// The same for an image task, with its image.
+public struct CachedImageResult: ImageProviding, OutputProviding, FingerprintProviding, RunNoteProviding {
+  public var image: PixelImage
+  public var outputs: [String: String]
+  public var fingerprint: String
+  public var outputDigest: String
+  public var note: String?
+}
+
+extension CachedResult {
+  /// The dependent-facing result: with the image when there is one.
+  static func make(
+    outputs: [String: String], image: PixelImage?, fingerprint: String, outputDigest: String, note: String?
+  ) -> any OperationResult {
+    if let image {
+      return CachedImageResult(
+        image: image, outputs: outputs, fingerprint: fingerprint, outputDigest: outputDigest, note: note)
+    }
+    return CachedResult(outputs: outputs, fingerprint: fingerprint, outputDigest: outputDigest, note: note)
+  }
+}

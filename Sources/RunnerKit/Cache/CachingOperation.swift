@@ -1,0 +1,196 @@
+import Glibc
+import Imaging
+
+/// Wraps a task's operation with incremental behaviour: skip it when up to date, restore it
+/// from the local cache, or run it and record (and cache) what it did.
+///
+/// A cacheable task (one with `sources`, or an image task that loads no URL) computes its
+/// fingerprint first. Any other task just runs; its output values are still recorded, so a
+/// dry run can predict its dependents' fingerprints.
+struct CachingOperation: TaskOperation {
+  let inner: any TaskOperation
+  let store: IncrementalStore
+  let cacheable: Bool
+
+  /// Whether a task gets fingerprinted at all.
+  static func isCacheable(_ task: TaskDefinition) -> Bool {
+    switch task.action {
+    case .group: return false
+    case .shell: return !task.sources.isEmpty
+    case .image(let steps):
+      return !steps.contains { if case .load(.url, _) = $0.kind { return true } else { return false } }
+    }
+  }
+
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
+    let task = context.task
+    guard cacheable else {
+      let result = try await inner.run(context)
+      let contribution = Fingerprint.contribution(of: result, name: task.name)
+      let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
+      store.update(
+        task.name,
+        TaskRecord(
+          fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+          values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
+      return result
+    }
+    let previous = store.record(task.name)
+    let fingerprint = Fingerprint(
+      task: task, workingDirectory: context.workingDirectory,
+      environment: Fingerprint.environmentDigest(base: store.baseEnvironment, task: task) { name, key in
+        (context.inputs[name] as? any OutputProviding)?.outputs[key]
+      },
+      dependencies: context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }, previous: previous)
+    if !store.settings.force {
+      if let previous, let result = upToDate(previous, fingerprint, context) { return result }
+      if store.settings.useCache, let result = restore(fingerprint, context) { return result }
+    }
+    if Task.isCancelled { throw .cancelled }
+    let capture = LogCapture(forward: context.output)
+    var running = context
+    running.output = TaskOutput(task: context.output.task, observer: capture, start: context.output.start)
+    let result: any OperationResult
+    do {
+      result = try await inner.run(running)
+    } catch {
+      store.update(task.name, nil)
+      throw error
+    }
+    return record(result, fingerprint, log: capture.lines, context)
+  }
+
+  /// The recorded result if the fingerprint matches and every recorded output is present and unchanged.
+  func upToDate(_ previous: TaskRecord, _ fingerprint: Fingerprint, _ context: OperationContext) -> (
+    any OperationResult
+  )? {
+    guard previous.fingerprint == fingerprint.value else { return nil }
+    let outputs = Fingerprint.hashFiles(
+      previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs)
+    guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
+      return nil
+    }
+    var image: PixelImage?
+    if case .image = context.task.action {
+      // The image itself lives only in the cache entry.
+      guard store.settings.useCache, let entry = try? store.cache.load(fingerprint.value), let png = entry.image,
+        let decoded = try? ImageCodec.decode(png, name: "cached image of '\(context.task.name)'")
+      else { return nil }
+      image = decoded
+    }
+    if outputs != previous.outputs || fingerprint.sources != previous.sources {
+      var refreshed = previous
+      refreshed.outputs = outputs
+      refreshed.sources = fingerprint.sources
+      store.update(context.task.name, refreshed)
+    }
+    return CachedResult.make(
+      outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
+      fingerprint: previous.fingerprint, outputDigest: previous.outputDigest, note: "up to date")
+  }
+
+  /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
+  func restore(_ fingerprint: Fingerprint, _ context: OperationContext) -> (any OperationResult)? {
+    let entry: CacheEntry
+    do {
+      guard let found = try store.cache.load(fingerprint.value) else { return nil }
+      entry = found
+    } catch {
+      store.warn("discarding the cache entry of '\(context.task.name)': \(error); running it")
+      return nil
+    }
+    var image: PixelImage?
+    if let png = entry.image {
+      guard let decoded = try? ImageCodec.decode(png, name: "cached image of '\(context.task.name)'") else {
+        store.warn("discarding the cache entry of '\(context.task.name)': its image does not decode; running it")
+        return nil
+      }
+      image = decoded
+    } else if case .image = context.task.action {
+      return nil
+    }
+    var outputs: [FileRecord] = []
+    for file in entry.files {
+      let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
+      do {
+        try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: full))
+        try CacheFileSystem.writeAtomically(full, file.bytes, mode: mode_t(file.mode & 0o7777))
+      } catch {
+        store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")
+        return nil
+      }
+      let hash = file.bytes.withUnsafeBytes { ContentHasher.digest($0) }
+      outputs.append(FileRecord(path: file.path, hash: hash, stamp: nil))
+    }
+    for line in entry.log {
+      line.bytes.withUnsafeBytes { context.output.receive($0, stream: line.stream, complete: true) }
+    }
+    let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
+    let digest = Fingerprint.outputDigest(
+      values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
+    store.update(
+      context.task.name,
+      TaskRecord(
+        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+        outputs: outputs, values: entry.values, outputDigest: digest))
+    return CachedResult.make(
+      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest,
+      note: "restored from cache")
+  }
+
+  /// Records a fresh run and stores it in the cache.
+  func record(
+    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogLine]?, _ context: OperationContext
+  ) -> any OperationResult {
+    let task = context.task
+    let values = (result as? any OutputProviding)?.outputs ?? [:]
+    let image = (result as? any ImageProviding)?.image
+    let paths = SourceGlob.expand(Fingerprint.outputPatterns(of: task), in: context.workingDirectory)
+    var entry = CacheEntry()
+    var cacheable = store.settings.useCache && log != nil
+    var outputs: [FileRecord] = []
+    for path in paths {
+      let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
+      if cacheable, let status = CacheFileSystem.status(full), let bytes = try? CacheFileSystem.read(full) {
+        entry.files.append(CacheEntry.File(path: path, mode: status.mode & 0o7777, bytes: bytes))
+        let hash = bytes.withUnsafeBytes { ContentHasher.digest($0) }
+        let recent = CacheFileSystem.now() - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
+        outputs.append(FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp))
+      } else {
+        cacheable = false
+        outputs.append(contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: []))
+      }
+    }
+    let sortedValues = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    let digest = Fingerprint.outputDigest(values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
+    if cacheable {
+      entry.values = sortedValues
+      entry.log = log ?? []
+      if let image {
+        do {
+          entry.image = try ImageCodec.encodePNG(image)
+        } catch {
+          cacheable = false
+        }
+      }
+    }
+    if cacheable {
+      do {
+        try store.cache.save(entry, for: fingerprint.value)
+      } catch {
+        store.warn("cannot store '\(task.name)' in the cache: \(error)")
+        cacheable = false
+      }
+    }
+    store.update(
+      task.name,
+      TaskRecord(
+        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+        outputs: outputs, values: sortedValues, outputDigest: digest),
+      storedInCache: cacheable)
+    return CachedResult.make(
+      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest, note: nil)
+  }
+}

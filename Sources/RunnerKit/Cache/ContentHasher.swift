@@ -1,0 +1,70 @@
+import Crypto
+
+/// SHA-256 over typed, length-prefixed fields: the one place that imports swift-crypto.
+///
+/// Every field is prefixed with its length, so `["ab", "c"]` and `["a", "bc"]` hash
+/// differently. Digests are lower-case hex, the form the state file and cache keys use
+/// (and Bazel's remote APIs expect).
+struct ContentHasher {
+  private var hasher = SHA256()
+
+  init() {}
+
+  /// Adds a text field.
+  mutating func add(_ text: String) {
+    var text = text
+    text.withUTF8 { add(bytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Adds an integer field.
+  mutating func add(_ value: Int64) {
+    var little = value.littleEndian
+    withUnsafeBytes(of: &little) { hasher.update(bufferPointer: $0) }
+  }
+
+  /// Adds a byte field (length-prefixed).
+  mutating func add(bytes: UnsafeRawBufferPointer) {
+    add(Int64(bytes.count))
+    hasher.update(bufferPointer: bytes)
+  }
+
+  /// Adds bytes without a length prefix (for streaming a file's content).
+  mutating func stream(_ bytes: UnsafeRawBufferPointer) {
+    hasher.update(bufferPointer: bytes)
+  }
+
+  /// The digest as 64 lower-case hex digits.
+  func finalize() -> String {
+    Self.hex(Array(hasher.finalize()))
+  }
+
+  /// The digest's raw 32 bytes.
+  func finalizeBytes() -> [UInt8] {
+    Array(hasher.finalize())
+  }
+
+  static func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// SHA-256 of a byte buffer, as hex.
+  static func digest(_ bytes: UnsafeRawBufferPointer) -> String {
+    var hasher = ContentHasher()
+    hasher.stream(bytes)
+    return hasher.finalize()
+  }
+
+  /// The raw SHA-256 of a byte buffer (the integrity trailer of state and cache files).
+  static func rawDigest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    var hasher = ContentHasher()
+    hasher.stream(bytes)
+    return hasher.finalizeBytes()
+  }
+}

@@ -1,0 +1,169 @@
+import Imaging
+
+/// A task's fingerprint and the pieces it is made of (kept so a later run can say what changed).
+struct Fingerprint: Sendable {
+  var value: String
+  var operation: String
+  var directory: String
+  var environment: String
+  var dependencies: String
+  var sources: [FileRecord]
+
+  /// What one dependency contributes: its fingerprint ("-" if it has none) and output digest.
+  struct Dependency: Sendable {
+    var name: String
+    var fingerprint: String
+    var outputDigest: String
+  }
+
+  /// - Parameters:
+  ///   - environment: the digest of the environment the task sees (`environmentDigest`).
+  ///   - previous: the task's last record; its file stamps spare re-hashing unchanged files.
+  init(
+    task: TaskDefinition, workingDirectory: String, environment: String, dependencies: [Dependency],
+    previous: TaskRecord?
+  ) {
+    operation = Self.operationDigest(task)
+    // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
+    // same file named by another relative path) keeps its fingerprints.
+    directory = task.directory ?? "."
+    self.environment = environment
+    var hasher = ContentHasher()
+    for dependency in dependencies.sorted(by: { $0.name < $1.name }) {
+      hasher.add(dependency.name)
+      hasher.add(dependency.fingerprint)
+      hasher.add(dependency.outputDigest)
+    }
+    self.dependencies = hasher.finalize()
+    let paths = SourceGlob.expand(Self.sourcePatterns(of: task), in: workingDirectory)
+    sources = Self.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+    var whole = ContentHasher()
+    whole.add("runner-fingerprint-1")
+    for part in [operation, directory, environment, self.dependencies] { whole.add(part) }
+    whole.add(Int64(sources.count))
+    for file in sources {
+      whole.add(file.path)
+      whole.add(file.hash)
+    }
+    value = whole.finalize()
+  }
+
+  /// The task's `sources`, plus the files an image task loads.
+  static func sourcePatterns(of task: TaskDefinition) -> [String] {
+    var patterns = task.sources
+    if case .image(let steps) = task.action {
+      for step in steps { if case .load(.path(let path), _) = step.kind { patterns.append(path) } }
+    }
+    return patterns
+  }
+
+  /// The task's `outputs`, plus the files an image task saves.
+  static func outputPatterns(of task: TaskDefinition) -> [String] {
+    var patterns = task.outputs
+    if case .image(let steps) = task.action {
+      for step in steps { if case .save(let path, _) = step.kind { patterns.append(path) } }
+    }
+    return patterns
+  }
+
+  static func operationDigest(_ task: TaskDefinition) -> String {
+    var hasher = ContentHasher()
+    switch task.action {
+    case .group: hasher.add("group")
+    case .shell(let commands):
+      hasher.add("shell")
+      for command in commands { hasher.add(command.text) }
+    case .image(let steps):
+      hasher.add("image")
+      for step in steps { hasher.add(String(describing: step.kind)) }
+    }
+    hasher.add("sources")
+    for pattern in task.sources { hasher.add(pattern) }
+    hasher.add("outputs")
+    for pattern in task.outputs { hasher.add(pattern) }
+    return hasher.finalize()
+  }
+
+  /// Variables left out of fingerprints: runner's own per-run values and what a shell or
+  /// terminal changes from one window to the next.
+  static let volatileVariables: Set<String> = [
+    "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
+    "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
+  ]
+
+  /// The digest of runner's environment (every variable but the volatile ones, sorted by name).
+  static func baseEnvironmentDigest(_ environment: [String: String]) -> String {
+    var hasher = ContentHasher()
+    for name in environment.keys.sorted() where !volatileVariables.contains(name) {
+      hasher.add(name)
+      hasher.add(environment[name]!)
+    }
+    return hasher.finalize()
+  }
+
+  /// The digest of what a task sees: the base digest, then its own `env` as rendered.
+  static func environmentDigest(base: String, task: TaskDefinition, lookup: (String, String) -> String?) -> String {
+    var hasher = ContentHasher()
+    hasher.add(base)
+    for entry in task.environment.sorted(by: { $0.name < $1.name }) {
+      hasher.add(entry.name)
+      hasher.add(entry.value.render(lookup))
+    }
+    return hasher.finalize()
+  }
+
+  /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
+  static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord]) -> [FileRecord] {
+    var known: [String: FileRecord] = [:]
+    if !previous.isEmpty {
+      known.reserveCapacity(previous.count)
+      for record in previous { known[record.path] = record }
+    }
+    let now = CacheFileSystem.now()
+    return paths.map { path in
+      let full = path.hasPrefix("/") ? path : directory + "/" + path
+      guard let status = CacheFileSystem.status(full) else { return FileRecord(path: path, hash: FileRecord.missing) }
+      if let old = known[path], let stamp = old.stamp, stamp == status.stamp {
+        return old
+      }
+      let hash = CacheFileSystem.hashFile(full) ?? FileRecord.missing
+      let recent = now - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
+      return FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp)
+    }
+  }
+
+  /// Digest of what a task hands on: its values, its output files, its image's pixels.
+  static func outputDigest(values: [String: String], files: [FileRecord], pixels: String?) -> String {
+    var hasher = ContentHasher()
+    for key in values.keys.sorted() {
+      hasher.add(key)
+      hasher.add(values[key]!)
+    }
+    hasher.add(Int64(files.count))
+    for file in files {
+      hasher.add(file.path)
+      hasher.add(file.hash)
+    }
+    hasher.add(pixels ?? "-")
+    return hasher.finalize()
+  }
+
+  static func pixelDigest(_ image: PixelImage) -> String {
+    var hasher = ContentHasher()
+    hasher.add(Int64(image.width))
+    hasher.add(Int64(image.height))
+    image.pixels.withUnsafeBytes { hasher.add(bytes: $0) }
+    return hasher.finalize()
+  }
+
+  /// What a finished dependency contributes to its dependents' fingerprints.
+  static func contribution(of result: any OperationResult, name: String) -> Dependency {
+    if let known = result as? any FingerprintProviding {
+      return Dependency(name: name, fingerprint: known.fingerprint, outputDigest: known.outputDigest)
+    }
+    let values = (result as? any OutputProviding)?.outputs ?? [:]
+    let pixels = (result as? any ImageProviding).map { pixelDigest($0.image) }
+    return Dependency(
+      name: name, fingerprint: "-", outputDigest: outputDigest(values: values, files: [], pixels: pixels))
+  }
+}

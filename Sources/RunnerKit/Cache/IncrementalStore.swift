@@ -1,0 +1,130 @@
+import Synchronization
+
+/// The incremental state of one run: the records loaded from `.runner/state`, the records
+/// this run makes, the local cache, and warnings. Shared by every `CachingOperation` of the run.
+///
+/// State is written atomically at the end of the run and, during a long run, at most every
+/// `saveInterval`, so a crash or SIGKILL loses at most the latest records (the cache entries
+/// written meanwhile still restore those tasks), never corrupts the file.
+public final class IncrementalStore: Sendable {
+  static let saveInterval = Duration.seconds(2)
+
+  public let settings: CacheSettings
+  /// `.runner` next to the task file.
+  public let directory: String
+  let cache: CacheStore
+  let baseEnvironment: String
+
+  private struct Mutable {
+    var state: BuildState
+    var dirty = false
+    var stored = false
+    var lastSave = ContinuousClock.now
+    var warnings: [String] = []
+  }
+
+  private let mutable: Mutex<Mutable>
+  private let printWarnings: Bool
+
+  /// Loads `.runner/state`; a corrupt or truncated state is discarded with a warning.
+  ///
+  /// - Parameters:
+  ///   - environment: runner's environment (after the file's `env`), the base of every task's.
+  ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
+  public init(directory: String, settings: CacheSettings, environment: [String: String], printWarnings: Bool = true) {
+    self.directory = directory
+    self.settings = settings
+    self.printWarnings = printWarnings
+    cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
+    baseEnvironment = Fingerprint.baseEnvironmentDigest(environment)
+    var warnings: [String] = []
+    var state = BuildState()
+    let path = directory + "/state"
+    if CacheFileSystem.status(path) != nil {
+      do {
+        state = try BuildState(decoding: try CacheFileSystem.read(path), path: path)
+      } catch {
+        warnings.append("discarding the incremental state: \(error); every task will run")
+      }
+    }
+    mutable = Mutex(Mutable(state: state, warnings: warnings))
+    if printWarnings { for warning in warnings { Self.print(warning) } }
+  }
+
+  public var warnings: [String] { mutable.withLock { $0.warnings } }
+
+  func warn(_ text: String) {
+    mutable.withLock { $0.warnings.append(text) }
+    if printWarnings { Self.print(text) }
+  }
+
+  static func print(_ text: String) {
+    DiagnosticPrinter().print([Diagnostic(.warning, text)])
+  }
+
+  func record(_ task: String) -> TaskRecord? {
+    mutable.withLock { $0.state.tasks[task] }
+  }
+
+  var state: BuildState { mutable.withLock { $0.state } }
+
+  /// Replaces (or, with nil, forgets) a task's record; saves if the last save is old enough.
+  func update(_ task: String, _ record: TaskRecord?, storedInCache: Bool = false) {
+    let due = mutable.withLock { mutable -> Bool in
+      mutable.state.tasks[task] = record
+      mutable.dirty = true
+      mutable.stored = mutable.stored || storedInCache
+      return ContinuousClock.now - mutable.lastSave > Self.saveInterval
+    }
+    if due { save() }
+  }
+
+  /// Writes the state if anything changed since it was read or last written.
+  public func save() {
+    let snapshot = mutable.withLock { mutable -> BuildState? in
+      guard mutable.dirty else { return nil }
+      mutable.dirty = false
+      mutable.lastSave = .now
+      return mutable.state
+    }
+    guard let snapshot else { return }
+    do {
+      try CacheFileSystem.makeDirectories(directory)
+      try CacheFileSystem.writeAtomically(directory + "/state", snapshot.encoded())
+    } catch {
+      warn("cannot write the incremental state: \(error)")
+    }
+  }
+
+  /// The end of a run: save the state, and bound the cache if this run added to it.
+  public func finish() {
+    save()
+    if settings.useCache, mutable.withLock({ $0.stored }) { cache.evict() }
+  }
+
+  /// `--clean-cache`: removes `.runner/cache`.
+  public static func cleanCache(directory: String) {
+    CacheFileSystem.removeTree(directory + "/cache")
+  }
+}
+
+extension IncrementalStore {
+  /// `runner --clean-cache`: takes the lock, removes `.runner/cache` next to the task file.
+  ///
+  /// - Returns: the exit code (2 when the lock cannot be had).
+  public static func cleanCache(taskFile: String, wait: Bool) async -> Int32 {
+    let directory = TaskFileLoader.directory(of: taskFile) + "/.runner"
+    guard CacheFileSystem.status(directory) != nil else { return ExitStatus.success }
+    do {
+      let lock = try await RunLock.acquire(directory: directory, wait: wait) { holder in
+        Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2)
+      }
+      cleanCache(directory: directory)
+      withExtendedLifetime(lock) {}
+      return ExitStatus.success
+    } catch {
+      DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
+      return ExitStatus.usage
+    }
+  }
+}
