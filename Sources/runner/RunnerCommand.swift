@@ -106,12 +106,19 @@ struct RunnerCommand: ParsableCommand {
       Terminal.write(ListRenderer().render(graph, json: json), to: 1)
       return ExitStatus.success
     }
-    if let format = self.graph {
-      Terminal.write(format.render(selection), to: 1)
+    if self.graph == .json || (self.graph == nil && dryRun) {
+      let store = IncrementalPlanner.store(
+        for: graph, settings: caching, environment: RunSession.environment(of: graph))
+      let predictions = IncrementalPlanner(selection: selection, store: store).predictShown()
+      let text =
+        dryRun && self.graph == nil
+        ? PlanRenderer().render(selection, predictions: predictions)
+        : JSONGraphRenderer().render(selection, predictions: predictions)
+      Terminal.write(text, to: 1)
       return ExitStatus.success
     }
-    if dryRun {
-      Terminal.write(PlanRenderer().render(selection), to: 1)
+    if let format = self.graph {
+      Terminal.write(format.render(selection), to: 1)
       return ExitStatus.success
     }
     let settings = RunSettings(

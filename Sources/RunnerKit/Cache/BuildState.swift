@@ -29,7 +29,7 @@ struct FileRecord: Sendable, Equatable {
 /// The last successful run of one task.
 struct TaskRecord: Sendable {
   var fingerprint: String
-  /// Digest of the operation: commands or image steps, declared sources and outputs.
+  /// Digest of the operation: commands or image steps.
   var operation: String
   var directory: String
   /// Digest of the environment the task saw.

@@ -1,4 +1,5 @@
 import Glibc
+import Imaging
 
 /// The local content-addressed cache: one entry file per fingerprint under
 /// `.runner/cache/<first two hex digits>/<fingerprint>`. An entry's modification time is its
@@ -85,5 +86,26 @@ public struct CacheStore: Sendable {
     guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
     let bytes = number * Double(Int64(1) << shift)
     return bytes < 9e18 ? Int64(bytes) : nil
+  }
+}
+
+extension CacheStore {
+  /// What an entry would hand on if restored (checked, but not marked used): for predictions.
+  func peek(_ fingerprint: String) throws(CacheError) -> (digest: String, values: [String: String])? {
+    let path = path(for: fingerprint)
+    guard CacheFileSystem.status(path) != nil else { return nil }
+    let entry = try CacheEntry(decoding: try CacheFileSystem.read(path), path: path)
+    let files = entry.files.map { file in
+      FileRecord(path: file.path, hash: file.bytes.withUnsafeBytes { ContentHasher.digest($0) })
+    }
+    let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
+    var pixels: String?
+    if let png = entry.image {
+      guard let image = try? ImageCodec.decode(png, name: path) else {
+        throw .corrupt(path, reason: "the image does not decode")
+      }
+      pixels = Fingerprint.pixelDigest(image)
+    }
+    return (Fingerprint.outputDigest(values: values, files: files, pixels: pixels), values)
   }
 }

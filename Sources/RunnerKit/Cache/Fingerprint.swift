@@ -40,6 +40,7 @@ struct Fingerprint: Sendable {
     var whole = ContentHasher()
     whole.add("runner-fingerprint-1")
     for part in [operation, directory, environment, self.dependencies] { whole.add(part) }
+    whole.add(Self.patternDigest(task))
     whole.add(Int64(sources.count))
     for file in sources {
       whole.add(file.path)
@@ -77,6 +78,12 @@ struct Fingerprint: Sendable {
       hasher.add("image")
       for step in steps { hasher.add(String(describing: step.kind)) }
     }
+    return hasher.finalize()
+  }
+
+  /// The declared `sources` and `outputs` patterns (a change re-runs the task).
+  static func patternDigest(_ task: TaskDefinition) -> String {
+    var hasher = ContentHasher()
     hasher.add("sources")
     for pattern in task.sources { hasher.add(pattern) }
     hasher.add("outputs")

@@ -32,8 +32,7 @@ public struct RunSession: Sendable {
       return ExitStatus.usage
     }
     defer { Self.removeDirectory(scratch) }
-    var environment = ProcessEnvironment.current
-    for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    let environment = Self.environment(of: graph)
     var store: IncrementalStore?
     var lock: RunLock?
     if settings.caching.enabled {
@@ -62,6 +61,13 @@ public struct RunSession: Sendable {
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     console.printSummary(summary, graph: graph)
     return summary.exitCode
+  }
+
+  /// Runner's environment plus the file's `env`: the base of every task's environment.
+  public static func environment(of graph: TaskGraph) -> [String: String] {
+    var environment = ProcessEnvironment.current
+    for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    return environment
   }
 
   static func makeScratchDirectory() -> String? {

@@ -5,11 +5,12 @@ public struct JSONGraphRenderer: Sendable {
 
   public init() {}
 
-  public func render(_ selection: GraphSelection) -> String {
-    value(selection).serialized(pretty: true) + "\n"
+  /// - Parameter predictions: what a run would do with each task, by index (the `cache` member).
+  public func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
+    value(selection, predictions: predictions).serialized(pretty: true) + "\n"
   }
 
-  public func value(_ selection: GraphSelection) -> JSONValue {
+  public func value(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> JSONValue {
     let graph = selection.graph
     let names = { (nodes: [Int]) in JSONValue.array(nodes.map { .string(graph[$0].name) }) }
     let tasks = selection.members.map { node -> JSONValue in
@@ -31,6 +32,16 @@ public struct JSONGraphRenderer: Sendable {
       if let directory = task.directory { members.append(("dir", .string(directory))) }
       if !task.environment.isEmpty {
         members.append(("env", .object(task.environment.map { ($0.name, .string($0.value.description)) })))
+      }
+      if let prediction = predictions[node] {
+        members.append(
+          (
+            "cache",
+            .object([
+              ("status", .string(prediction.status.rawValue)),
+              ("reason", prediction.reason.map(JSONValue.string) ?? .null),
+            ])
+          ))
       }
       return .object(members)
     }

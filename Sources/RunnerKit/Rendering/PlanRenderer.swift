@@ -2,7 +2,8 @@
 public struct PlanRenderer: Sendable {
   public init() {}
 
-  public func render(_ selection: GraphSelection) -> String {
+  /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
+  public func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
     let graph = selection.graph
     let stages = selection.stages
     let width = selection.members.map { graph[$0].name.count }.max() ?? 0
@@ -13,7 +14,7 @@ public struct PlanRenderer: Sendable {
       out += "\nstage \(number + 1)\n"
       for node in stage {
         let task = graph[node]
-        let lines = describe(task, node: node, graph: graph)
+        let lines = describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
         let pad = String(repeating: " ", count: width - task.name.count)
         out += "  \(task.name)\(pad)  \(lines[0])\n"
         for line in lines.dropFirst() {
