@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import RunnerKit
+
+/// Up-to-date checks and the local cache, on real files and processes.
+@Suite struct IncrementalRunTests {
+  /// `a` (sources src/a/*) → `b` (depends on a, sources src/b/*); `c` independent.
+  static let chain = """
+    tasks:
+      a:
+        run: mkdir -p out && cat src/a/* > out/a.txt && echo a >> runs.log && echo "lines=$(wc -l < out/a.txt)" >> $RUNNER_OUTPUT
+        sources: ["src/a/*"]
+        outputs: [out/a.txt]
+      b:
+        deps: [a]
+        env: { LINES: "${{ deps.a.outputs.lines }}" }
+        run: cat out/a.txt src/b/* > out/b.txt && echo "b $LINES" >> runs.log && echo "b saw $LINES"
+        sources: ["src/b/*"]
+        outputs: [out/b.txt]
+      c:
+        run: echo c >> runs.log
+        sources: ["src/c/**"]
+    """
+
+  func makeChain() throws -> RunHarness {
+    let harness = try RunHarness(Self.chain)
+    try harness.write("src/a/one.txt", "1\n")
+    try harness.write("src/b/two.txt", "2\n")
+    try harness.write("src/c/deep/three.txt", "3\n")
+    return harness
+  }
+
+  @Test func secondRunIsUpToDate() async throws {
+    let harness = try makeChain()
+    let first = try await harness.runCached()
+    #expect(first.ran == ["a", "b", "c"])
+    #expect(first.summary.exitCode == 0)
+    let second = try await harness.runCached()
+    #expect(second.ran == [])
+    #expect(second.outcome("a") == "up to date")
+    #expect(second.outcome("b") == "up to date")
+    #expect(harness.file("runs.log")?.split(separator: "\n").count == 3)
+  }
+
+  @Test func sourceChangeRerunsTheTaskAndDependentsWhoseInputsChanged() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached()
+    try harness.write("src/a/one.txt", "1\nmore\n")
+    let run = try await harness.runCached()
+    #expect(run.ran == ["a", "b"])
+    #expect(harness.file("out/b.txt") == "1\nmore\n2\n")
+    try harness.write("src/c/deep/three.txt", "changed\n")
+    #expect(try await harness.runCached().ran == ["c"])
+    try harness.write("src/b/new.txt", "new\n")
+    #expect(try await harness.runCached().ran == ["b"])
+  }
+
+  @Test func commandChangeRerunsOnlyThatTaskAndItsDependents() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached()
+    try harness.write("tasks.yml", Self.chain.replacingOccurrences(of: "echo c >>", with: "echo C >>"))
+    #expect(try await harness.runCached().ran == ["c"])
+    try harness.write(
+      "tasks.yml", Self.chain.replacingOccurrences(of: "> out/a.txt", with: "> out/a.txt && true"))
+    // a's output is the same, but its fingerprint changed: b re-runs too.
+    #expect(try await harness.runCached().ran == ["a", "b"])
+  }
+
+  @Test func environmentChangeReruns() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached(environment: ["MODE": "fast"])
+    #expect(try await harness.runCached(environment: ["MODE": "fast"]).ran == [])
+    #expect(try await harness.runCached(environment: ["MODE": "slow"]).ran == ["a", "b", "c"])
+    // Volatile variables do not count.
+    #expect(try await harness.runCached(environment: ["MODE": "slow", "SHLVL": "7", "OLDPWD": "/x"]).ran == [])
+  }
+
+  @Test func dependencyOutputChangeReruns() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        version:
+          run: echo "v=$(cat version.txt)" >> $RUNNER_OUTPUT
+        use:
+          deps: [version]
+          env: { V: "${{ deps.version.outputs.v }}" }
+          run: echo "$V" > used.txt
+          sources: [used-input.txt]
+          outputs: [used.txt]
+      """)
+    try harness.write("version.txt", "1")
+    try harness.write("used-input.txt", "x")
+    #expect(try await harness.runCached().ran == ["use", "version"])
+    #expect(try await harness.runCached().ran == ["version"])
+    try harness.write("version.txt", "2")
+    #expect(try await harness.runCached().ran == ["use", "version"])
+    #expect(harness.file("used.txt") == "2\n")
+  }
+
+  @Test func deletedOutputsAreRestoredWithValuesAndLog() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached()
+    harness.remove("out")
+    let run = try await harness.runCached()
+    #expect(run.ran == [])
+    #expect(run.outcome("a") == "restored from cache")
+    #expect(run.outcome("b") == "restored from cache")
+    #expect(run.outcome("c") == "up to date")
+    #expect(harness.file("out/b.txt") == "1\n2\n")
+    #expect(run.lines(of: "b") == ["b saw 1"])
+    #expect(harness.file("runs.log")?.split(separator: "\n").count == 3)
+    // The restored value reached b's fingerprint unchanged: next run is up to date.
+    #expect(try await harness.runCached().ran == [])
+  }
+
+  @Test func noCacheRunsInsteadOfRestoring() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached(settings: CacheSettings(useCache: false))
+    #expect(harness.cacheEntries().isEmpty)
+    harness.remove("out")
+    #expect(try await harness.runCached(settings: CacheSettings(useCache: false)).ran == ["a", "b"])
+  }
+
+  @Test func forceRunsEverything() async throws {
+    let harness = try makeChain()
+    _ = try await harness.runCached()
+    #expect(try await harness.runCached(settings: CacheSettings(force: true)).ran == ["a", "b", "c"])
+    #expect(try await harness.runCached().ran == [])
+  }
+
+  @Test func failureForgetsTheRecord() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        t:
+          run: test -f ok && echo done > out.txt
+          sources: [input.txt]
+          outputs: [out.txt]
+      """)
+    try harness.write("input.txt", "x")
+    try harness.write("ok", "")
+    #expect(try await harness.runCached().ran == ["t"])
+    harness.remove("ok")
+    try harness.write("input.txt", "y")
+    #expect(try await harness.runCached().outcome("t") == "failed")
+    try harness.write("input.txt", "x")
+    // Back to the first fingerprint: its cache entry is sound, so it is restored.
+    #expect(try await harness.runCached().outcome("t") == "restored from cache")
+  }
+}
