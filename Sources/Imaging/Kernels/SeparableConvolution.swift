@@ -28,7 +28,8 @@ enum SeparableConvolution {
     let source = SharedPointer(base: image.storage.base)
     let target = SharedPointer(base: output.base)
     let fixed = FixedPointKernel(kernel)
-    try await Bands.run(rows: height, minimumRows: 32) { band in
+    // Each band first widens the 2 × radius rows around it; keep that a small share of the work.
+    try await Bands.run(rows: height, minimumRows: max(32, 4 * fixed.radius)) { band in
       convolve(source: source.base, target: target.base, width: width, height: height, kernel: fixed, rows: band)
     }
     withExtendedLifetime(image) {}
