@@ -25,6 +25,12 @@ public struct ImageOperation: TaskOperation {
   public init(steps: [ImageStep]) { self.steps = steps }
 
   public func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
+    try await withTaskExecutorPreference(ComputeExecutor.shared) { () async throws(TaskFailure) in
+      try await runSteps(context)
+    }
+  }
+
+  func runSteps(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     var image: PixelImage?
     var saved: String?
     do {
