@@ -29,7 +29,7 @@ let package = Package(
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .target(name: "CRunnerShim"),
-    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit"]),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "Imaging"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner"], exclude: ["Fixtures"]),
   ],
