@@ -11,6 +11,12 @@ enum Entrypoint {
   static func main() async {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
+    // A parent may start runner with signals blocked (Foundation's Process does, from a
+    // Dispatch thread); Ctrl-C and SIGTERM must still reach us. Threads started later inherit this.
+    var wanted = sigset_t()
+    sigemptyset(&wanted)
+    for number in [SIGINT, SIGTERM, SIGCHLD] { sigaddset(&wanted, number) }
+    sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let code: Int32
     do {
       var command = try RunnerCommand.parse()

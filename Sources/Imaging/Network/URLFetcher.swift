@@ -106,7 +106,19 @@ struct URLFetcher: Sendable {
     var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
-    let status = posix_spawnp(&pid, "curl", &actions, nil, &argv, environ)
+    // curl must not inherit runner's blocked signals or ignored SIGPIPE/SIGINT/SIGTERM.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for number in [SIGPIPE, SIGINT, SIGTERM, SIGQUIT] { sigaddset(&defaults, number) }
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let status = posix_spawnp(&pid, "curl", &actions, &attributes, &argv, environ)
     close(outPipe[1])
     close(errPipe[1])
     guard status == 0 else {
