@@ -81,7 +81,7 @@ public final class ProcessReactor: Sendable {
     while !alive.isEmpty, ContinuousClock.now < deadline {
       // Polling: these groups are not our children, so no pidfd or SIGCHLD tells us they died.
       if (try? await Task.sleep(for: .milliseconds(10))) == nil { break }
-      alive = alive.filter { Kernel.killGroup($0, 0) == 0 }
+      alive = alive.filter(GroupLiveness.hasLiveMember)
     }
     for pgid in alive { Kernel.killGroup(pgid, Kernel.sigkill) }
   }

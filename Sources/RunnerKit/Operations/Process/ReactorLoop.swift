@@ -125,7 +125,7 @@ final class ReactorLoop {
     Kernel.close(child.pidfd)
     children[child.id] = nil
     // A live group after its leader's exit means background processes: `reapLeftovers` ends them.
-    let groupAlive = Kernel.killGroup(child.pid, 0) == 0
+    let groupAlive = GroupLiveness.hasLiveMember(child.pid)
     if !child.cancelled, groupAlive { groups.addLeftover(child.pid) }
     if child.cancelled, !groupAlive {
       // Nothing left to SIGKILL; dropping the deadline also avoids signalling a reused group id.
