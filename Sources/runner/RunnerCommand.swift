@@ -61,6 +61,9 @@ struct RunnerCommand: ParsableCommand {
   @Flag(help: "Fail at once if another runner holds this directory's lock, rather than wait.")
   var noWait = false
 
+  @OptionGroup(title: "Reports")
+  var report: ReportOptions
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
     if RunnerKit.parseDuration(grace) == nil {
@@ -100,6 +103,7 @@ struct RunnerCommand: ParsableCommand {
       selection = try GraphSelection(graph: graph, targetNames: targetNames)
     } catch {
       printer.print(error.diagnostics)
+      report.settings().annotate(error.diagnostics)
       return ExitStatus.usage
     }
     if list {
@@ -121,11 +125,12 @@ struct RunnerCommand: ParsableCommand {
       Terminal.write(format.render(selection), to: 1)
       return ExitStatus.success
     }
-    let settings = RunSettings(
+    var settings = RunSettings(
       concurrency: jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: keepGoing ? false : graph.file.failFast,
       grace: RunnerKit.parseDuration(grace) ?? .seconds(5),
       eventsPath: events, caching: caching)
+    settings.reports = report.settings()
     return await RunSession(selection: selection, settings: settings).run()
   }
 }

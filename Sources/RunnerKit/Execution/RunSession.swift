@@ -11,12 +11,14 @@ public struct RunSession: Sendable {
     self.settings = settings
   }
 
-  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file cannot be written).
+  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file or a report cannot be written).
   public func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
     let console = ConsoleReporter(names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1))
-    var observers: [any RunObserver] = [console]
+    let reports = RunReports(
+      settings: settings.reports, selection: selection, console: console, concurrency: settings.concurrency)
+    var observers = reports.observers
     if let path = settings.eventsPath {
       do {
         observers.append(try EventLogWriter(path: path, taskNames: names))
@@ -60,7 +62,9 @@ public struct RunSession: Sendable {
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     console.printSummary(summary, graph: graph)
-    return summary.exitCode
+    let problems = reports.finish(summary)
+    DiagnosticPrinter().print(problems)
+    return problems.isEmpty || !summary.succeeded ? summary.exitCode : ExitStatus.usage
   }
 
   /// Runner's environment plus the file's `env`: the base of every task's environment.

@@ -10,6 +10,8 @@ public struct RunSettings: Sendable {
   public var eventsPath: String?
   /// Up-to-date checks and the local cache (`--force`, `--no-cache`, `--no-wait`).
   public var caching: CacheSettings
+  /// CI formats and pictures of the run (`--ci`, `--junit`, `--trace`, `--timeline`).
+  public var reports = ReportSettings()
 
   public init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

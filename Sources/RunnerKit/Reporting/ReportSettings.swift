@@ -1,0 +1,61 @@
+/// Which reports a run writes besides the console: CI formats and pictures of the run.
+public struct ReportSettings: Sendable {
+  public enum CI: String, Sendable, CaseIterable {
+    /// Plain console output.
+    case none
+    /// GitHub Actions: log groups, annotations, the step summary.
+    case github
+  }
+
+  public var ci: CI
+  /// `$GITHUB_STEP_SUMMARY`: where the Markdown summary is appended (GitHub only).
+  public var stepSummaryPath: String?
+  /// `$GITHUB_WORKSPACE`: annotation paths are made relative to it.
+  public var workspace: String?
+  /// `--junit FILE`.
+  public var junitPath: String?
+  /// `--trace FILE`.
+  public var tracePath: String?
+  /// `--timeline FILE`.
+  public var timelinePath: String?
+
+  public init(
+    ci: CI = .none, stepSummaryPath: String? = nil, workspace: String? = nil, junitPath: String? = nil,
+    tracePath: String? = nil, timelinePath: String? = nil
+  ) {
+    self.ci = ci
+    self.stepSummaryPath = stepSummaryPath
+    self.workspace = workspace
+    self.junitPath = junitPath
+    self.tracePath = tracePath
+    self.timelinePath = timelinePath
+  }
+
+  /// The CI named on the command line, else the one the environment reveals
+  /// (`GITHUB_ACTIONS=true`), with its variables.
+  public static func detect(ci: CI?, environment: [String: String]) -> ReportSettings {
+    let chosen = ci ?? (environment["GITHUB_ACTIONS"] == "true" ? .github : CI.none)
+    guard chosen == .github else { return ReportSettings() }
+    let summary = environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
+    return ReportSettings(ci: .github, stepSummaryPath: summary, workspace: environment["GITHUB_WORKSPACE"])
+  }
+
+  /// Whether the run needs a `RunRecorder`.
+  var needsRecord: Bool {
+    stepSummaryPath != nil || junitPath != nil || tracePath != nil || timelinePath != nil
+  }
+}
+
+extension ReportSettings {
+  /// `detect(ci:environment:)` with runner's own environment.
+  public static func detect(ci: CI?) -> ReportSettings {
+    detect(ci: ci, environment: ProcessEnvironment.current)
+  }
+
+  /// On GitHub Actions, each diagnostic as an annotation on stdout (the CLI prints them to
+  /// stderr as well).
+  public func annotate(_ diagnostics: [Diagnostic]) {
+    guard ci == .github else { return }
+    Terminal.write(diagnostics.map { GitHubAnnotation($0).command(workspace: workspace) }.joined(), to: 1)
+  }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import RunnerKit
+
+/// Options for CI formats and pictures of a run.
+struct ReportOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "CI output: github (log groups, annotations, step summary) or none.",
+      discussion: "Default: github when GITHUB_ACTIONS=true, else none."))
+  var ci: ReportSettings.CI?
+
+  @Option(help: ArgumentHelp("After the run, write a JUnit XML report to FILE.", valueName: "file"))
+  var junit: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "After the run, write it to FILE as Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "file"))
+  var trace: String?
+
+  @Option(help: ArgumentHelp("After the run, draw it to FILE as an SVG Gantt chart.", valueName: "file"))
+  var timeline: String?
+
+  /// The report settings, with the CI detected from the environment unless named.
+  func settings() -> ReportSettings {
+    var settings = ReportSettings.detect(ci: ci)
+    settings.junitPath = junit
+    settings.tracePath = trace
+    settings.timelinePath = timeline
+    return settings
+  }
+}
+
+extension ReportSettings.CI: ExpressibleByArgument {}
