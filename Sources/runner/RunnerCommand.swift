@@ -26,7 +26,7 @@ struct RunnerCommand: ParsableCommand {
   @Flag(name: [.customShort("n"), .long], help: "Print the plan and run nothing.")
   var dryRun = false
 
-  @Option(help: "Print the selected graph and exit: tree, dot, mermaid or json.")
+  @Option(help: "Print the selected graph and exit: tree, dot, mermaid, json, svg, png (Graphviz) or html.")
   var graph: GraphFormat?
 
   @Flag(help: "List the tasks with their descriptions.")
@@ -122,6 +122,7 @@ struct RunnerCommand: ParsableCommand {
       return ExitStatus.success
     }
     if let format = self.graph {
+      if format.isPicture { return format.draw(selection) }
       Terminal.write(format.render(selection), to: 1)
       return ExitStatus.success
     }
@@ -136,7 +137,7 @@ struct RunnerCommand: ParsableCommand {
 }
 
 enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
-  case tree, dot, mermaid, json
+  case tree, dot, mermaid, json, svg, png, html
 
   func render(_ selection: GraphSelection) -> String {
     switch self {
@@ -144,6 +145,7 @@ enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
     case .dot: return DOTRenderer().render(selection)
     case .mermaid: return MermaidRenderer().render(selection)
     case .json: return JSONGraphRenderer().render(selection)
+    case .svg, .png, .html: return ""  // drawn by draw(_:)
     }
   }
 }

@@ -87,4 +87,15 @@ import Testing
     #expect(output.status == 2)
     #expect(output.stderr.contains("cannot write 'missing/dir/junit.xml'"))
   }
+
+  @Test func graphPicturesWithoutGraphviz() throws {
+    let directory = try scratch()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let missing = try BinaryRunner.run(["--graph", "png"], in: directory, environment: ["PATH": "/nonexistent"])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("install the 'graphviz' package"))
+    let html = try BinaryRunner.run(["--graph", "html"], in: directory, environment: ["PATH": "/nonexistent"])
+    #expect(html.status == 0)
+    #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"))
+  }
 }
