@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Builds and runs the libFuzzer targets outside SwiftPM's manifest.
+#
+#   Fuzz/fuzz.sh TARGET SECONDS     fuzz one target (yaml, png, jpeg, output, template)
+#   Fuzz/fuzz.sh all SECONDS        fuzz each target in turn for SECONDS
+#   Fuzz/fuzz.sh build              only build the targets
+#   Fuzz/fuzz.sh smoke              CI: replay seeds and reproducers, then a fixed-seed, fixed-count
+#                                   run of each target (deterministic, about a minute with the build)
+#
+# The targets link the sources they exercise straight from Sources/ (Imaging whole, the part of
+# RunnerKit that reads task files and $RUNNER_OUTPUT), compiled with -sanitize=fuzzer,address.
+# The committed seeds in Fuzz/corpus/TARGET are copied into a working corpus under .build-fuzz/,
+# which grows across runs; crashes, hangs and leaks land in .build-fuzz/artifacts/TARGET and make
+# the script exit non-zero. FUZZ_TIMEOUT (seconds per input, default 1) flags slow inputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+targets=(yaml png jpeg output template)
+out=.build-fuzz
+objs=$out/objs
+mkdir -p "$objs"
+
+swift_flags=(
+  -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6
+  -module-cache-path "$objs/module-cache" -I "$objs" -I /usr/include/libpng16
+  -Xcc -fmodule-map-file=Sources/CYaml/module.modulemap
+  -Xcc -fmodule-map-file=Sources/CPNG/module.modulemap
+  -Xcc -fmodule-map-file=Sources/CJPEG/module.modulemap
+)
+
+# The slice of RunnerKit the targets reach: task-file loading (YAML, schema, graph checks), the
+# diagnostics it prints and the $RUNNER_OUTPUT parser. Leaving out the cache keeps swift-crypto out.
+runnerkit_sources() {
+  ls Sources/RunnerKit/TaskFile/*.swift Sources/RunnerKit/Graph/*.swift Sources/RunnerKit/Diagnostics/*.swift
+  echo Sources/RunnerKit/Operations/Process/OutputFileParser.swift
+  echo Sources/RunnerKit/Operations/Process/OutputFileError.swift
+  echo Sources/RunnerKit/Reporting/Terminal.swift
+}
+
+# Rebuilds $1 from the remaining arguments when any of them is newer.
+stale() {
+  local product=$1
+  shift
+  [ -e "$product" ] || return 0
+  for source in "$@"; do [ "$source" -nt "$product" ] && return 0; done
+  return 1
+}
+
+build() {
+  local imaging
+  mapfile -t imaging < <(find Sources/Imaging -name '*.swift' | sort)
+  if stale "$objs/libImaging.a" "${imaging[@]}"; then
+    echo "== fuzz: building Imaging"
+    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name Imaging "${imaging[@]}" \
+      -o "$objs/libImaging.a"
+  fi
+  local runnerkit
+  mapfile -t runnerkit < <(runnerkit_sources)
+  if stale "$objs/libRunnerKit.a" "${runnerkit[@]}" "$objs/libImaging.a"; then
+    echo "== fuzz: building RunnerKit (task files, outputs)"
+    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name RunnerKit "${runnerkit[@]}" \
+      -o "$objs/libRunnerKit.a"
+  fi
+  for target in "${targets[@]}"; do
+    local source=Fuzz/Targets/$target.swift
+    if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
+      echo "== fuzz: building fuzz-$target"
+      swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
+        -o "$out/fuzz-$target" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
+    fi
+  done
+}
+
+run() {
+  local target=$1 seconds=$2
+  local corpus=$out/corpus/$target artifacts=$out/artifacts/$target
+  mkdir -p "$corpus" "$artifacts"
+  cp -n Fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+  local options=(-max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=2048
+    -artifact_prefix="$artifacts/" -print_final_stats=1)
+  case $target in
+    yaml) options+=(-max_len=16384 -dict=Fuzz/dicts/yaml.dict) ;;
+    png | jpeg) options+=(-max_len=65536) ;;
+    output | template) options+=(-max_len=8192) ;;
+  esac
+  echo "== fuzz: $target for ${seconds}s"
+  local log=$out/fuzz-$target.log
+  if ! "$out/fuzz-$target" "${options[@]}" "$corpus" >"$log" 2>&1; then
+    tail -60 "$log" >&2
+    echo "FAIL: fuzz-$target found a problem; reproducer in $artifacts/" >&2
+    return 1
+  fi
+  grep -E "stat::number_of_executed_units|cov:" "$log" | tail -2
+}
+
+# Replays the seeds and the committed reproducers of past findings, then mutates from a fixed
+# seed for a fixed number of inputs: the same inputs every time, so CI cannot flake on luck.
+smoke() {
+  local target=$1 runs=$2
+  local corpus=$out/smoke/$target
+  rm -rf "$corpus"
+  mkdir -p "$corpus" "$out/artifacts/$target"
+  cp Fuzz/corpus/"$target"/* "$corpus"/
+  local inputs=("Fuzz/corpus/$target"/*)
+  if [ -d "Fuzz/regressions/$target" ]; then inputs+=("Fuzz/regressions/$target"/*); fi
+  local log=$out/smoke-$target.log
+  if ! "$out/fuzz-$target" -timeout=10 -rss_limit_mb=2048 "${inputs[@]}" >"$log" 2>&1 \
+    || ! "$out/fuzz-$target" -seed=1 -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+      -artifact_prefix="$out/artifacts/$target/" "$corpus" >>"$log" 2>&1; then
+    tail -60 "$log" >&2
+    echo "FAIL: fuzz smoke of $target" >&2
+    return 1
+  fi
+  echo "fuzz smoke $target: ${#inputs[@]} saved inputs, $runs mutations, ok"
+}
+
+case ${1:-} in
+  build) build ;;
+  smoke)
+    build
+    smoke yaml 30000
+    smoke png 100000
+    smoke jpeg 30000
+    smoke output 100000
+    smoke template 60000
+    ;;
+  all)
+    build
+    for target in "${targets[@]}"; do run "$target" "${2:?seconds}"; done
+    ;;
+  yaml | png | jpeg | output | template)
+    build
+    run "$1" "${2:?seconds}"
+    ;;
+  *)
+    echo "usage: $0 {yaml|png|jpeg|output|template|all} SECONDS | $0 build" >&2
+    exit 2
+    ;;
+esac
