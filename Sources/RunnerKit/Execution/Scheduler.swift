@@ -34,6 +34,10 @@ public struct Scheduler: Sendable {
   /// Emits `runStarted` and every task event; `runFinished` is the caller's to emit, once it
   /// knows what only it can (which signal interrupted the run).
   public func run() async -> RunSummary {
+    await withTaskExecutorPreference(factory.reactor.executor) { await runLoop() }
+  }
+
+  private func runLoop() async -> RunSummary {
     let start = ContinuousClock.now
     var state = RunState(selection: selection, failFast: settings.failFast)
     let emit = { @Sendable (task: Int?, kind: RunEvent.Kind) in
@@ -51,7 +55,8 @@ public struct Scheduler: Sendable {
         for task in state.takeGated() {
           for gate in selection.graph[task].waitFor { emit(task, .waiting(gate: gate.description)) }
           let directory = workingDirectory(of: task)
-          group.addTask {
+          // Gate checks may block briefly (a TCP connect): off the reactor thread.
+          group.addTask(executorPreference: globalConcurrentExecutor) {
             let failure = await GateWaiter(gates: selection.graph[task].waitFor, directory: directory).wait()
             return .gate(task, failure: failure)
           }

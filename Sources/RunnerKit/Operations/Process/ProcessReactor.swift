@@ -11,6 +11,13 @@ public final class ProcessReactor: Sendable {
   public static let shared = ProcessReactor()
 
   private let inbox: ReactorInbox
+  /// Runs Swift jobs on the reactor thread, between its epoll batches.
+  ///
+  /// The scheduler loop and shell operations prefer it: a process exit, the scheduler's
+  /// reaction and the next spawn then happen on one thread, with no thread hop or context
+  /// switch in between — the single event loop that makes ninja fast, in Swift concurrency.
+  /// Jobs on it must not block (CPU-heavy work goes to `ComputeExecutor`).
+  public let executor: ReactorExecutor
   private let groups = ProcessGroupRegistry()
   private let locator = ExecutableLocator()
   private let nextID = Atomic<UInt64>(1)
@@ -18,7 +25,8 @@ public final class ProcessReactor: Sendable {
   /// Starts a reactor with its own thread. Tests use separate reactors; runner uses `shared`.
   init() {
     inbox = ReactorInbox()
-    ReactorLoop.start(inbox: inbox, groups: groups, locator: locator)
+    executor = ReactorExecutor(inbox: inbox)
+    ReactorLoop.start(inbox: inbox, executor: executor.asUnownedTaskExecutor(), groups: groups, locator: locator)
   }
 
   /// Spawns `spec` and waits for the process to exit. Output lines go to `sink`.

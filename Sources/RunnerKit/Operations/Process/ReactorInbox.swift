@@ -4,6 +4,8 @@ import Synchronization
 enum ReactorCommand: Sendable {
   case spawn(SpawnRequest)
   case cancel(UInt64)
+  /// A Swift job that prefers the reactor's executor (the scheduler loop and shell tasks).
+  case job(UnownedJob)
 }
 
 /// One `run` call waiting for the reactor.

@@ -9,6 +9,7 @@ final class ReactorLoop {
   private static let maxEvents: Int32 = 64
 
   private let inbox: ReactorInbox
+  private let executor: UnownedTaskExecutor
   private let groups: ProcessGroupRegistry
   private let locator: ExecutableLocator
   private let epoll: Int32
@@ -19,8 +20,11 @@ final class ReactorLoop {
   private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readBufferSize, alignment: 16)
   private var commands: [ReactorCommand] = []
 
-  private init(inbox: ReactorInbox, groups: ProcessGroupRegistry, locator: ExecutableLocator) {
+  private init(
+    inbox: ReactorInbox, executor: UnownedTaskExecutor, groups: ProcessGroupRegistry, locator: ExecutableLocator
+  ) {
     self.inbox = inbox
+    self.executor = executor
     self.groups = groups
     self.locator = locator
     epoll = Kernel.epollCreate()
@@ -30,8 +34,10 @@ final class ReactorLoop {
   }
 
   /// Starts the permanent reactor thread.
-  static func start(inbox: ReactorInbox, groups: ProcessGroupRegistry, locator: ExecutableLocator) {
-    let loop = ReactorLoop(inbox: inbox, groups: groups, locator: locator)
+  static func start(
+    inbox: ReactorInbox, executor: UnownedTaskExecutor, groups: ProcessGroupRegistry, locator: ExecutableLocator
+  ) {
+    let loop = ReactorLoop(inbox: inbox, executor: executor, groups: groups, locator: locator)
     let context = Unmanaged.passRetained(loop).toOpaque()
     var thread = pthread_t()
     let rc = pthread_create(
@@ -76,6 +82,8 @@ final class ReactorLoop {
 
   private func perform(_ command: ReactorCommand) {
     switch command {
+    case .job(let job):
+      job.runSynchronously(on: executor)
     case .spawn(let request):
       spawn(request)
     case .cancel(let id):
