@@ -15,7 +15,9 @@ public struct RunSession: Sendable {
   public func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
-    let console = ConsoleReporter(names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1))
+    let console = ConsoleReporter(
+      names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
+      statusArea: settings.reports.ci == .none && ConsoleReporter.wantsStatusArea())
     let reports = RunReports(
       settings: settings.reports, selection: selection, console: console, concurrency: settings.concurrency)
     var observers = reports.observers

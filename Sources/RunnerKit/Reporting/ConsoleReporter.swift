@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Live output for people and CI logs: each task's lines prefixed with its name, a line
@@ -6,20 +7,47 @@ public final class ConsoleReporter: RunObserver {
   static let palette = ["36", "33", "32", "35", "34", "91", "92", "93", "94", "95", "96"]
   static let maximumPrefix = 24
 
+  struct State: ~Copyable {
+    var bytes: [UInt8] = []
+    /// nil when not on a terminal, and after the run.
+    var status: StatusArea?
+  }
+
   let names: [String]
   let width: Int
   let useColor: Bool
   let descriptor: Int32
-  private let buffer = Mutex<[UInt8]>([])
+  private let state: Mutex<State>
+  private let ticker = Mutex<Task<Void, Never>?>(nil)
 
   /// - Parameters:
   ///   - names: every task's name, by graph index.
   ///   - selected: the tasks of this run (their longest name sets the prefix width).
-  public init(names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1) {
+  ///   - statusArea: keep a live status line at the bottom (for a terminal).
+  public init(names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false) {
     self.names = names
     self.width = min(Self.maximumPrefix, selected.map { names[$0].count }.max() ?? 0)
     self.useColor = useColor
     self.descriptor = descriptor
+    state = Mutex(State(status: statusArea ? StatusArea(total: selected.count) : nil))
+    if statusArea {
+      // The clock in the status line moves even while no task prints.
+      ticker.withLock {
+        $0 = Task.detached { [weak self] in
+          while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            self?.emit("")
+          }
+        }
+      }
+    }
+  }
+
+  /// Whether runner's stdout deserves a status area: a terminal that understands escapes.
+  public static func wantsStatusArea(_ descriptor: Int32 = 1) -> Bool {
+    guard isatty(descriptor) == 1 else { return false }
+    if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+    return getenv("CI") == nil
   }
 
   func color(_ task: Int, _ text: String) -> String {
@@ -38,6 +66,12 @@ public final class ConsoleReporter: RunObserver {
 
   public func record(_ event: RunEvent) {
     guard let task = event.task else { return }
+    if case .state(let newState, _, _) = event.kind {
+      state.withLock { state in
+        if newState == .executing { state.status?.started(names[task]) }
+        if newState.isFinal { state.status?.ended(names[task]) }
+      }
+    }
     let name = color(task, names[task])
     switch event.kind {
     case .state(.executing, let attempt, _):
@@ -61,23 +95,52 @@ public final class ConsoleReporter: RunObserver {
 
   public func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
     let head = prefix(task)
-    buffer.withLock { bytes in
-      bytes.removeAll(keepingCapacity: true)
-      bytes.append(contentsOf: head.utf8)
-      bytes.append(contentsOf: line)
-      bytes.append(UInt8(ascii: "\n"))
-      bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+    state.withLock { state in
+      state.bytes.removeAll(keepingCapacity: true)
+      if state.status != nil { state.bytes.append(contentsOf: StatusArea.clear.utf8) }
+      state.bytes.append(contentsOf: head.utf8)
+      state.bytes.append(contentsOf: line)
+      state.bytes.append(UInt8(ascii: "\n"))
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
     }
   }
 
-  /// One write per message, under the same lock as output lines, so lines never tear.
+  /// One write per message, under the same lock as output lines, so lines never tear; on a
+  /// terminal the status line is cleared first and drawn again after.
   func emit(_ text: String) {
-    buffer.withLock { _ in Terminal.write(text, to: descriptor) }
+    state.withLock { state in
+      guard state.status != nil else { return Terminal.write(text, to: descriptor) }
+      state.bytes.removeAll(keepingCapacity: true)
+      state.bytes.append(contentsOf: StatusArea.clear.utf8)
+      state.bytes.append(contentsOf: text.utf8)
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+    }
+  }
+
+  private func appendStatus(_ state: inout State) {
+    guard let status = state.status else { return }
+    state.bytes.append(contentsOf: paint("2", status.line(width: StatusArea.terminalWidth(descriptor))).utf8)
+  }
+
+  /// Removes the status line for good (before the summary).
+  public func endStatusArea() {
+    ticker.withLock {
+      $0?.cancel()
+      $0 = nil
+    }
+    state.withLock { state in
+      guard state.status != nil else { return }
+      state.status = nil
+      Terminal.write(StatusArea.clear, to: descriptor)
+    }
   }
 
   /// The end of the run: counts and time, then each failure with its last lines — last,
   /// where the eye lands.
   public func printSummary(_ summary: RunSummary, graph: TaskGraph) {
+    endStatusArea()
     var out = "\n"
     let counts = TaskState.allCases.filter(\.isFinal).compactMap { state -> String? in
       guard let count = summary.counts[state], count > 0 else { return nil }
