@@ -17,7 +17,9 @@ struct RunnerCommand: ParsableCommand {
     ].joined(separator: "\n\n")
   )
 
-  @Argument(help: "The task file (optional), then the tasks to run.")
+  @Argument(
+    help: "The task file (optional), then the tasks to run.",
+    completion: .custom(RunnerCommand.completeTaskNames))
   var arguments: [String] = []
 
   @Option(name: [.customShort("f"), .long], help: "The task file (default: ./tasks.yml).")
@@ -31,6 +33,12 @@ struct RunnerCommand: ParsableCommand {
 
   @Flag(help: "List the tasks with their descriptions.")
   var list = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Show everything about one task: what it runs, its edges, its settings, where it is defined.",
+      valueName: "task"))
+  var describe: String?
 
   @Flag(help: "With --list: print JSON.")
   var json = false
@@ -105,6 +113,15 @@ struct RunnerCommand: ParsableCommand {
       printer.print(error.diagnostics)
       report.settings().annotate(error.diagnostics)
       return ExitStatus.usage
+    }
+    if let name = describe {
+      guard let index = graph.index(of: name) else {
+        // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
+        do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch { printer.print(error.diagnostics) }
+        return ExitStatus.usage
+      }
+      Terminal.write(DescribeRenderer().render(index, in: graph), to: 1)
+      return ExitStatus.success
     }
     if list {
       Terminal.write(ListRenderer().render(graph, json: json), to: 1)

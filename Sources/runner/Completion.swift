@@ -1,0 +1,20 @@
+import Glibc
+import RunnerKit
+
+extension RunnerCommand {
+  /// Shell completion of task names (bash, zsh, fish: `runner --generate-completion-script SHELL`).
+  ///
+  /// Reads the task file the words name (`-f FILE`, a first `*.yml` argument) or
+  /// `./tasks.yml`; offers nothing when it does not load.
+  @Sendable static func completeTaskNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    var path = "tasks.yml"
+    let arguments = Array(words.dropFirst())
+    if let flag = arguments.firstIndex(where: { $0 == "-f" || $0 == "--file" }), flag + 1 < arguments.count {
+      path = arguments[flag + 1]
+    } else if let first = arguments.first(where: { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }) {
+      path = first
+    }
+    guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
+    return graph.tasks.map(\.name).filter { $0.hasPrefix(prefix) }.sorted()
+  }
+}
