@@ -128,11 +128,12 @@ extension YAMLParser {
         if total > budget { throw Diagnostic.error(.aliasBudgetExceeded(budget), at: node.location) }
       }
       if let anchor { anchors[anchor] = node }
-      guard let top = stack.popLast() else {
+      // Moved out and back in, never copied: a copy would make every append copy the
+      // collection built so far (quadratic in a large mapping).
+      guard var frame = stack.popLast() else {
         root = node
         return
       }
-      var frame = top
       frame.weight += node.weight
       if !frame.isMapping {
         frame.items.append(node)
