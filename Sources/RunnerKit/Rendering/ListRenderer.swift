@@ -17,12 +17,15 @@ public struct ListRenderer: Sendable {
       return JSONValue.array(items).serialized(pretty: true) + "\n"
     }
     let width = tasks.map(\.name.count).max() ?? 0
-    return tasks.map { task in
+    var out = ""
+    for task in tasks {
       let detail =
         task.description
         ?? (task.dependencies.isEmpty ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
-      let line = task.name + String(repeating: " ", count: width - task.name.count) + "  " + detail
-      return String(line.reversed().drop { $0 == " " }.reversed()) + "\n"
-    }.joined()
+      out += task.name
+      if !detail.isEmpty { out += String(repeating: " ", count: width - task.name.count + 2) + detail }
+      out += "\n"
+    }
+    return out
   }
 }
