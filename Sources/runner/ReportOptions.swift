@@ -9,6 +9,12 @@ struct ReportOptions: ParsableArguments {
       discussion: "Default: github when GITHUB_ACTIONS=true, else none."))
   var ci: ReportSettings.CI?
 
+  @Option(
+    help: ArgumentHelp(
+      "Task output: prefixed (each line as it comes), grouped (each task's lines together when it ends) "
+        + "or quiet (only failed tasks' output).", valueName: "mode"))
+  var output: ReportSettings.OutputMode = .prefixed
+
   @Option(help: ArgumentHelp("After the run, write a JUnit XML report to FILE.", valueName: "file"))
   var junit: String?
 
@@ -23,6 +29,7 @@ struct ReportOptions: ParsableArguments {
   /// The report settings, with the CI detected from the environment unless named.
   func settings() -> ReportSettings {
     var settings = ReportSettings.detect(ci: ci)
+    settings.output = output
     settings.junitPath = junit
     settings.tracePath = trace
     settings.timelinePath = timeline
@@ -31,6 +38,7 @@ struct ReportOptions: ParsableArguments {
 }
 
 extension ReportSettings.CI: ExpressibleByArgument {}
+extension ReportSettings.OutputMode: ExpressibleByArgument {}
 
 extension GraphFormat {
   /// Formats drawn by `draw(_:)` rather than rendered as text.

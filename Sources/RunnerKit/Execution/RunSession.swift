@@ -15,9 +15,17 @@ public struct RunSession: Sendable {
   public func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
+    guard let scratch = Self.makeScratchDirectory() else {
+      DiagnosticPrinter().print([
+        Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")
+      ])
+      return ExitStatus.usage
+    }
+    defer { Self.removeDirectory(scratch) }
     let console = ConsoleReporter(
       names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
-      statusArea: settings.reports.ci == .none && ConsoleReporter.wantsStatusArea())
+      statusArea: settings.reports.ci == .none && ConsoleReporter.wantsStatusArea(),
+      mode: settings.reports.output, spoolDirectory: scratch)
     let reports = RunReports(
       settings: settings.reports, selection: selection, console: console, concurrency: settings.concurrency)
     var observers = reports.observers
@@ -29,13 +37,6 @@ public struct RunSession: Sendable {
         return ExitStatus.usage
       }
     }
-    guard let scratch = Self.makeScratchDirectory() else {
-      DiagnosticPrinter().print([
-        Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")
-      ])
-      return ExitStatus.usage
-    }
-    defer { Self.removeDirectory(scratch) }
     let environment = Self.environment(of: graph)
     var store: IncrementalStore?
     var lock: RunLock?

@@ -11,12 +11,17 @@ public final class ConsoleReporter: RunObserver {
     var bytes: [UInt8] = []
     /// nil when not on a terminal, and after the run.
     var status: StatusArea?
+    /// Grouped and quiet modes: each running task's lines, spooled to a file until it ends
+    /// (a file, not memory: a task may print gigabytes).
+    var spools: [Int: Int32] = [:]
   }
 
   let names: [String]
   let width: Int
   let useColor: Bool
   let descriptor: Int32
+  let mode: ReportSettings.OutputMode
+  let spoolDirectory: String
   private let state: Mutex<State>
   private let ticker = Mutex<Task<Void, Never>?>(nil)
 
@@ -24,7 +29,13 @@ public final class ConsoleReporter: RunObserver {
   ///   - names: every task's name, by graph index.
   ///   - selected: the tasks of this run (their longest name sets the prefix width).
   ///   - statusArea: keep a live status line at the bottom (for a terminal).
-  public init(names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false) {
+  ///   - mode: prefixed lines as they come, or grouped/quiet (spooled in `spoolDirectory`).
+  public init(
+    names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false,
+    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp"
+  ) {
+    self.mode = mode
+    self.spoolDirectory = spoolDirectory
     self.names = names
     self.width = min(Self.maximumPrefix, selected.map { names[$0].count }.max() ?? 0)
     self.useColor = useColor
@@ -71,7 +82,9 @@ public final class ConsoleReporter: RunObserver {
         if newState == .executing { state.status?.started(names[task]) }
         if newState.isFinal { state.status?.ended(names[task]) }
       }
+      if newState.isFinal, mode != .prefixed { flushSpool(task, show: mode == .grouped || newState == .failed) }
     }
+    if mode == .quiet, !Self.isFailure(event.kind) { return }
     let name = color(task, names[task])
     switch event.kind {
     case .state(.executing, let attempt, _):
@@ -95,6 +108,7 @@ public final class ConsoleReporter: RunObserver {
 
   public func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
     let head = prefix(task)
+    if mode != .prefixed { return spool(task, head: head, line: line) }
     state.withLock { state in
       state.bytes.removeAll(keepingCapacity: true)
       if state.status != nil { state.bytes.append(contentsOf: StatusArea.clear.utf8) }
@@ -122,6 +136,49 @@ public final class ConsoleReporter: RunObserver {
   private func appendStatus(_ state: inout State) {
     guard let status = state.status else { return }
     state.bytes.append(contentsOf: paint("2", status.line(width: StatusArea.terminalWidth(descriptor))).utf8)
+  }
+
+  static func isFailure(_ kind: RunEvent.Kind) -> Bool {
+    if case .state(.failed, _, _) = kind { return true }
+    return false
+  }
+
+  private func spool(_ task: Int, head: String, line: UnsafeRawBufferPointer) {
+    state.withLock { state in
+      let fd: Int32
+      if let open = state.spools[task] {
+        fd = open
+      } else {
+        let path = "\(spoolDirectory)/\(task).spool"
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        unlink(path)  // the descriptor keeps it; nothing is left behind even on a crash
+        guard fd >= 0 else { return }
+        state.spools[task] = fd
+      }
+      state.bytes.removeAll(keepingCapacity: true)
+      state.bytes.append(contentsOf: head.utf8)
+      state.bytes.append(contentsOf: line)
+      state.bytes.append(UInt8(ascii: "\n"))
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
+    }
+  }
+
+  /// Prints (or drops) a finished task's spooled lines in one piece, then closes the spool.
+  private func flushSpool(_ task: Int, show: Bool) {
+    guard let fd = state.withLock({ $0.spools.removeValue(forKey: task) }) else { return }
+    defer { close(fd) }
+    guard show else { return }
+    state.withLock { state in
+      if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      lseek(fd, 0, SEEK_SET)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      }
+    }
   }
 
   /// Removes the status line for good (before the summary).

@@ -7,7 +7,19 @@ public struct ReportSettings: Sendable {
     case github
   }
 
+  /// How task output reaches the console.
+  public enum OutputMode: String, Sendable, CaseIterable {
+    /// Each line as it comes, prefixed with its task's name.
+    case prefixed
+    /// Each task's lines together, printed when the task ends.
+    case grouped
+    /// Only the output of tasks that fail, when they fail.
+    case quiet
+  }
+
   public var ci: CI
+  /// `--output`.
+  public var output: OutputMode = .prefixed
   /// `$GITHUB_STEP_SUMMARY`: where the Markdown summary is appended (GitHub only).
   public var stepSummaryPath: String?
   /// `$GITHUB_WORKSPACE`: annotation paths are made relative to it.
