@@ -16,6 +16,7 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
   case recursiveAlias(String)
   case undefinedAlias(String)
   case aliasBudgetExceeded(Int)
+  case tooDeep(limit: Int)
   case badMerge
   case unknownKey(String, in: String, suggestion: String?)
   case wrongType(what: String, expected: String, found: String)
@@ -49,6 +50,8 @@ public enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case .nonScalarKey: return "mapping keys must be plain strings"
     case .recursiveAlias(let name): return "alias '*\(name)' refers to its own anchor (recursive alias)"
     case .undefinedAlias(let name): return "alias '*\(name)' refers to an anchor that is not defined"
+    case .tooDeep(let limit):
+      return "collections nest deeper than \(limit) levels"
     case .aliasBudgetExceeded(let limit):
       return "the file expands to more than \(limit) YAML nodes (too many aliases: an alias bomb?)"
     case .badMerge: return "a merge key '<<' takes a mapping or a list of mappings"

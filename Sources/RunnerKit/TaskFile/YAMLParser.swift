@@ -9,6 +9,11 @@ import CYaml
 struct YAMLParser {
   /// The most nodes a file may expand to, aliases included.
   static let defaultNodeBudget = 5_000_000
+  /// The deepest nesting of sequences and mappings accepted.
+  ///
+  /// libyaml's scanner is quadratic in flow nesting depth (40 000 `[` take seconds), so the
+  /// parse stops at the first collection past this depth; a task file needs fewer than ten.
+  static let maximumDepth = 256
 
   let file: String
   var nodeBudget = YAMLParser.defaultNodeBudget
@@ -100,10 +105,16 @@ extension YAMLParser {
           node.location = at
           try add(node, anchor: nil)
         case YAML_SEQUENCE_START_EVENT:
+          if stack.count >= YAMLParser.maximumDepth {
+            throw Diagnostic.error(.tooDeep(limit: YAMLParser.maximumDepth), at: at)
+          }
           let anchor = string(event.data.sequence_start.anchor)
           if let anchor { openAnchors.insert(anchor) }
           stack.append(Frame(isMapping: false, anchor: anchor, location: at))
         case YAML_MAPPING_START_EVENT:
+          if stack.count >= YAMLParser.maximumDepth {
+            throw Diagnostic.error(.tooDeep(limit: YAMLParser.maximumDepth), at: at)
+          }
           let anchor = string(event.data.mapping_start.anchor)
           if let anchor { openAnchors.insert(anchor) }
           stack.append(Frame(isMapping: true, anchor: anchor, location: at))
