@@ -67,8 +67,9 @@ build() {
     local source=Fuzz/Targets/$target.swift
     if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
       echo "== fuzz: building fuzz-$target"
+      # lld from the toolchain: gold crashes on some of the sanitizer builds' debug info.
       swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
-        -o "$out/fuzz-$target" 2> >(grep -v "ld.gold: warning: Cannot export local symbol" >&2)
+        -use-ld=lld -o "$out/fuzz-$target"
     fi
   done
 }
