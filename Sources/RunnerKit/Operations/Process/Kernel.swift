@@ -11,6 +11,7 @@ enum Kernel {
   static let enoent = ENOENT
   static let eacces = EACCES
   static let enoexec = ENOEXEC
+  static let etxtbsy = ETXTBSY
   static let esrch = ESRCH
 
   /// A started child: its pid (also its process group) and runner's ends of its pipes.

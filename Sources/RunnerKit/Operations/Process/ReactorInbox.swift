@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// Work handed to the reactor thread.
@@ -21,6 +22,9 @@ struct SpawnRequest: Sendable {
 final class ReactorInbox: Sendable {
   let wakeFD: Int32
   private let commands = Mutex<[ReactorCommand]>([])
+  /// The reactor thread, once it runs: it drains the queue before it sleeps, so what it
+  /// submits to itself needs no wakeup (the hot path: a job spawning the next task).
+  private let reactorThread = Mutex<pthread_t?>(nil)
 
   init() {
     wakeFD = Kernel.eventFD()
@@ -33,7 +37,22 @@ final class ReactorInbox: Sendable {
       return queue.count == 1
     }
     // One wakeup per batch: the reactor empties the whole queue each time it wakes.
-    if wasEmpty { Kernel.signal(eventFD: wakeFD) }
+    if wasEmpty, !isReactorThread { Kernel.signal(eventFD: wakeFD) }
+  }
+
+  /// Called once, on the reactor thread.
+  func registerReactorThread() {
+    reactorThread.withLock { $0 = pthread_self() }
+  }
+
+  private var isReactorThread: Bool {
+    guard let thread = reactorThread.withLock({ $0 }) else { return false }
+    return pthread_equal(thread, pthread_self()) != 0
+  }
+
+  /// Takes everything queued without touching the eventfd (the reactor's own drain loop).
+  func takeQueued(swappingWith spare: inout [ReactorCommand]) {
+    commands.withLock { swap(&$0, &spare) }
   }
 
   /// Takes everything queued; `spare` is handed back empty with its capacity, to avoid allocating.

@@ -53,6 +53,7 @@ final class ReactorLoop {
   private func runForever() -> Never {
     let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(Self.maxEvents))
     let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(Self.maxEvents))
+    inbox.registerReactorThread()
     while true {
       let count = Kernel.epollWait(
         epoll, tokens: tokens, events: events, max: Self.maxEvents, timeoutMilliseconds: nextTimeout())
@@ -60,6 +61,18 @@ final class ReactorLoop {
         handle(token: tokens[index])
       }
       fireDeadlines()
+      drainOwnSubmissions()
+    }
+  }
+
+  /// Runs what this thread queued for itself (jobs resumed by a child's exit, the spawns they
+  /// ask for) until nothing is left, before sleeping in epoll again.
+  private func drainOwnSubmissions() {
+    while true {
+      inbox.takeQueued(swappingWith: &commands)
+      if commands.isEmpty { return }
+      for command in commands { perform(command) }
+      commands.removeAll(keepingCapacity: true)
     }
   }
 
@@ -102,6 +115,16 @@ final class ReactorLoop {
     }
     var plan = request.plan
     var result = Kernel.spawn(plan, devnull: devNull)
+    // ETXTBSY: the file was just written and another process's fork still holds a write
+    // descriptor to it for an instant (the classic fork/exec race); try again briefly, as Go does.
+    var busyRetries = 0
+    while case .failure(let failure) = result, failure.stage == .exec, failure.errno == Kernel.etxtbsy,
+      busyRetries < 10
+    {
+      busyRetries += 1
+      usleep(UInt32(1000 * busyRetries))
+      result = Kernel.spawn(plan, devnull: devNull)
+    }
     if case .failure(let failure) = result, failure.stage == .exec {
       if failure.errno == Kernel.enoent, plan.searchedPath {
         // The cached PATH answer went stale; the next run searches again.
