@@ -84,8 +84,14 @@ import Testing
   }
 
   @Test func deepNestingDoesNotOverflow() throws {
-    let depth = 5000
+    let depth = YAMLParser.maximumDepth
     let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
     #expect(try parse(text) != nil)
+    let deeper = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+    #expect(
+      throws: Diagnostic.error(.tooDeep(limit: depth), at: SourceLocation(file: "f.yml", line: 1, column: depth + 1))
+    ) {
+      try parse(deeper)
+    }
   }
 }
