@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(yaml png jpeg output template)
-out=.build-fuzz
+out=${FUZZ_BUILD:-.build-fuzz}
 objs=$out/objs
 mkdir -p "$objs"
 
