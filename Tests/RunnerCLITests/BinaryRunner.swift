@@ -43,15 +43,25 @@ struct BinaryRunner {
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes concurrently so a large output cannot block the child.
-    nonisolated(unsafe) var errData = Data()
-    let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-    reader.start()
+    // Read both pipes concurrently so a large output cannot block the child; the semaphore
+    // orders the reader's write of `errBox` before the read below.
+    let errBox = DataBox()
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    while !reader.isFinished { usleep(1000) }
+    done.wait()
+    let errData = errBox.data
     return Output(
       status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
       stderr: String(decoding: errData, as: UTF8.self))
   }
+}
+
+/// Carries bytes from the stderr reader thread; access is ordered by a semaphore.
+final class DataBox: @unchecked Sendable {
+  var data = Data()
 }
