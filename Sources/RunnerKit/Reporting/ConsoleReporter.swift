@@ -24,6 +24,7 @@ public final class ConsoleReporter: RunObserver {
   let spoolDirectory: String
   private let state: Mutex<State>
   private let ticker = Mutex<Task<Void, Never>?>(nil)
+  private let prefixes = Mutex<[Int: String]>([:])
 
   /// - Parameters:
   ///   - names: every task's name, by graph index.
@@ -69,10 +70,16 @@ public final class ConsoleReporter: RunObserver {
     useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
   }
 
+  /// A task's line prefix, built once per task rather than once per output line.
   func prefix(_ task: Int) -> String {
-    let name = names[task]
-    let shown = name.count > width ? String(name.prefix(width - 1)) + "…" : name
-    return color(task, shown + String(repeating: " ", count: width - shown.count)) + " | "
+    prefixes.withLock { cache in
+      if let known = cache[task] { return known }
+      let name = names[task]
+      let shown = name.count > width ? String(name.prefix(width - 1)) + "…" : name
+      let made = color(task, shown + String(repeating: " ", count: width - shown.count)) + " | "
+      cache[task] = made
+      return made
+    }
   }
 
   public func record(_ event: RunEvent) {
