@@ -108,17 +108,13 @@ struct RunState {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
       }
-    case .failure(let failure) where failure == .cancelled || (stopping && isCancellation(failure)):
+    // Once the run is stopping, a task that ends badly ends because we stopped it: a command
+    // that catches SIGTERM and exits 1 is a cancelled sibling, not a second root cause.
+    case .failure(let failure) where failure == .cancelled || stopping:
       set(task, .cancelled, reason: "cancelled after \(elapsed)")
     case .failure(let failure):
       fail(task, failure, tail: tail, elapsed: elapsed)
     }
-  }
-
-  /// A failure that is only the echo of our own SIGTERM/SIGKILL while stopping.
-  private func isCancellation(_ failure: TaskFailure) -> Bool {
-    if case .command(_, .signaled) = failure { return true }
-    return false
   }
 
   private mutating func fail(_ task: Int, _ failure: TaskFailure, tail: [String], elapsed: String? = nil) {

@@ -67,6 +67,18 @@ import Testing
     #expect(await awaitNoProcesses(containing: marker).isEmpty)
   }
 
+  @Test func aSiblingThatExitsBadlyOnSIGTERMIsCancelledNotASecondFailure() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        polite: trap 'exit 3' TERM; sleep 300 & wait
+        failing: sh -c 'sleep 0.3; exit 7'
+      """)
+    let (summary, observer) = try await harness.run(jobs: 2, grace: .seconds(2))
+    #expect(summary.failures.map(\.task) == [harness.index("failing")])
+    #expect(observer.finalState(of: harness.index("polite")) == .cancelled)
+  }
+
   @Test func keepGoingSkipsOnlyDependents() async throws {
     let harness = try RunHarness(
       """
