@@ -1,8 +1,10 @@
 // The one place runner forks. Kept small: everything that can be done in Swift is.
 #define _GNU_SOURCE
 #include "runner_shim.h"
+#include "shim_internal.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -18,6 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
+// ThreadSanitizer cannot follow a child that runs on runner's memory (CLONE_VM): its
+// interceptors would update runner's shadow state from the child. Sanitizer builds fork.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RUNNER_SPAWN_BY_FORK 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define RUNNER_SPAWN_BY_FORK 1
+#endif
+
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
@@ -29,20 +42,26 @@
 #endif
 
 // Shared with the child through CLONE_VM: the parent is suspended (CLONE_VFORK) until the
-// child execs or exits, so the child can report a failure by plain stores, no pipe needed.
+// child execs or exits, so the child can report a failure by plain stores, no pipe needed. A
+// forked child has its own copy and reports through `report_fd` instead.
 struct child_args {
   const char *path;
   char *const *argv;
   char *const *envp;
   const char *cwd;
-  int devnull_fd, stdout_w, stderr_w;
+  int devnull_fd, stdout_w, stderr_w, watchdog_fd, report_fd;
   pid_t parent;
   volatile int error, stage;
 };
 
 static int child_fail(struct child_args *a, int stage) {
-  a->error = errno;
+  int error = errno;
+  a->error = error;
   a->stage = stage;
+  if (a->report_fd >= 0) {
+    int record[2] = {stage, error};
+    if (write(a->report_fd, record, sizeof record) < 0) {}
+  }
   _exit(127);
 }
 
@@ -65,6 +84,8 @@ static int child_main(void *p) {
   }
   // Own group: cancellation kills the task's grandchildren with one kill(-pgid).
   if (setpgid(0, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+  // Listed before anything of the task runs: it cannot start a process the watchdog misses.
+  runner_watchdog_send(a->watchdog_fd, (int32_t)getpid());
   // The direct child dies with runner's reactor thread, even on SIGKILL. The getppid check
   // closes the race where runner died before prctl ran.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(a, RUNNER_STAGE_SETUP);
@@ -144,11 +165,15 @@ static void fail_after_fork(int out[2], int err[2], pid_t pid, int pidfd) {
 
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *child) {
+#if RUNNER_SPAWN_BY_FORK
+  return runner_fork_spawn(path, argv, envp, cwd, devnull_fd, child);
+#else
   int out[2], err[2];
   int rc = make_pipes(out, err, child);
   if (rc != 0) return rc;
 
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], getpid(), 0, 0};
+  int watchdog = runner_watchdog_socket();
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, getpid(), 0, 0};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
@@ -179,6 +204,52 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
     child->stage = stage;
     child->error = error;
     return -error;
+  }
+  return finish(out, err, pid, pidfd, child);
+#endif
+}
+
+int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                      struct runner_child *child) {
+  int out[2], err[2], report[2];
+  int rc = make_pipes(out, err, child);
+  if (rc != 0) return rc;
+  if ((rc = make_pipe(report)) != 0) {
+    fail_after_fork(out, err, -1, -1);
+    child->error = -rc;
+    return rc;
+  }
+  fcntl(report[0], F_SETFL, 0); // the parent waits on it
+  int watchdog = runner_watchdog_socket();
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], getpid(), 0, 0};
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  pid_t pid = fork();
+  if (pid == 0) child_main(&args);
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(report[1]);
+  if (pid < 0) {
+    close(report[0]);
+    fail_after_fork(out, err, -1, -1);
+    child->error = fork_errno;
+    return -fork_errno;
+  }
+  // End of file: the child exec'd (the pipe is O_CLOEXEC). A record: where and why it failed.
+  int record[2];
+  ssize_t count;
+  do count = read(report[0], record, sizeof record);
+  while (count < 0 && errno == EINTR);
+  close(report[0]);
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  int pidfd_errno = errno;
+  if (count == (ssize_t)sizeof record || pidfd < 0) {
+    if (pidfd < 0) kill(pid, SIGKILL);
+    fail_after_fork(out, err, pid, pidfd);
+    child->stage = pidfd < 0 ? RUNNER_STAGE_PARENT : record[0];
+    child->error = pidfd < 0 ? pidfd_errno : record[1];
+    return -child->error;
   }
   return finish(out, err, pid, pidfd, child);
 }
@@ -217,6 +288,7 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
     child->error = error;
     return -error;
   }
+  runner_watchdog_send(runner_watchdog_socket(), pid);
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (pidfd < 0) {
     error = errno;
@@ -238,6 +310,7 @@ int runner_reap(int pidfd, int *kind, int *value) {
   if (info.si_pid == 0) return 0;
   *kind = info.si_code == CLD_EXITED ? 1 : 2;
   *value = info.si_status;
+  runner_watchdog_forget_if_empty(info.si_pid);
   return 1;
 }
 

@@ -43,8 +43,8 @@ import Testing
     let process = Self.runner(arguments, in: directory)
     try process.run()
     if ending == .sigint || ending == .sigterm {
-      for _ in 0..<500 where Self.pids(containing: marker).count < 3 { usleep(10_000) }
-      #expect(Self.pids(containing: marker).count >= 3)
+      for _ in 0..<500 where ProcScan.pids(containing: marker).count < 3 { usleep(10_000) }
+      #expect(ProcScan.pids(containing: marker).count >= 3)
       kill(process.processIdentifier, ending == .sigint ? SIGINT : SIGTERM)
     }
     process.waitUntilExit()
@@ -55,37 +55,87 @@ import Testing
       case .sigterm: 143
       }
     #expect(process.terminationStatus == expected)
-    let left = Self.survivors(marker)
+    let left = ProcScan.survivors(marker)
     #expect(left.isEmpty, "\(ending.rawValue): processes left behind: \(left)")
     Self.killAll(left)
   }
 
-  /// PR_SET_PDEATHSIG: the task's direct child dies with runner, even when runner is SIGKILLed.
-  @Test func aSIGKILLedRunnerTakesItsDirectChildrenWithIt() throws {
+  /// PR_SET_PDEATHSIG ends the direct children of a SIGKILLed runner; the orphan watchdog ends the
+  /// rest of their process groups: a background grandchild, a double-forked one, one that
+  /// ignores SIGTERM (SIGKILL after the watchdog's 2 s grace).
+  @Test func aSIGKILLedRunnerTakesItsWholeProcessTreeWithIt() throws {
     let marker = Self.newMarker()
-    let directory = try Self.directory("tasks:\n  direct: sleep \(marker)\n  shell: \"sleep \(marker); true\"\n")
-    let process = Self.runner(["-j2"], in: directory)
+    var yaml = "tasks:\n  direct: sleep \(marker)\n  shell: \"sleep \(marker); true\"\n"
+    yaml += "  background:\n    run: |\n      sleep \(marker) &\n      (sleep \(marker) &)\n"
+    yaml += "      (trap '' TERM; sleep \(marker)) &\n      sleep \(marker)\n"
+    let directory = try Self.directory(yaml)
+    let process = Self.runner(["-j3"], in: directory)
     try process.run()
-    for _ in 0..<500 where Self.pids(containing: marker).count < 3 { usleep(10_000) }
-    let before = Self.pids(containing: marker)
-    #expect(before.count >= 3, "the direct sleep, the shell and its sleep")
-    let direct = before.filter { Self.parent(of: $0) == process.processIdentifier }
+    #expect(ProcScan.wait { ProcScan.pids(containing: marker).count >= 7 }, "two direct sleeps, the shell's, four")
+    let before = ProcScan.pids(containing: marker)
+    let direct = before.filter { ProcScan.parent(of: $0) == process.processIdentifier }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
-    #expect(direct.count == 2)
-    var alive = direct
-    for _ in 0..<100 where !alive.isEmpty {
-      usleep(10_000)
-      alive = alive.filter { Self.isAlive($0) }
-    }
-    #expect(alive.isEmpty, "direct children outlived a SIGKILLed runner: \(alive)")
-    // A grandchild (the shell's sleep) is not covered by PDEATHSIG; it is reparented and runs on.
-    let left = Self.survivors(marker, waiting: .milliseconds(300))
-    withKnownIssue("grandchildren outlive a SIGKILLed runner (PDEATHSIG covers the direct child)", isIntermittent: true)
-    {
-      #expect(left.isEmpty, "grandchildren left behind: \(left)")
-    }
+    #expect(direct.count == 3, "the direct sleep and two shells")
+    let left = ProcScan.survivors(marker, waiting: .seconds(6))
+    #expect(left.isEmpty, "processes outlived a SIGKILLed runner: \(left)")
     Self.killAll(left)
+  }
+
+  /// The watchdog is outside runner's session and process group, holds nothing but /dev/null and
+  /// its socket, shrugs off the signals a terminal or a `kill` of runner's group would send, and
+  /// still cleans up and exits once runner is SIGKILLed.
+  @Test func theWatchdogIsDetachedIgnoresSignalsAndStillCleansUp() throws {
+    let marker = Self.newMarker()
+    let directory = try Self.directory("tasks:\n  bg: \"sleep \(marker) & sleep \(marker)\"\n")
+    let process = Self.runner([], in: directory)
+    try process.run()
+    let runner = process.processIdentifier
+    var watchdog: Int32?
+    #expect(
+      ProcScan.wait {
+        watchdog = ProcScan.pids(named: "runner-watchdog").first { ProcScan.parent(of: $0) == runner }
+        return watchdog != nil && ProcScan.pids(containing: marker).count >= 2
+      })
+    guard let watchdog, let status = ProcScan.status(of: watchdog), let runnerStatus = ProcScan.status(of: runner)
+    else {
+      kill(runner, SIGKILL)
+      process.waitUntilExit()
+      Self.killAll(ProcScan.pids(containing: marker))
+      return
+    }
+    #expect(status.session == watchdog && status.group == watchdog)
+    #expect(runnerStatus.session != watchdog)
+    let descriptors = ProcScan.descriptors(of: watchdog)
+    #expect(descriptors.keys.sorted() == [0, 1, 2, 3], "\(descriptors)")
+    #expect([0, 1, 2].allSatisfy { descriptors[$0] == "/dev/null" })
+    #expect(descriptors[3]?.hasPrefix("socket:") == true)
+    for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { kill(watchdog, signal) }
+    #expect(!ProcScan.wait(upTo: .milliseconds(300)) { !ProcScan.isAlive(watchdog) }, "a signal ended the watchdog")
+    kill(runner, SIGKILL)
+    process.waitUntilExit()
+    let left = ProcScan.survivors(marker, waiting: .seconds(6))
+    #expect(left.isEmpty, "processes outlived a SIGKILLed runner: \(left)")
+    Self.killAll(left)
+    #expect(ProcScan.wait { !ProcScan.isAlive(watchdog) }, "the watchdog outlived its work")
+  }
+
+  /// After a normal run the watchdog finds nothing to do and exits.
+  @Test func theWatchdogExitsAfterANormalRun() throws {
+    let marker = Self.newMarker()
+    let directory = try Self.directory("tasks:\n  short: \"sleep 0.5; echo \(marker)\"\n")
+    let process = Self.runner([], in: directory)
+    try process.run()
+    let runner = process.processIdentifier
+    var watchdog: Int32?
+    _ = ProcScan.wait {
+      watchdog = ProcScan.pids(named: "runner-watchdog").first { ProcScan.parent(of: $0) == runner }
+      return watchdog != nil
+    }
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(watchdog != nil, "no watchdog seen while the task ran")
+    if let watchdog { #expect(ProcScan.wait { !ProcScan.isAlive(watchdog) }, "the watchdog outlived runner") }
   }
 
   /// After 10 000 tasks runner holds the same descriptors and no zombies as after one: the last
@@ -138,59 +188,7 @@ import Testing
     return process
   }
 
-  /// The marked processes still alive after giving the kernel a moment to deliver SIGKILLs.
-  static func survivors(_ marker: String, waiting: Duration = .seconds(2)) -> [Int32] {
-    let deadline = ContinuousClock.now + waiting
-    var left = pids(containing: marker)
-    while !left.isEmpty, ContinuousClock.now < deadline {
-      usleep(20_000)
-      left = pids(containing: marker)
-    }
-    return left
-  }
-
   static func killAll(_ pids: [Int32]) {
     for pid in pids { kill(pid, SIGKILL) }
-  }
-
-  static func parent(of pid: Int32) -> Int32? {
-    guard let stat = procFile("/proc/\(pid)/stat"),
-      let close = stat.lastIndex(of: ")")
-    else { return nil }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    return fields.count > 1 ? Int32(fields[1]) : nil
-  }
-
-  static func isAlive(_ pid: Int32) -> Bool {
-    guard let stat = procFile("/proc/\(pid)/stat") else { return false }
-    return !stat.contains(") Z ")
-  }
-
-  static func pids(containing marker: String) -> [Int32] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { entry -> Int32? in
-      guard let pid = Int32(entry), let cmdline = procFile("/proc/\(entry)/cmdline"), cmdline.contains(marker),
-        isAlive(pid)
-      else { return nil }
-      return pid
-    }
-  }
-
-  /// A /proc file's text, read with plain read(2): Foundation's `contents(atPath:)` leaks its
-  /// buffer (4 KiB a call, hundreds of MB over a polling test under AddressSanitizer) on files
-  /// that report size 0, as every /proc file does.
-  static func procFile(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0 { return nil }
-      if count == 0 { break }
-      bytes += chunk[..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }

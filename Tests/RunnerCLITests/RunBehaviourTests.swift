@@ -43,16 +43,12 @@ import Testing
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
-    for _ in 0..<500 where pids(containing: marker).count < 3 { usleep(10_000) }
-    #expect(pids(containing: marker).count >= 3)
+    for _ in 0..<500 where ProcScan.pids(containing: marker).count < 3 { usleep(10_000) }
+    #expect(ProcScan.pids(containing: marker).count >= 3)
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
     #expect(process.terminationStatus == expected)
-    var left = pids(containing: marker)
-    for _ in 0..<100 where !left.isEmpty {
-      usleep(20_000)
-      left = pids(containing: marker)
-    }
+    let left = ProcScan.survivors(marker)
     #expect(left.isEmpty, "processes left behind: \(left)")
   }
 
@@ -104,11 +100,7 @@ import Testing
     let output = try BinaryRunner.run(["--grace", "300ms"], in: directory)
     #expect(output.status == 0)
     #expect(output.stdout.contains("leaves | started"))
-    var left = pids(containing: marker)
-    for _ in 0..<100 where !left.isEmpty {
-      usleep(20_000)
-      left = pids(containing: marker)
-    }
+    let left = ProcScan.survivors(marker)
     #expect(left.isEmpty)
   }
 
@@ -126,16 +118,5 @@ import Testing
     try input.fileHandleForWriting.close()
     dot.waitUntilExit()
     #expect(dot.terminationStatus == 0)
-  }
-
-  func pids(containing marker: String) -> [Int32] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { entry -> Int32? in
-      guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
-        String(decoding: data, as: UTF8.self).contains(marker),
-        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), !stat.contains(") Z ")
-      else { return nil }
-      return pid
-    }
   }
 }

@@ -27,10 +27,17 @@ struct runner_child {
 
 /// Starts `path` with `argv` and `envp` (both NULL-terminated) in a new process group, stdin
 /// from `devnull_fd`, stdout/stderr to fresh pipes, in `cwd` (NULL: inherit), with
-/// PR_SET_PDEATHSIG(SIGKILL) tied to the calling thread and a default signal mask.
+/// PR_SET_PDEATHSIG(SIGKILL) tied to the calling thread and a default signal mask. The group is
+/// registered with the orphan watchdog (started on the first spawn) before the child execs.
 /// Returns 0 and fills `out`, or -errno with `out->stage` set (no fd is left open then).
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *out);
+
+/// Same contract as `runner_spawn`, through fork instead of clone(CLONE_VM | CLONE_VFORK): slower
+/// (it copies runner's page tables), but tools that must follow every write to memory, such as
+/// ThreadSanitizer, can follow a forked child. `runner_spawn` uses it in sanitizer builds.
+int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                      struct runner_child *out);
 
 /// Same contract as `runner_spawn` but through posix_spawn (no PDEATHSIG); kept for benchmarks.
 int runner_posix_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
@@ -38,6 +45,7 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
 
 /// Reaps the exited child behind `pidfd` without blocking. Returns 1 and sets
 /// `*kind` (1 exited, 2 signaled) and `*value` when reaped, 0 if still running, -errno on error.
+/// A reaped child whose process group is empty is dropped from the watchdog's list.
 int runner_reap(int pidfd, int *kind, int *value);
 
 /// kill(-pgid, sig); returns 0 or -errno (-ESRCH when the group has no members left).
@@ -59,6 +67,12 @@ void runner_close(int fd);
 int64_t runner_now_ns(void);
 /// Whether `path` is a regular file runner may execute (access X_OK + S_ISREG).
 int runner_is_executable(const char *path);
+/// The orphan watchdog's pid (starting it if needed), -1 if it could not be started; for tests.
+///
+/// The watchdog is a forked helper, outside runner's session, holding a list of the process
+/// groups runner started. When runner dies, however it dies, the watchdog sends SIGTERM to every
+/// group still alive, SIGKILL 2 s later, and exits.
+int runner_watchdog_pid(void);
 /// Number of open fds of this process (counts /proc/self/fd); for tests.
 int runner_count_open_fds(void);
 

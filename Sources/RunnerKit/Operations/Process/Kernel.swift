@@ -26,10 +26,20 @@ enum Kernel {
     case parent, setup, workingDirectory, exec
   }
 
-  /// Starts `plan` in a new process group with PDEATHSIG tied to the calling thread.
-  static func spawn(_ plan: SpawnPlan, devnull: Int32) -> Result<Child, SpawnFailure> {
+  /// How a child is started.
+  enum SpawnMethod: Sendable {
+    /// clone(CLONE_VM | CLONE_VFORK); fork in ThreadSanitizer builds, which cannot follow it.
+    case standard
+    /// Always fork: the sanitizer builds' path, for tests of it in any build.
+    case fork
+  }
+
+  /// Starts `plan` in a new process group with PDEATHSIG tied to the calling thread, listed
+  /// with the orphan watchdog.
+  static func spawn(_ plan: SpawnPlan, devnull: Int32, method: SpawnMethod = .standard) -> Result<Child, SpawnFailure> {
     var child = runner_child()
-    let rc = runner_spawn(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)
+    let start = method == .fork ? runner_fork_spawn : runner_spawn
+    let rc = start(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)
     if rc == 0 {
       return .success(Child(pid: child.pid, pidfd: child.pidfd, stdout: child.stdout_fd, stderr: child.stderr_fd))
     }
@@ -92,6 +102,9 @@ enum Kernel {
   static func now() -> Int64 { runner_now_ns() }
 
   static func isExecutable(_ path: String) -> Bool { runner_is_executable(path) != 0 }
+
+  /// The orphan watchdog's pid, starting it if needed; -1 when it could not be started.
+  static func orphanWatchdogPID() -> Int32 { runner_watchdog_pid() }
 
   /// Open file descriptors of this process.
   static func openFileDescriptorCount() -> Int { Int(runner_count_open_fds()) }

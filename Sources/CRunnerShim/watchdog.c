@@ -1,0 +1,220 @@
+// The orphan watchdog: a forked helper that outlives runner just long enough to end the process
+// groups runner started, however runner died (SIGKILL, OOM killer, a crash).
+//
+// PR_SET_PDEATHSIG only reaches runner's direct children; a task's background process
+// (`sleep 100 &`, a double-forked daemon) would be reparented and live on. The watchdog keeps
+// the list of live groups: every spawned child writes its group id to the watchdog's socket
+// before it execs, runner writes the id again, negated, once it has reaped the leader of an
+// empty group. When the socket reaches end of file — every copy of runner's end is closed,
+// which the kernel does when runner dies, any way — the watchdog sends SIGTERM (and SIGCONT, so
+// a stopped group can act on it) to each group still alive, SIGKILL after a grace period, and
+// exits.
+//
+// The child only makes system calls: it is forked from a multithreaded process, and never
+// returns to Swift.
+#define _GNU_SOURCE
+#include "runner_shim.h"
+#include "shim_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+  WATCHDOG_FD = 3,               // the socket, in the watchdog
+  WATCHDOG_GRACE_MS = 2000,      // between SIGTERM and SIGKILL after runner died
+  WATCHDOG_PRUNE_MS = 500,       // how often the list drops groups that ended on their own
+  WATCHDOG_BATCH_MS = 50,        // lets records accumulate: one wake-up per batch, not per spawn
+  WATCHDOG_CAPACITY = 64 * 1024, // live groups at once; more are not tracked
+};
+
+static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
+static int watchdog_socket = -1; // runner's end, O_CLOEXEC
+static int watchdog_child = -1;
+
+// Only the watchdog writes these: in runner they stay untouched zero pages.
+static int32_t groups[WATCHDOG_CAPACITY];
+static int group_count;
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+static void add_group(int32_t pgid) {
+  if (group_count < WATCHDOG_CAPACITY) groups[group_count++] = pgid;
+}
+
+static void remove_group(int32_t pgid) {
+  for (int i = group_count - 1; i >= 0; i--) {
+    if (groups[i] != pgid) continue;
+    groups[i] = groups[--group_count];
+    return;
+  }
+}
+
+// Drops groups with no member left. A member that is a zombie still counts (kill succeeds):
+// that costs at most a grace period, never a wrong kill.
+static void prune(void) {
+  for (int i = group_count - 1; i >= 0; i--) {
+    if (kill(-groups[i], 0) == 0 || errno == EPERM) continue;
+    groups[i] = groups[--group_count];
+  }
+}
+
+static void signal_all(int sig) {
+  for (int i = 0; i < group_count; i++) kill(-groups[i], sig);
+}
+
+static void terminate_all(void) {
+  prune();
+  if (group_count == 0) return;
+  signal_all(SIGTERM);
+  signal_all(SIGCONT);
+  int64_t deadline = now_ms() + WATCHDOG_GRACE_MS;
+  while (group_count > 0 && now_ms() < deadline) {
+    sleep_ms(20);
+    prune();
+  }
+  signal_all(SIGKILL);
+}
+
+// Leaves runner's session (a terminal's Ctrl-C, a hangup or a signal to runner's process group
+// must not reach it), its descriptors (a task's pipe or runner's stdout held open here would
+// keep a reader waiting) and its working directory.
+static void detach(int socket) {
+  for (int sig = 1; sig < _NSIG; sig++) {
+    struct sigaction sa;
+    if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0) continue;
+    if (sa.sa_handler == SIG_DFL) continue;
+    sa.sa_handler = SIG_DFL; // runner's handlers would run Swift code in this copy of runner
+    sa.sa_flags = 0;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+  }
+  // Only the end of file from runner's side may end the watchdog (or SIGKILL).
+  int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2};
+  for (unsigned i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
+  setsid();
+  prctl(PR_SET_NAME, "runner-watchdog");
+  if (chdir("/") != 0) {}
+  if (socket != WATCHDOG_FD) {
+    dup2(socket, WATCHDOG_FD);
+    close(socket);
+  }
+  fcntl(WATCHDOG_FD, F_SETFD, 0);
+  int null = open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3; fd++)
+    if (null >= 0 && null != fd) dup2(null, fd);
+  if (syscall(SYS_close_range, WATCHDOG_FD + 1, ~0U, 0) != 0) {
+    struct rlimit limit;
+    rlim_t top = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur : 1024;
+    if (top > 65536) top = 65536;
+    for (int fd = WATCHDOG_FD + 1; fd < (int)top; fd++) close(fd);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+__attribute__((noreturn)) static void watchdog_main(int socket) {
+  detach(socket);
+  unsigned char buffer[4096 + sizeof(int32_t)];
+  size_t held = 0;
+  int64_t last_prune = now_ms();
+  for (;;) {
+    struct pollfd entry = {.fd = WATCHDOG_FD, .events = POLLIN};
+    int ready = poll(&entry, 1, group_count > 0 ? WATCHDOG_PRUNE_MS : -1);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready > 0) {
+      ssize_t count = read(WATCHDOG_FD, buffer + held, sizeof buffer - held);
+      if (count == 0) break; // runner is gone
+      if (count < 0 && errno != EINTR && errno != EAGAIN) break;
+      if (count > 0) held += (size_t)count;
+      size_t used = 0;
+      for (; held - used >= sizeof(int32_t); used += sizeof(int32_t)) {
+        int32_t record;
+        memcpy(&record, buffer + used, sizeof record);
+        if (record > 0) add_group(record);
+        else if (record < 0) remove_group(-record);
+      }
+      memmove(buffer, buffer + used, held - used);
+      held -= used;
+    }
+    if (now_ms() - last_prune >= WATCHDOG_PRUNE_MS || group_count == WATCHDOG_CAPACITY) {
+      prune();
+      last_prune = now_ms();
+    }
+    sleep_ms(WATCHDOG_BATCH_MS);
+  }
+  terminate_all();
+  _exit(0);
+}
+
+static void watchdog_start(void) {
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
+  // Runner's end must not be 0-2: a spawned child dup2s onto those before it writes its record.
+  if (ends[0] <= 2) {
+    int moved = fcntl(ends[0], F_DUPFD_CLOEXEC, 3);
+    close(ends[0]);
+    ends[0] = moved;
+  }
+  if (ends[0] < 0) {
+    close(ends[1]);
+    return;
+  }
+  // No runner handler may run in the child before it resets them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(ends[0]);
+    watchdog_main(ends[1]);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(ends[1]);
+  if (pid < 0) {
+    close(ends[0]);
+    return;
+  }
+  watchdog_socket = ends[0];
+  watchdog_child = pid;
+}
+
+int runner_watchdog_socket(void) {
+  pthread_once(&watchdog_once, watchdog_start);
+  return watchdog_socket;
+}
+
+void runner_watchdog_send(int fd, int32_t record) {
+  if (fd < 0) return;
+  // Four bytes to a stream socket go in whole; MSG_NOSIGNAL: a dead watchdog must not SIGPIPE us.
+  while (send(fd, &record, sizeof record, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+}
+
+void runner_watchdog_forget_if_empty(int pgid) {
+  if (pgid <= 1 || watchdog_socket < 0) return;
+  if (kill(-pgid, 0) != 0 && errno == ESRCH) runner_watchdog_send(watchdog_socket, -pgid);
+}
+
+int runner_watchdog_pid(void) {
+  runner_watchdog_socket();
+  return watchdog_child;
+}
