@@ -94,6 +94,19 @@ import Testing
     #expect(output.stderr.contains("cannot read '/nonexistent/dir/e.jsonl'") || output.stderr.contains("e.jsonl"))
   }
 
+  /// /dev/full accepts the open and fails every write with ENOSPC, as a full disk does.
+  @Test func aFailedEventsWriteWarnsOnceAndFailsAnOtherwiseGoodRun() throws {
+    let directory = try temporaryDirectory("tasks:\n  chatty: seq 1 200\n  broken: {deps: [chatty], run: \"exit 3\"}\n")
+    let good = try BinaryRunner.run(["--events", "/dev/full", "chatty"], in: directory)
+    #expect(good.status == 2)
+    #expect(good.stdout.contains("chatty | 200\n"), "the run itself went on")
+    let warning = "warning: cannot write the events file '/dev/full': no space left on device"
+    #expect(good.stderr.components(separatedBy: warning).count == 2, "exactly one warning: \(good.stderr)")
+    let failed = try BinaryRunner.run(["--events", "/dev/full"], in: directory)
+    #expect(failed.status == 1, "a failed task's exit code wins")
+    #expect(failed.stderr.components(separatedBy: warning).count == 2, "\(failed.stderr)")
+  }
+
   @Test func aBackgroundProcessLeftBehindDoesNotHangTheRun() throws {
     let marker = "runner-bg-\(UUID().uuidString.prefix(8))"
     let directory = try temporaryDirectory("tasks:\n  leaves: sh -c 'sleep 300 & echo started' \(marker)\n")

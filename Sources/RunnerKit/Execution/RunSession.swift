@@ -11,7 +11,8 @@ public struct RunSession: Sendable {
     self.settings = settings
   }
 
-  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file or a report cannot be written).
+  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file or a report cannot be
+  ///   created, or a write to it failed, in a run that otherwise succeeded).
   public func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
@@ -29,9 +30,12 @@ public struct RunSession: Sendable {
     let reports = RunReports(
       settings: settings.reports, selection: selection, console: console, concurrency: settings.concurrency)
     var observers = reports.observers
+    var eventLog: EventLogWriter?
     if let path = settings.eventsPath {
       do {
-        observers.append(try EventLogWriter(path: path, taskNames: names))
+        let writer = try EventLogWriter(path: path, taskNames: names)
+        observers.append(writer)
+        eventLog = writer
       } catch {
         DiagnosticPrinter().print([.error(error, at: nil)])
         return ExitStatus.usage
@@ -63,11 +67,15 @@ public struct RunSession: Sendable {
     store?.finish()
     summary.interruption = watcher.firstSignal
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
+    eventLog?.close()
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     console.printSummary(summary, graph: graph)
     let problems = reports.finish(summary)
     DiagnosticPrinter().print(problems)
-    return problems.isEmpty || !summary.succeeded ? summary.exitCode : ExitStatus.usage
+    // An incomplete events file or report fails an otherwise good run: a CI step must not pass
+    // with its log silently cut short.
+    let incomplete = !problems.isEmpty || eventLog?.writeFailure != nil
+    return incomplete && summary.succeeded ? ExitStatus.usage : summary.exitCode
   }
 
   /// Runner's environment plus the file's `env`: the base of every task's environment.

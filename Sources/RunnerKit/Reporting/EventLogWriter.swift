@@ -3,25 +3,52 @@ import Synchronization
 
 /// `--events FILE`: every state change and output line as JSON Lines (schema in docs/events.md).
 ///
-/// Lines are written as they happen, so a run that is killed keeps what it logged.
+/// Lines are written as they happen, so a run that is killed keeps what it logged. A write
+/// that fails (a full disk) is reported once on stderr and ends the log: a log with a gap in
+/// the middle would read as a different run. `writeFailure` tells the caller, which makes a
+/// successful run exit with status 2.
 public final class EventLogWriter: RunObserver {
   public static let schemaVersion = 1
 
   let names: [String]
-  private let descriptor: Mutex<Int32>
+  let path: String
+  private let file: Mutex<File>
+
+  private struct File {
+    /// -1 once closed.
+    var descriptor: Int32
+    /// The errno of the first write (or close) that failed.
+    var failure: Int32?
+  }
 
   /// - Throws: a message naming the file when it cannot be created.
   public init(path: String, taskNames: [String]) throws(TaskFileError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
-    descriptor = Mutex(fd)
+    file = Mutex(File(descriptor: fd))
+    self.path = path
     names = taskNames
   }
 
   deinit {
-    descriptor.withLock { fd in
-      if fd >= 0 { close(fd) }
+    file.withLock { file in
+      if file.descriptor >= 0 { Glibc.close(file.descriptor) }
     }
+  }
+
+  /// Why the log is incomplete: the first failed write's error, or `nil` when every line was written.
+  public var writeFailure: Int32? { file.withLock { $0.failure } }
+
+  /// Closes the file after the last event; a failure to close counts as a failed write.
+  public func close() {
+    let failure: Int32? = file.withLock { file in
+      guard file.descriptor >= 0 else { return nil }
+      defer { file.descriptor = -1 }
+      guard Glibc.close(file.descriptor) != 0, errno != EINTR, file.failure == nil else { return nil }
+      file.failure = errno
+      return errno
+    }
+    if let failure { warn(failure) }
   }
 
   public func record(_ event: RunEvent) {
@@ -69,8 +96,37 @@ public final class EventLogWriter: RunObserver {
   }
 
   private func write(_ value: JSONValue) {
-    let line = value.serialized() + "\n"
-    descriptor.withLock { fd in Terminal.write(line, to: fd) }
+    var line = value.serialized() + "\n"
+    let failure: Int32? = file.withLock { file in
+      guard file.descriptor >= 0, file.failure == nil else { return nil }
+      file.failure = line.withUTF8 { Self.writeAll($0, to: file.descriptor) }
+      return file.failure
+    }
+    if let failure { warn(failure) }
+  }
+
+  /// Writes every byte; returns the errno that stopped it, or `nil`.
+  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Int32? {
+    guard var pointer = bytes.baseAddress else { return nil }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let written = Glibc.write(descriptor, pointer, remaining)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      pointer += written
+      remaining -= written
+    }
+    return nil
+  }
+
+  private func warn(_ failure: Int32) {
+    DiagnosticPrinter().print([
+      Diagnostic(
+        .warning,
+        "cannot write the events file '\(path)': \(FileReader.describe(failure)); later events are not logged")
+    ])
   }
 }
 
