@@ -172,7 +172,7 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   int rc = make_pipes(out, err, child);
   if (rc != 0) return rc;
 
-  int watchdog = runner_watchdog_socket();
+  int watchdog = runner_watchdog_fd();
   struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, getpid(), 0, 0};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
@@ -220,7 +220,7 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
     return rc;
   }
   fcntl(report[0], F_SETFL, 0); // the parent waits on it
-  int watchdog = runner_watchdog_socket();
+  int watchdog = runner_watchdog_fd();
   struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], getpid(), 0, 0};
   sigset_t all, old;
   sigfillset(&all);
@@ -288,7 +288,12 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
     child->error = error;
     return -error;
   }
-  runner_watchdog_send(runner_watchdog_socket(), pid);
+  sigset_t pipe_signal, old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  runner_watchdog_send(runner_watchdog_fd(), pid);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (pidfd < 0) {
     error = errno;
@@ -310,7 +315,6 @@ int runner_reap(int pidfd, int *kind, int *value) {
   if (info.si_pid == 0) return 0;
   *kind = info.si_code == CLD_EXITED ? 1 : 2;
   *value = info.si_status;
-  runner_watchdog_forget_if_empty(info.si_pid);
   return 1;
 }
 

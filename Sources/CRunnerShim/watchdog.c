@@ -3,12 +3,17 @@
 //
 // PR_SET_PDEATHSIG only reaches runner's direct children; a task's background process
 // (`sleep 100 &`, a double-forked daemon) would be reparented and live on. The watchdog keeps
-// the list of live groups: every spawned child writes its group id to the watchdog's socket
-// before it execs, runner writes the id again, negated, once it has reaped the leader of an
-// empty group. When the socket reaches end of file — every copy of runner's end is closed,
-// which the kernel does when runner dies, any way — the watchdog sends SIGTERM (and SIGCONT, so
-// a stopped group can act on it) to each group still alive, SIGKILL after a grace period, and
-// exits.
+// the list of live groups: every spawned child writes its group id to the watchdog's pipe
+// before it execs, and the watchdog drops groups that have no member left every half second.
+// When the pipe reaches end of file — every copy of runner's end is closed, which the kernel does
+// when runner dies, any way — the watchdog sends SIGTERM (and SIGCONT, so a stopped group can act
+// on it) to each group still alive, SIGKILL after a grace period, and exits.
+//
+// A pipe, not a socket: a pipe packs 4-byte records into pages (16 384 fit in the default 64 KiB),
+// where an AF_UNIX socket charges each send a whole buffer and blocks after 278. Runner sends no
+// "gone" records (they would cost it system calls per task): a group id cannot be reused within
+// the half second before a prune unless the kernel cycles through its whole pid range
+// (/proc/sys/kernel/pid_max) in that time.
 //
 // The child only makes system calls: it is forked from a multithreaded process, and never
 // returns to Swift.
@@ -23,14 +28,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 enum {
-  WATCHDOG_FD = 3,               // the socket, in the watchdog
+  WATCHDOG_FD = 3,               // the pipe's read end, in the watchdog
   WATCHDOG_GRACE_MS = 2000,      // between SIGTERM and SIGKILL after runner died
   WATCHDOG_PRUNE_MS = 500,       // how often the list drops groups that ended on their own
   WATCHDOG_BATCH_MS = 50,        // lets records accumulate: one wake-up per batch, not per spawn
@@ -38,7 +42,7 @@ enum {
 };
 
 static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
-static int watchdog_socket = -1; // runner's end, O_CLOEXEC
+static int watchdog_pipe = -1; // runner's (write) end, O_CLOEXEC
 static int watchdog_child = -1;
 
 // Only the watchdog writes these: in runner they stay untouched zero pages.
@@ -97,7 +101,7 @@ static void terminate_all(void) {
 // Leaves runner's session (a terminal's Ctrl-C, a hangup or a signal to runner's process group
 // must not reach it), its descriptors (a task's pipe or runner's stdout held open here would
 // keep a reader waiting) and its working directory.
-static void detach(int socket) {
+static void detach(int pipe_end) {
   for (int sig = 1; sig < _NSIG; sig++) {
     struct sigaction sa;
     if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0) continue;
@@ -113,9 +117,9 @@ static void detach(int socket) {
   setsid();
   prctl(PR_SET_NAME, "runner-watchdog");
   if (chdir("/") != 0) {}
-  if (socket != WATCHDOG_FD) {
-    dup2(socket, WATCHDOG_FD);
-    close(socket);
+  if (pipe_end != WATCHDOG_FD) {
+    dup2(pipe_end, WATCHDOG_FD);
+    close(pipe_end);
   }
   fcntl(WATCHDOG_FD, F_SETFD, 0);
   int null = open("/dev/null", O_RDWR);
@@ -132,8 +136,8 @@ static void detach(int socket) {
   sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-__attribute__((noreturn)) static void watchdog_main(int socket) {
-  detach(socket);
+__attribute__((noreturn)) static void watchdog_main(int pipe_end) {
+  detach(pipe_end);
   unsigned char buffer[4096 + sizeof(int32_t)];
   size_t held = 0;
   int64_t last_prune = now_ms();
@@ -167,16 +171,16 @@ __attribute__((noreturn)) static void watchdog_main(int socket) {
 }
 
 static void watchdog_start(void) {
-  int ends[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
+  int ends[2]; // [0] the watchdog reads, [1] runner writes
+  if (pipe2(ends, O_CLOEXEC) != 0) return;
   // Runner's end must not be 0-2: a spawned child dup2s onto those before it writes its record.
-  if (ends[0] <= 2) {
-    int moved = fcntl(ends[0], F_DUPFD_CLOEXEC, 3);
-    close(ends[0]);
-    ends[0] = moved;
-  }
-  if (ends[0] < 0) {
+  if (ends[1] <= 2) {
+    int moved = fcntl(ends[1], F_DUPFD_CLOEXEC, 3);
     close(ends[1]);
+    ends[1] = moved;
+  }
+  if (ends[1] < 0) {
+    close(ends[0]);
     return;
   }
   // No runner handler may run in the child before it resets them.
@@ -185,36 +189,42 @@ static void watchdog_start(void) {
   pthread_sigmask(SIG_BLOCK, &all, &old);
   pid_t pid = fork();
   if (pid == 0) {
-    close(ends[0]);
-    watchdog_main(ends[1]);
+    close(ends[1]);
+    watchdog_main(ends[0]);
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  close(ends[1]);
+  close(ends[0]);
   if (pid < 0) {
-    close(ends[0]);
+    close(ends[1]);
     return;
   }
-  watchdog_socket = ends[0];
+  watchdog_pipe = ends[1];
   watchdog_child = pid;
 }
 
-int runner_watchdog_socket(void) {
+int runner_watchdog_fd(void) {
   pthread_once(&watchdog_once, watchdog_start);
-  return watchdog_socket;
+  return watchdog_pipe;
 }
 
 void runner_watchdog_send(int fd, int32_t record) {
   if (fd < 0) return;
-  // Four bytes to a stream socket go in whole; MSG_NOSIGNAL: a dead watchdog must not SIGPIPE us.
-  while (send(fd, &record, sizeof record, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
-}
-
-void runner_watchdog_forget_if_empty(int pgid) {
-  if (pgid <= 1 || watchdog_socket < 0) return;
-  if (kill(-pgid, 0) != 0 && errno == ESRCH) runner_watchdog_send(watchdog_socket, -pgid);
+  // Up to PIPE_BUF bytes go into a pipe in one piece, so concurrent writers never interleave.
+  ssize_t written;
+  do written = write(fd, &record, sizeof record);
+  while (written < 0 && errno == EINTR);
+  if (written < 0 && errno == EPIPE) {
+    // The watchdog is gone. The SIGPIPE this raised is pending (signals are blocked here): take
+    // it, or it would kill the task the moment it unblocks signals.
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    struct timespec zero = {0, 0};
+    sigtimedwait(&pipe_signal, NULL, &zero);
+  }
 }
 
 int runner_watchdog_pid(void) {
-  runner_watchdog_socket();
+  runner_watchdog_fd();
   return watchdog_child;
 }

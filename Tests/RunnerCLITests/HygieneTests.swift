@@ -83,7 +83,7 @@ import Testing
   }
 
   /// The watchdog is outside runner's session and process group, holds nothing but /dev/null and
-  /// its socket, shrugs off the signals a terminal or a `kill` of runner's group would send, and
+  /// its pipe, shrugs off the signals a terminal or a `kill` of runner's group would send, and
   /// still cleans up and exits once runner is SIGKILLed.
   @Test func theWatchdogIsDetachedIgnoresSignalsAndStillCleansUp() throws {
     let marker = Self.newMarker()
@@ -109,7 +109,7 @@ import Testing
     let descriptors = ProcScan.descriptors(of: watchdog)
     #expect(descriptors.keys.sorted() == [0, 1, 2, 3], "\(descriptors)")
     #expect([0, 1, 2].allSatisfy { descriptors[$0] == "/dev/null" })
-    #expect(descriptors[3]?.hasPrefix("socket:") == true)
+    #expect(descriptors[3]?.hasPrefix("pipe:") == true)
     for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { kill(watchdog, signal) }
     #expect(!ProcScan.wait(upTo: .milliseconds(300)) { !ProcScan.isAlive(watchdog) }, "a signal ended the watchdog")
     kill(runner, SIGKILL)

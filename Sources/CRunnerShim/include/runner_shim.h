@@ -45,7 +45,6 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
 
 /// Reaps the exited child behind `pidfd` without blocking. Returns 1 and sets
 /// `*kind` (1 exited, 2 signaled) and `*value` when reaped, 0 if still running, -errno on error.
-/// A reaped child whose process group is empty is dropped from the watchdog's list.
 int runner_reap(int pidfd, int *kind, int *value);
 
 /// kill(-pgid, sig); returns 0 or -errno (-ESRCH when the group has no members left).
