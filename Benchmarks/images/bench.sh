@@ -12,7 +12,9 @@
 # Environment: RUNNER (default <repo>/.build-release/release/runner, else <repo>/.build/release/runner),
 #   WORK (default /tmp/runner-image-bench), REPEAT (default 5),
 #   TOOLS (default "runner vips pillow imagemagick"; ImageMagick's blur alone takes ~25 s a run here).
-# runner is called as `runner tasks.yml blur` (the task file is copied into WORK).
+# runner is called as `runner --force --no-cache tasks.yml blur` (the task file is copied into
+# WORK): without those flags the second and later runs are "up to date" and do no image work
+# at all, and the first stores the result in .runner/cache, which the peers do not do.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -88,7 +90,7 @@ for task in blur resize; do
   if ! wants runner; then
     :
   elif [[ -x "$RUNNER" ]]; then
-    timed "runner" "$RUNNER" tasks.yml "$task"
+    timed "runner" "$RUNNER" --force --no-cache tasks.yml "$task"
   else
     skip "runner" "$RUNNER not built (swift build -c release --scratch-path .build-release)"
   fi

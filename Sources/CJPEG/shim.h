@@ -106,6 +106,82 @@ static inline int runner_jpeg_decode(const unsigned char *data, unsigned long si
 }
 
 /*
+ * An incremental decoder, for decoding in row bands while other threads work on the rows
+ * already decoded. Each call owns its own setjmp. Create with runner_jpeg_decoder_create
+ * (header read, decompression started), read rows with runner_jpeg_decoder_read, and
+ * always release it with runner_jpeg_decoder_destroy.
+ */
+typedef struct runner_jpeg_decoder {
+  struct jpeg_decompress_struct cinfo;
+  runner_jpeg_error err;
+  char message[RUNNER_JPEG_MESSAGE_LENGTH];
+  int created;
+  int finished;
+} runner_jpeg_decoder;
+
+/* Returns NULL only when out of memory; otherwise check decoder->message[0] for an error. */
+static inline runner_jpeg_decoder *runner_jpeg_decoder_create(const unsigned char *data, unsigned long size,
+                                                              int cmyk) {
+  runner_jpeg_decoder *decoder = (runner_jpeg_decoder *)calloc(1, sizeof(runner_jpeg_decoder));
+  if (decoder == NULL) {
+    return NULL;
+  }
+  runner_jpeg_install_errors(&decoder->err, decoder->message);
+  decoder->cinfo.err = &decoder->err.pub;
+  if (setjmp(decoder->err.jump)) {
+    return decoder;
+  }
+  jpeg_create_decompress(&decoder->cinfo);
+  decoder->created = 1;
+  jpeg_mem_src(&decoder->cinfo, data, size);
+  jpeg_read_header(&decoder->cinfo, TRUE);
+  decoder->cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+  decoder->cinfo.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&decoder->cinfo);
+  return decoder;
+}
+
+/*
+ * Decodes the next rows, up to `limit` (exclusive), into `pixels` (the whole image,
+ * output_width * 4 bytes a row). Returns 0 on success, 1 on error (see decoder->message).
+ */
+static inline int runner_jpeg_decoder_read(runner_jpeg_decoder *decoder, unsigned char *pixels, int limit) {
+  struct jpeg_decompress_struct *cinfo = &decoder->cinfo;
+  if (setjmp(decoder->err.jump)) {
+    return 1;
+  }
+  size_t stride = (size_t)cinfo->output_width * 4;
+  JDIMENSION end = (JDIMENSION)limit < cinfo->output_height ? (JDIMENSION)limit : cinfo->output_height;
+  JSAMPROW rows[16];
+  while (cinfo->output_scanline < end) {
+    JDIMENSION count = end - cinfo->output_scanline;
+    if (count > 16) {
+      count = 16;
+    }
+    for (JDIMENSION i = 0; i < count; i++) {
+      rows[i] = pixels + (size_t)(cinfo->output_scanline + i) * stride;
+    }
+    jpeg_read_scanlines(cinfo, rows, count);
+  }
+  if (cinfo->output_scanline == cinfo->output_height && !decoder->finished) {
+    decoder->finished = 1;
+    jpeg_finish_decompress(cinfo);
+  }
+  return 0;
+}
+
+static inline int runner_jpeg_decoder_scanline(const runner_jpeg_decoder *decoder) {
+  return (int)decoder->cinfo.output_scanline;
+}
+
+static inline void runner_jpeg_decoder_destroy(runner_jpeg_decoder *decoder) {
+  if (decoder->created) {
+    jpeg_destroy_decompress(&decoder->cinfo);
+  }
+  free(decoder);
+}
+
+/*
  * Encodes `pixels` (width * height * components bytes). mode 0: RGBA input (alpha
  * ignored), 1: gray input, 2: CMYK input. On success *out is malloc'ed: free it.
  */

@@ -68,7 +68,7 @@ enum JPEGCodec {
   }
 
   /// CMYK to RGB by the naive complement formula; Adobe files store the inks inverted.
-  private static func convertCMYKToRGBA(_ buffer: UnsafeMutableBufferPointer<UInt8>, inverted: Bool) {
+  static func convertCMYKToRGBA(_ buffer: UnsafeMutableBufferPointer<UInt8>, inverted: Bool) {
     var index = 0
     while index < buffer.count {
       var c = Int(buffer[index])
@@ -89,7 +89,7 @@ enum JPEGCodec {
     }
   }
 
-  private static func text(_ message: [CChar]) -> String {
+  static func text(_ message: [CChar]) -> String {
     let bytes = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     let text = String(decoding: bytes, as: UTF8.self)
     return text.isEmpty ? "libjpeg reported an error" : text.lowercased()

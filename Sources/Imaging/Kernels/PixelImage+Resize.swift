@@ -24,18 +24,30 @@ extension PixelImage {
 
   private func resized(toWidth newWidth: Int, height newHeight: Int, filter: ResizeFilter) async throws -> PixelImage {
     if newWidth == width && newHeight == height { return self }
+    let result = try await Self.resample(
+      source: SharedPointer(base: storage.base), width: width, height: height, progress: nil, toWidth: newWidth,
+      height: newHeight, filter: filter)
+    withExtendedLifetime(self) {}
+    return result
+  }
+
+  /// Resamples `width`×`height` RGBA bytes at `source`; with `progress`, each band waits for
+  /// the source rows it needs, so the resize can follow a decoder down the image.
+  ///
+  /// - Important: `source` must stay allocated until this returns.
+  static func resample(
+    source: SharedPointer<UInt8>, width: Int, height: Int, progress: RowProgress?, toWidth newWidth: Int,
+    height newHeight: Int, filter: ResizeFilter
+  ) async throws -> PixelImage {
     let horizontal = ResampleAxis(sourceSize: width, targetSize: newWidth, filter: filter)
     let vertical = ResampleAxis(sourceSize: height, targetSize: newHeight, filter: filter)
     let output = PixelStorage(uninitializedCount: newWidth * newHeight * 4)
-    let source = SharedPointer(base: storage.base)
     let target = SharedPointer(base: output.base)
-    let (sourceWidth, sourceHeight) = (width, height)
     try await Bands.run(rows: newHeight) { band in
-      Self.resample(
-        source: source.base, width: sourceWidth, height: sourceHeight, target: target.base, targetWidth: newWidth,
-        horizontal: horizontal, vertical: vertical, rows: band)
+      resample(
+        source: source.base, width: width, height: height, target: target.base, targetWidth: newWidth,
+        horizontal: horizontal, vertical: vertical, rows: band, progress: progress)
     }
-    withExtendedLifetime(self) {}
     return PixelImage(width: newWidth, height: newHeight, storage: output)
   }
 
@@ -43,7 +55,7 @@ extension PixelImage {
   /// source row converted once, in a ring), then a horizontal pass straight into the output.
   private static func resample(
     source: UnsafeMutablePointer<UInt8>, width: Int, height: Int, target: UnsafeMutablePointer<UInt8>,
-    targetWidth: Int, horizontal: ResampleAxis, vertical: ResampleAxis, rows: Range<Int>
+    targetWidth: Int, horizontal: ResampleAxis, vertical: ResampleAxis, rows: Range<Int>, progress: RowProgress?
   ) {
     let rowLength = width * 4
     let ring = SourceRing<Float>(source: source, rowLength: rowLength, height: height, size: vertical.taps)
@@ -57,6 +69,7 @@ extension PixelImage {
           for y in rows {
             if Bands.isCancelled(row: y - rows.lowerBound) { return }
             let first = vertical.starts[y]
+            if let progress, !progress.waitForRow(min(first + vertical.taps - 1, height - 1)) { return }
             let weights = verticalWeights.baseAddress! + y * vertical.taps
             accumulate(
               rows: { ring.row(first + $0) }, weights: weights, taps: vertical.taps, count: rowLength, into: lineValues)

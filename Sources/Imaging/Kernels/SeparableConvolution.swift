@@ -22,23 +22,35 @@ enum SeparableConvolution {
   private static let blockLength = 2048
 
   static func apply(_ image: PixelImage, kernel: GaussianKernel) async throws -> PixelImage {
-    let width = image.width
-    let height = image.height
-    let output = PixelStorage(uninitializedCount: image.storage.count)
-    let source = SharedPointer(base: image.storage.base)
+    let result = try await apply(
+      source: SharedPointer(base: image.storage.base), width: image.width, height: image.height, progress: nil,
+      kernel: kernel)
+    withExtendedLifetime(image) {}
+    return result
+  }
+
+  /// Blurs `width`×`height` RGBA bytes at `source`; with `progress`, each band waits for the
+  /// source rows it needs, so the blur can follow a decoder down the image.
+  ///
+  /// - Important: `source` must stay allocated until this returns.
+  static func apply(
+    source: SharedPointer<UInt8>, width: Int, height: Int, progress: RowProgress?, kernel: GaussianKernel
+  ) async throws -> PixelImage {
+    let output = PixelStorage(uninitializedCount: width * height * 4)
     let target = SharedPointer(base: output.base)
     let fixed = FixedPointKernel(kernel)
     // Each band first widens the 2 × radius rows around it; keep that a small share of the work.
     try await Bands.run(rows: height, minimumRows: max(32, 4 * fixed.radius)) { band in
-      convolve(source: source.base, target: target.base, width: width, height: height, kernel: fixed, rows: band)
+      convolve(
+        source: source.base, target: target.base, width: width, height: height, kernel: fixed, rows: band,
+        progress: progress)
     }
-    withExtendedLifetime(image) {}
     return PixelImage(width: width, height: height, storage: output)
   }
 
   private static func convolve(
     source: UnsafeMutablePointer<UInt8>, target: UnsafeMutablePointer<UInt8>, width: Int, height: Int,
-    kernel: FixedPointKernel, rows: Range<Int>
+    kernel: FixedPointKernel, rows: Range<Int>, progress: RowProgress?
   ) {
     let radius = kernel.radius
     let rowLength = width * 4
@@ -57,6 +69,7 @@ enum SeparableConvolution {
     kernel.pairs.withUnsafeBufferPointer { pairs in
       for y in rows {
         if Bands.isCancelled(row: y - rows.lowerBound) { return }
+        if let progress, !progress.waitForRow(min(y + radius, height - 1)) { return }
         for offset in -radius...radius { window[offset + radius] = ring.row(y + offset) }
         verticalPass(window + radius, count: rowLength, centre: kernel.centre, pairs: pairs, into: column)
         for k in 0..<padding {

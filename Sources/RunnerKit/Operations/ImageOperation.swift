@@ -34,11 +34,15 @@ public struct ImageOperation: TaskOperation {
     var image: PixelImage?
     var saved: String?
     do {
-      if case .load = steps.first?.kind {
+      var remaining = steps[...]
+      if let kernel = leadingKernel {
+        image = try await loadApplying(kernel, context)
+        remaining = steps.dropFirst(2)
+      } else if case .load = steps.first?.kind {
       } else {
         image = try input(named: context.imageInput, context)
       }
-      for step in steps {
+      for step in remaining {
         if Task.isCancelled { throw TaskFailure.cancelled }
         if case .save(let path, _) = step.kind { saved = path }
         image = try await apply(step, to: image, context)

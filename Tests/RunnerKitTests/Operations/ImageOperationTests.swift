@@ -80,6 +80,36 @@ import Testing
     #expect(reason.contains("step 'load' (") && reason.contains("broken.png"), "\(reason)")
   }
 
+  @Test func loadFollowedByBlurOrResizeOverlapsAndMatchesTheStepByStepResult() async throws {
+    // The first task's load and blur (and the third's load and resize) run as one step; the
+    // flips keep the others step by step. Both must give the same pixels.
+    let harness = try RunHarness(
+      """
+      tasks:
+        overlapped: {image: [{load: in.jpg}, {blur: 2}, {save: a.png}]}
+        stepwise: {image: [{load: in.jpg}, {flip: horizontal}, {flip: horizontal}, {blur: 2}, {save: b.png}]}
+        shrunk: {image: [{load: in.jpg}, {resize: {scale: 0.5}}, {save: c.png}]}
+        shrunkStepwise: {image: [{load: in.jpg}, {flip: vertical}, {flip: vertical}, {resize: {scale: 0.5}}, {save: d.png}]}
+      """)
+    var image = PixelImage(width: 64, height: 300, fill: (10, 20, 30, 255))
+    for y in 0..<300 { for x in 0..<64 { image.setPixel(x: x, y: y, (UInt8(x * 3), UInt8(y % 256), 99, 255)) } }
+    try ImageCodec.save(image, to: harness.directory.appendingPathComponent("in.jpg").path)
+    let (summary, _) = try await harness.run()
+    #expect(summary.succeeded, "\(summary.failures.map(\.reason))")
+    let path = { (name: String) in harness.directory.appendingPathComponent(name).path }
+    #expect(try ImageCodec.load(path: path("a.png")) == ImageCodec.load(path: path("b.png")))
+    #expect(try ImageCodec.load(path: path("c.png")) == ImageCodec.load(path: path("d.png")))
+  }
+
+  @Test func truncatedJPEGBeforeABlurFailsNamingTheLoadStep() async throws {
+    let harness = try RunHarness("tasks:\n  bad: {image: [{load: cut.jpg}, {blur: 3}]}\n")
+    let bytes = try ImageCodec.encodeJPEG(PixelImage(width: 200, height: 200, fill: (1, 2, 3, 255)))
+    try Data(bytes[..<(bytes.count / 2)]).write(to: harness.directory.appendingPathComponent("cut.jpg"))
+    let (summary, _) = try await harness.run()
+    let reason = summary.failures.first?.reason.description ?? ""
+    #expect(reason.contains("step 'load' (") && reason.contains("cut.jpg"), "\(reason)")
+  }
+
   @Test func loadsFromALoopbackURL() async throws {
     let harness = try RunHarness("tasks:\n  placeholder: \"true\"\n")
     try writeSource(harness, name: "served.png")

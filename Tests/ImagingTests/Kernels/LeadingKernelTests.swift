@@ -1,0 +1,68 @@
+import Testing
+
+@testable import Imaging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("Kernels that follow the decoder")
+struct LeadingKernelTests {
+  static let kernels: [LeadingKernel] = [
+    .blur(sigma: 1.5), .blur(sigma: 5), .blur(sigma: 0),
+    .resize(width: nil, height: nil, scale: 0.5, filter: .lanczos3),
+    .resize(width: 97, height: nil, scale: nil, filter: .bilinear),
+    .resize(width: 300, height: 600, scale: nil, filter: .lanczos3),
+  ]
+
+  @Test("decode while applying equals decode, then apply", arguments: kernels)
+  func overlappedEqualsSequential(kernel: LeadingKernel) async throws {
+    // Tall enough for many bands, so that bands wait on the decoder at different rows.
+    let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 150, height: 1200)
+    let sequential = try await kernel.apply(to: ImageCodec.decode(bytes, name: "a.jpg"))
+    let overlapped = try await ImageCodec.decode(bytes, name: "a.jpg", applying: kernel)
+    #expect(overlapped == sequential)
+  }
+
+  @Test func pngTakesTheSequentialPath() async throws {
+    let image = gradientImage(width: 60, height: 40)
+    let bytes = try ImageCodec.encodePNG(image)
+    let result = try await ImageCodec.decode(bytes, name: "a.png", applying: .blur(sigma: 2))
+    #expect(result == (try await image.blurred(sigma: 2)))
+  }
+
+  @Test func badArgumentsAreReportedBeforeDecoding() async throws {
+    let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 64, height: 64)
+    await #expect(throws: ImagingError.self) {
+      try await ImageCodec.decode(bytes, name: "a.jpg", applying: .blur(sigma: -1))
+    }
+    await #expect(throws: ImagingError.self) {
+      try await ImageCodec.decode(
+        bytes, name: "a.jpg", applying: .resize(width: 10, height: nil, scale: 0.5, filter: .lanczos3))
+    }
+  }
+
+  @Test func truncatedJPEGFailsAsCorruptNotAsAHalfBlurredImage() async throws {
+    let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 300, height: 600)
+    let error = await #expect(throws: ImagingError.self) {
+      try await ImageCodec.decode(Array(bytes[..<(bytes.count / 2)]), name: "cut.jpg", applying: .blur(sigma: 3))
+    }
+    guard case .corrupt(let name, _)? = error else {
+      Issue.record("expected .corrupt, got \(String(describing: error))")
+      return
+    }
+    #expect(name == "cut.jpg")
+  }
+
+  @Test func cancellationStopsDecoderAndBlur() async throws {
+    let bytes = try ImageCodec.encodeJPEG(PixelImage(width: 1500, height: 1500, fill: (90, 90, 90, 255)))
+    let work = Task { try await ImageCodec.decode(bytes, name: "a.jpg", applying: .blur(sigma: 40)) }
+    try await Task.sleep(for: .milliseconds(20))
+    let start = ContinuousClock.now
+    work.cancel()
+    await #expect(throws: CancellationError.self) { try await work.value }
+    // The whole blur takes over 10 s in a debug build; stopping takes a few rows (generous
+    // bound: the other suites run in parallel on the same cores).
+    #expect(ContinuousClock.now - start < .seconds(2))
+  }
+}
