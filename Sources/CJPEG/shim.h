@@ -223,4 +223,124 @@ static inline int runner_jpeg_encode(const unsigned char *pixels, int width, int
   return 0;
 }
 
+/*
+ * An incremental encoder, for encoding rows as a kernel finishes them. Same rules as the
+ * decoder: create, write rows, finish, and always destroy.
+ */
+/*
+ * A growing memory destination that always knows its buffer. (jpeg_mem_dest frees its
+ * initial buffer when it grows but only reports the new one when compression finishes, so
+ * an encoder abandoned halfway cannot free what it holds without a double free.)
+ */
+typedef struct runner_jpeg_destination {
+  struct jpeg_destination_mgr pub;
+  unsigned char *buffer;
+  size_t size;
+  size_t used;
+} runner_jpeg_destination;
+
+static void runner_jpeg_destination_init(j_compress_ptr cinfo) {
+  runner_jpeg_destination *dest = (runner_jpeg_destination *)cinfo->dest;
+  dest->pub.next_output_byte = dest->buffer;
+  dest->pub.free_in_buffer = dest->size;
+}
+
+static boolean runner_jpeg_destination_grow(j_compress_ptr cinfo) {
+  runner_jpeg_destination *dest = (runner_jpeg_destination *)cinfo->dest;
+  size_t size = dest->size * 2;
+  unsigned char *buffer = (unsigned char *)realloc(dest->buffer, size);
+  if (buffer == NULL) {
+    ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
+  }
+  dest->pub.next_output_byte = buffer + dest->size;
+  dest->pub.free_in_buffer = size - dest->size;
+  dest->buffer = buffer;
+  dest->size = size;
+  return TRUE;
+}
+
+static void runner_jpeg_destination_term(j_compress_ptr cinfo) {
+  runner_jpeg_destination *dest = (runner_jpeg_destination *)cinfo->dest;
+  dest->used = dest->size - dest->pub.free_in_buffer;
+}
+
+typedef struct runner_jpeg_encoder {
+  struct jpeg_compress_struct cinfo;
+  runner_jpeg_error err;
+  runner_jpeg_destination dest;
+  char message[RUNNER_JPEG_MESSAGE_LENGTH];
+  int created;
+  int finished;
+} runner_jpeg_encoder;
+
+/* RGBA input (alpha ignored). Returns NULL only when out of memory; check encoder->message[0]. */
+static inline runner_jpeg_encoder *runner_jpeg_encoder_create(int width, int height, int quality) {
+  runner_jpeg_encoder *encoder = (runner_jpeg_encoder *)calloc(1, sizeof(runner_jpeg_encoder));
+  if (encoder == NULL) {
+    return NULL;
+  }
+  runner_jpeg_install_errors(&encoder->err, encoder->message);
+  encoder->cinfo.err = &encoder->err.pub;
+  if (setjmp(encoder->err.jump)) {
+    return encoder;
+  }
+  jpeg_create_compress(&encoder->cinfo);
+  encoder->created = 1;
+  encoder->dest.size = 1 << 16;
+  encoder->dest.buffer = (unsigned char *)malloc(encoder->dest.size);
+  if (encoder->dest.buffer == NULL) {
+    ERREXIT1(&encoder->cinfo, JERR_OUT_OF_MEMORY, 11);
+  }
+  encoder->dest.pub.init_destination = runner_jpeg_destination_init;
+  encoder->dest.pub.empty_output_buffer = runner_jpeg_destination_grow;
+  encoder->dest.pub.term_destination = runner_jpeg_destination_term;
+  encoder->cinfo.dest = &encoder->dest.pub;
+  encoder->cinfo.image_width = (JDIMENSION)width;
+  encoder->cinfo.image_height = (JDIMENSION)height;
+  encoder->cinfo.input_components = 4;
+  encoder->cinfo.in_color_space = JCS_EXT_RGBX;
+  jpeg_set_defaults(&encoder->cinfo);
+  jpeg_set_quality(&encoder->cinfo, quality, TRUE);
+  jpeg_start_compress(&encoder->cinfo, TRUE);
+  return encoder;
+}
+
+/* Encodes rows up to `limit` (exclusive) from `pixels` (the whole image); finishes after the last. */
+static inline int runner_jpeg_encoder_write(runner_jpeg_encoder *encoder, const unsigned char *pixels, int limit) {
+  struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+  if (setjmp(encoder->err.jump)) {
+    return 1;
+  }
+  size_t stride = (size_t)cinfo->image_width * 4;
+  JDIMENSION end = (JDIMENSION)limit < cinfo->image_height ? (JDIMENSION)limit : cinfo->image_height;
+  JSAMPROW rows[16];
+  while (cinfo->next_scanline < end) {
+    JDIMENSION count = end - cinfo->next_scanline;
+    if (count > 16) {
+      count = 16;
+    }
+    for (JDIMENSION i = 0; i < count; i++) {
+      rows[i] = (JSAMPROW)(pixels + (size_t)(cinfo->next_scanline + i) * stride);
+    }
+    jpeg_write_scanlines(cinfo, rows, count);
+  }
+  if (cinfo->next_scanline == cinfo->image_height && !encoder->finished) {
+    encoder->finished = 1;
+    jpeg_finish_compress(cinfo);
+  }
+  return 0;
+}
+
+static inline int runner_jpeg_encoder_scanline(const runner_jpeg_encoder *encoder) {
+  return (int)encoder->cinfo.next_scanline;
+}
+
+static inline void runner_jpeg_encoder_destroy(runner_jpeg_encoder *encoder) {
+  if (encoder->created) {
+    jpeg_destroy_compress(&encoder->cinfo);
+  }
+  free(encoder->dest.buffer);
+  free(encoder);
+}
+
 #endif

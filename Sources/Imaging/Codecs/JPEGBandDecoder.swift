@@ -1,11 +1,5 @@
 import CJPEG
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Decodes a JPEG on a thread of its own, a few rows at a time, publishing each band as it
 /// is done, so that a kernel on the other cores can work on the top of the image while the
 /// rest is still being decoded (libjpeg decodes on one core only).
@@ -58,20 +52,7 @@ final class JPEGBandDecoder: @unchecked Sendable {
   }
 
   private func startThread() throws(ImagingError) {
-    let box = Unmanaged.passRetained(self).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-      &thread, nil,
-      { argument in
-        let decoder = Unmanaged<JPEGBandDecoder>.fromOpaque(argument!).takeRetainedValue()
-        decoder.progress.end(decoder.decodeAll())
-        return nil
-      }, box)
-    guard created == 0 else {
-      Unmanaged<JPEGBandDecoder>.fromOpaque(box).release()
-      throw .corrupt(name: name, reason: "cannot start a decoding thread: \(FileIO.errnoText(created))")
-    }
-    pthread_detach(thread)
+    try BackgroundThread.start("jpeg decoding") { [self] in progress.end(decodeAll()) }
   }
 
   /// Runs on the decoding thread. - Returns: the error, if decoding failed.

@@ -26,27 +26,29 @@ extension PixelImage {
     if newWidth == width && newHeight == height { return self }
     let result = try await Self.resample(
       source: SharedPointer(base: storage.base), width: width, height: height, progress: nil, toWidth: newWidth,
-      height: newHeight, filter: filter)
+      height: newHeight, filter: filter, output: PixelStorage(uninitializedCount: newWidth * newHeight * 4),
+      completion: nil)
     withExtendedLifetime(self) {}
     return result
   }
 
-  /// Resamples `width`×`height` RGBA bytes at `source`; with `progress`, each band waits for
-  /// the source rows it needs, so the resize can follow a decoder down the image.
+  /// Resamples `width`×`height` RGBA bytes at `source` into `output`; with `progress`, each
+  /// band waits for the source rows it needs, so the resize can follow a decoder down the
+  /// image; with `completion`, each band reports the rows it has written, for an encoder.
   ///
   /// - Important: `source` must stay allocated until this returns.
   static func resample(
     source: SharedPointer<UInt8>, width: Int, height: Int, progress: RowProgress?, toWidth newWidth: Int,
-    height newHeight: Int, filter: ResizeFilter
+    height newHeight: Int, filter: ResizeFilter, output: PixelStorage, completion: BandCompletion?
   ) async throws -> PixelImage {
     let horizontal = ResampleAxis(sourceSize: width, targetSize: newWidth, filter: filter)
     let vertical = ResampleAxis(sourceSize: height, targetSize: newHeight, filter: filter)
-    let output = PixelStorage(uninitializedCount: newWidth * newHeight * 4)
     let target = SharedPointer(base: output.base)
     try await Bands.run(rows: newHeight) { band in
       resample(
         source: source.base, width: width, height: height, target: target.base, targetWidth: newWidth,
-        horizontal: horizontal, vertical: vertical, rows: band, progress: progress)
+        horizontal: horizontal, vertical: vertical, rows: band, progress: progress,
+        completion: completion)
     }
     return PixelImage(width: newWidth, height: newHeight, storage: output)
   }
@@ -55,7 +57,8 @@ extension PixelImage {
   /// source row converted once, in a ring), then a horizontal pass straight into the output.
   private static func resample(
     source: UnsafeMutablePointer<UInt8>, width: Int, height: Int, target: UnsafeMutablePointer<UInt8>,
-    targetWidth: Int, horizontal: ResampleAxis, vertical: ResampleAxis, rows: Range<Int>, progress: RowProgress?
+    targetWidth: Int, horizontal: ResampleAxis, vertical: ResampleAxis, rows: Range<Int>, progress: RowProgress?,
+    completion: BandCompletion?
   ) {
     let rowLength = width * 4
     let ring = SourceRing<Float>(source: source, rowLength: rowLength, height: height, size: vertical.taps)
@@ -82,6 +85,7 @@ extension PixelImage {
               for tap in 0..<taps { sum += weights[tap] * pixels[tap] }
               PixelMap.store(sum, to: out + x * 4)
             }
+            completion?.complete(y..<y + 1)
           }
         }
       }

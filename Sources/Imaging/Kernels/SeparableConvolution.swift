@@ -24,33 +24,34 @@ enum SeparableConvolution {
   static func apply(_ image: PixelImage, kernel: GaussianKernel) async throws -> PixelImage {
     let result = try await apply(
       source: SharedPointer(base: image.storage.base), width: image.width, height: image.height, progress: nil,
-      kernel: kernel)
+      kernel: kernel, output: PixelStorage(uninitializedCount: image.storage.count), completion: nil)
     withExtendedLifetime(image) {}
     return result
   }
 
-  /// Blurs `width`×`height` RGBA bytes at `source`; with `progress`, each band waits for the
-  /// source rows it needs, so the blur can follow a decoder down the image.
+  /// Blurs `width`×`height` RGBA bytes at `source` into `output`; with `progress`, each band
+  /// waits for the source rows it needs, so the blur can follow a decoder down the image;
+  /// with `completion`, each band reports the rows it has written, for an encoder to follow.
   ///
   /// - Important: `source` must stay allocated until this returns.
   static func apply(
-    source: SharedPointer<UInt8>, width: Int, height: Int, progress: RowProgress?, kernel: GaussianKernel
+    source: SharedPointer<UInt8>, width: Int, height: Int, progress: RowProgress?, kernel: GaussianKernel,
+    output: PixelStorage, completion: BandCompletion?
   ) async throws -> PixelImage {
-    let output = PixelStorage(uninitializedCount: width * height * 4)
     let target = SharedPointer(base: output.base)
     let fixed = FixedPointKernel(kernel)
     // Each band first widens the 2 × radius rows around it; keep that a small share of the work.
     try await Bands.run(rows: height, minimumRows: max(32, 4 * fixed.radius)) { band in
       convolve(
         source: source.base, target: target.base, width: width, height: height, kernel: fixed, rows: band,
-        progress: progress)
+        progress: progress, completion: completion)
     }
     return PixelImage(width: width, height: height, storage: output)
   }
 
   private static func convolve(
     source: UnsafeMutablePointer<UInt8>, target: UnsafeMutablePointer<UInt8>, width: Int, height: Int,
-    kernel: FixedPointKernel, rows: Range<Int>, progress: RowProgress?
+    kernel: FixedPointKernel, rows: Range<Int>, progress: RowProgress?, completion: BandCompletion?
   ) {
     let radius = kernel.radius
     let rowLength = width * 4
@@ -82,6 +83,7 @@ enum SeparableConvolution {
           // total ≤ 255 × 256, so adding the half cannot overflow.
           out[i] = UInt8(truncatingIfNeeded: (total[i] &+ 128) &>> 8)
         }
+        completion?.complete(y..<y + 1)
       }
     }
   }

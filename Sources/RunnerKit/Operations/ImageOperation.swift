@@ -36,8 +36,10 @@ public struct ImageOperation: TaskOperation {
     do {
       var remaining = steps[...]
       if let kernel = leadingKernel {
-        image = try await loadApplying(kernel, context)
-        remaining = steps.dropFirst(2)
+        let save = joinedSave
+        image = try await loadApplying(kernel, saving: save, context)
+        if let save { saved = save.path }
+        remaining = steps.dropFirst(save == nil ? 2 : 3)
       } else if case .load = steps.first?.kind {
       } else {
         image = try input(named: context.imageInput, context)

@@ -24,6 +24,22 @@ struct LeadingKernelTests {
     #expect(overlapped == sequential)
   }
 
+  @Test("decode, apply and encode overlapped equals the three one after another", arguments: kernels)
+  func encodedWhileApplyingEqualsSequential(kernel: LeadingKernel) async throws {
+    let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 150, height: 1200)
+    let sequential = try await kernel.apply(to: ImageCodec.decode(bytes, name: "a.jpg"))
+    let overlapped = try await ImageCodec.decode(bytes, name: "a.jpg", applying: kernel, encodingJPEG: 85)
+    #expect(overlapped.image == sequential)
+    #expect(overlapped.jpeg == (try ImageCodec.encodeJPEG(sequential, quality: 85)))
+  }
+
+  @Test func badQualityIsReportedBeforeDecoding() async throws {
+    let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 64, height: 64)
+    await #expect(throws: ImagingError.invalidArgument(operation: "jpeg quality", reason: "0 is outside 1...100")) {
+      try await ImageCodec.decode(bytes, name: "a.jpg", applying: .blur(sigma: 1), encodingJPEG: 0)
+    }
+  }
+
   @Test func pngTakesTheSequentialPath() async throws {
     let image = gradientImage(width: 60, height: 40)
     let bytes = try ImageCodec.encodePNG(image)
@@ -45,7 +61,8 @@ struct LeadingKernelTests {
   @Test func truncatedJPEGFailsAsCorruptNotAsAHalfBlurredImage() async throws {
     let bytes = try JPEGBandDecoderTests.detailedJPEG(width: 300, height: 600)
     let error = await #expect(throws: ImagingError.self) {
-      try await ImageCodec.decode(Array(bytes[..<(bytes.count / 2)]), name: "cut.jpg", applying: .blur(sigma: 3))
+      try await ImageCodec.decode(
+        Array(bytes[..<(bytes.count / 2)]), name: "cut.jpg", applying: .blur(sigma: 3), encodingJPEG: 80)
     }
     guard case .corrupt(let name, _)? = error else {
       Issue.record("expected .corrupt, got \(String(describing: error))")

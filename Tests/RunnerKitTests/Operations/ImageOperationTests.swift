@@ -90,6 +90,9 @@ import Testing
         stepwise: {image: [{load: in.jpg}, {flip: horizontal}, {flip: horizontal}, {blur: 2}, {save: b.png}]}
         shrunk: {image: [{load: in.jpg}, {resize: {scale: 0.5}}, {save: c.png}]}
         shrunkStepwise: {image: [{load: in.jpg}, {flip: vertical}, {flip: vertical}, {resize: {scale: 0.5}}, {save: d.png}]}
+        encoded: {image: [{load: in.jpg}, {blur: 2}, {save: {path: out/e.jpg, quality: 70}}, grayscale]}
+        encodedStepwise:
+          image: [{load: in.jpg}, {flip: horizontal}, {flip: horizontal}, {blur: 2}, {save: {path: f.jpg, quality: 70}}]
       """)
     var image = PixelImage(width: 64, height: 300, fill: (10, 20, 30, 255))
     for y in 0..<300 { for x in 0..<64 { image.setPixel(x: x, y: y, (UInt8(x * 3), UInt8(y % 256), 99, 255)) } }
@@ -99,6 +102,8 @@ import Testing
     let path = { (name: String) in harness.directory.appendingPathComponent(name).path }
     #expect(try ImageCodec.load(path: path("a.png")) == ImageCodec.load(path: path("b.png")))
     #expect(try ImageCodec.load(path: path("c.png")) == ImageCodec.load(path: path("d.png")))
+    let encoded = FileManager.default.contents(atPath: path("out/e.jpg"))
+    #expect(encoded != nil && encoded == FileManager.default.contents(atPath: path("f.jpg")))
   }
 
   @Test func truncatedJPEGBeforeABlurFailsNamingTheLoadStep() async throws {
