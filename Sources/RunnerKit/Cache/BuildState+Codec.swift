@@ -6,6 +6,9 @@
 /// S path hash device inode size mtime ctime      (a source of the task above; "-" stamp: none)
 /// O path hash device inode size mtime ctime      (an output file)
 /// V key value                                    (an output value)
+/// W key                                          (how the sources were found: `SourceWalk`)
+/// L path device inode size mtime ctime           (a directory listed)
+/// P path f|l absent|directory|other              (a path looked up, following links or not)
 /// sha256 <hex of every byte above this line>
 /// ```
 ///
@@ -27,6 +30,11 @@ extension BuildState {
       for file in record.sources { Self.line(&out, "S", Self.fields(of: file)) }
       for file in record.outputs { Self.line(&out, "O", Self.fields(of: file)) }
       for value in record.values { Self.line(&out, "V", [value.key, value.value]) }
+      if let walk = record.walk {
+        Self.line(&out, "W", [walk.key])
+        for listing in walk.listings { Self.line(&out, "L", [listing.path] + Self.fields(of: listing.stamp)) }
+        for probe in walk.probes { Self.line(&out, "P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
+      }
     }
     let digest = out.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
     out.append(contentsOf: "sha256 \(digest)\n".utf8)
@@ -43,49 +51,20 @@ extension BuildState {
       ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<bodyEnd])))
     }
     guard trailer == "sha256 \(digest)\n" else { throw .corrupt(path, reason: "checksum mismatch") }
-    var lines = bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
-    if lines.last?.isEmpty == true { lines.removeLast() }
-    guard let header = lines.popFirst(), String(decoding: header, as: UTF8.self) == "runner-state \(Self.formatVersion)"
-    else { throw .corrupt(path, reason: "unknown format") }
-    var current: (name: String, record: TaskRecord)?
-    for line in lines {
-      let fields = Self.split(line)
-      guard let kind = fields.first else { throw .corrupt(path, reason: "empty line") }
-      switch (kind, fields.count) {
-      case ("T", 8):
-        if let current { tasks[current.name] = current.record }
-        current = (
-          fields[1],
-          TaskRecord(
-            fingerprint: fields[2], operation: fields[3], directory: fields[4], environment: fields[5],
-            dependencies: fields[6], sources: [], outputs: [], values: [], outputDigest: fields[7])
-        )
-      case ("S", 8) where current != nil: current!.record.sources.append(try Self.file(fields, path))
-      case ("O", 8) where current != nil: current!.record.outputs.append(try Self.file(fields, path))
-      case ("V", 3) where current != nil: current!.record.values.append((fields[1], fields[2]))
-      default: throw .corrupt(path, reason: "unexpected line '\(kind)' with \(fields.count) field(s)")
-      }
+    let decoded = try bytes.withUnsafeBufferPointer { buffer throws(CacheError) in
+      var reader = StateReader(buffer[..<bodyEnd], path: path)
+      return try reader.tasks()
     }
-    if let current { tasks[current.name] = current.record }
+    tasks = decoded
   }
 
   static func fields(of file: FileRecord) -> [String] {
     guard let stamp = file.stamp else { return [file.path, file.hash, "-", "-", "-", "-", "-"] }
-    return [
-      file.path, file.hash, String(stamp.device), String(stamp.inode), String(stamp.size), String(stamp.modified),
-      String(stamp.changed),
-    ]
+    return [file.path, file.hash] + fields(of: stamp)
   }
 
-  static func file(_ fields: [String], _ path: String) throws(CacheError) -> FileRecord {
-    var stamp: CacheFileSystem.Stamp?
-    if fields[3] != "-" {
-      guard let device = Int64(fields[3]), let inode = Int64(fields[4]), let size = Int64(fields[5]),
-        let modified = Int64(fields[6]), let changed = Int64(fields[7])
-      else { throw .corrupt(path, reason: "malformed file stamp") }
-      stamp = .init(device: device, inode: inode, size: size, modified: modified, changed: changed)
-    }
-    return FileRecord(path: fields[1], hash: fields[2], stamp: stamp)
+  static func fields(of stamp: CacheFileSystem.Stamp) -> [String] {
+    [String(stamp.device), String(stamp.inode), String(stamp.size), String(stamp.modified), String(stamp.changed)]
   }
 
   /// Appends `kind` and the fields, tab-separated, with `\`, tab and newline escaped.
@@ -105,6 +84,7 @@ extension BuildState {
     out.append(UInt8(ascii: "\n"))
   }
 
+  /// A line's fields, escapes undone (the cache entry's header uses the same format).
   static func split(_ line: ArraySlice<UInt8>) -> [String] {
     var fields: [String] = []
     var field: [UInt8] = []

@@ -7,7 +7,7 @@
 /// of being hashed gets no stamp, so a change within the file system's timestamp granularity
 /// is never missed.
 struct BuildState: Sendable {
-  static let formatVersion = 1
+  static let formatVersion = 2
 
   var tasks: [String: TaskRecord] = [:]
 }
@@ -42,4 +42,6 @@ struct TaskRecord: Sendable {
   var values: [(key: String, value: String)]
   /// Digest of everything the task hands to dependents: values, output files, image pixels.
   var outputDigest: String
+  /// How `sources` were found, so an unchanged tree need not be walked again.
+  var walk: SourceWalk? = nil
 }

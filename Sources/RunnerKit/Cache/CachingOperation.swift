@@ -78,10 +78,11 @@ struct CachingOperation: TaskOperation {
       else { return nil }
       image = decoded
     }
-    if outputs != previous.outputs || fingerprint.sources != previous.sources {
+    if outputs != previous.outputs || fingerprint.sources != previous.sources || fingerprint.walk != previous.walk {
       var refreshed = previous
       refreshed.outputs = outputs
       refreshed.sources = fingerprint.sources
+      refreshed.walk = fingerprint.walk
       store.update(context.task.name, refreshed)
     }
     return CachedResult.make(
@@ -133,7 +134,7 @@ struct CachingOperation: TaskOperation {
       TaskRecord(
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-        outputs: outputs, values: entry.values, outputDigest: digest))
+        outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk))
     return CachedResult.make(
       outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest,
       note: "restored from cache")
@@ -188,7 +189,7 @@ struct CachingOperation: TaskOperation {
       TaskRecord(
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-        outputs: outputs, values: sortedValues, outputDigest: digest),
+        outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
       storedInCache: cacheable)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest, note: nil)

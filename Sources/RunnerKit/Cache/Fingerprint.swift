@@ -8,6 +8,8 @@ struct Fingerprint: Sendable {
   var environment: String
   var dependencies: String
   var sources: [FileRecord]
+  /// What expanding the source patterns looked at (nil when it cannot be trusted next time).
+  var walk: SourceWalk?
 
   /// What one dependency contributes: its fingerprint ("-" if it has none) and output digest.
   struct Dependency: Sendable {
@@ -35,7 +37,17 @@ struct Fingerprint: Sendable {
       hasher.add(dependency.outputDigest)
     }
     self.dependencies = hasher.finalize()
-    let paths = SourceGlob.expand(Self.sourcePatterns(of: task), in: workingDirectory)
+    let patterns = Self.sourcePatterns(of: task)
+    let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
+    let paths: [String]
+    if let previous, let walk = previous.walk, walk.key == key, walk.holds() {
+      paths = previous.sources.map(\.path)
+      self.walk = walk
+    } else {
+      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
+      paths = SourceGlob.expand(patterns, in: workingDirectory, recording: &recorder)
+      self.walk = recorder?.finish(key: key)
+    }
     sources = Self.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
     var whole = ContentHasher()
     whole.add("runner-fingerprint-1")

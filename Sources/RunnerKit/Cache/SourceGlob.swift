@@ -12,6 +12,14 @@ import Glibc
 enum SourceGlob {
   /// Sorted, unique paths (as the pattern spells them: relative to `base`, or absolute).
   static func expand(_ patterns: [String], in base: String) -> [String] {
+    var recorder: SourceWalk.Recorder?
+    return expand(patterns, in: base, recording: &recorder)
+  }
+
+  /// As `expand(_:in:)`, telling `recorder` (when there is one) every `stat` and listing.
+  static func expand(_ patterns: [String], in base: String, recording recorder: inout SourceWalk.Recorder?)
+    -> [String]
+  {
     var found = Set<String>()
     for written in patterns {
       for pattern in expandBraces(written) {
@@ -19,7 +27,8 @@ enum SourceGlob {
         segments.removeAll { $0 == "." }
         let absolute = pattern.hasPrefix("/")
         walk(
-          directory: absolute ? "" : base, shown: absolute ? "/" : "", segments: segments[...], into: &found)
+          directory: absolute ? "" : base, shown: absolute ? "/" : "", segments: segments[...], into: &found,
+          recorder: &recorder)
       }
     }
     return found.sorted()
@@ -66,13 +75,24 @@ enum SourceGlob {
 
   static let neverEntered: Set<String> = [".runner", ".git"]
 
+  private static func status(_ path: String, follow: Bool = true, _ recorder: inout SourceWalk.Recorder?)
+    -> CacheFileSystem.Status?
+  {
+    recorder == nil ? CacheFileSystem.status(path, follow: follow) : recorder!.status(path, follow: follow)
+  }
+
+  private static func list(_ path: String, _ recorder: inout SourceWalk.Recorder?) -> [(name: String, type: UInt8)] {
+    recorder == nil ? CacheFileSystem.list(path) : recorder!.list(path)
+  }
+
   private static func walk(
-    directory: String, shown: String, segments: ArraySlice<String>, into found: inout Set<String>
+    directory: String, shown: String, segments: ArraySlice<String>, into found: inout Set<String>,
+    recorder: inout SourceWalk.Recorder?
   ) {
     guard let segment = segments.first else {
-      guard let status = CacheFileSystem.status(directory.isEmpty ? "/" : directory) else { return }
+      guard let status = Self.status(directory.isEmpty ? "/" : directory, &recorder) else { return }
       if status.isDirectory {
-        addAll(directory: directory, shown: shown, hidden: true, into: &found)
+        addAll(directory: directory, shown: shown, hidden: true, into: &found, recorder: &recorder)
       } else if !shown.isEmpty {
         found.insert(shown)
       }
@@ -81,24 +101,24 @@ enum SourceGlob {
     let rest = segments.dropFirst()
     if segment == "**" {
       if rest.isEmpty {
-        addAll(directory: directory, shown: shown, hidden: false, into: &found)
+        addAll(directory: directory, shown: shown, hidden: false, into: &found, recorder: &recorder)
         return
       }
-      walk(directory: directory, shown: shown, segments: rest, into: &found)
-      for entry in CacheFileSystem.list(directory.isEmpty ? "/" : directory)
+      walk(directory: directory, shown: shown, segments: rest, into: &found, recorder: &recorder)
+      for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder)
       where entry.type == UInt8(DT_DIR) && !entry.name.hasPrefix(".") {
         walk(
           directory: join(directory, entry.name), shown: joinShown(shown, entry.name), segments: segments,
-          into: &found)
+          into: &found, recorder: &recorder)
       }
     } else if !isWildcard(segment) {
       let path = join(directory, segment)
-      guard CacheFileSystem.status(path) != nil else { return }
-      walk(directory: path, shown: joinShown(shown, segment), segments: rest, into: &found)
+      guard Self.status(path, &recorder) != nil else { return }
+      walk(directory: path, shown: joinShown(shown, segment), segments: rest, into: &found, recorder: &recorder)
     } else {
       let pattern = Array(segment.utf8)
       let hiddenAllowed = segment.hasPrefix(".")
-      for entry in CacheFileSystem.list(directory.isEmpty ? "/" : directory) {
+      for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
         if entry.name.hasPrefix("."), !hiddenAllowed { continue }
         guard matches(pattern[...], Array(entry.name.utf8)[...]) else { continue }
         if !rest.isEmpty, entry.type != UInt8(DT_DIR), entry.type != UInt8(DT_LNK), entry.type != UInt8(DT_UNKNOWN) {
@@ -106,27 +126,30 @@ enum SourceGlob {
         }
         walk(
           directory: join(directory, entry.name), shown: joinShown(shown, entry.name), segments: rest,
-          into: &found)
+          into: &found, recorder: &recorder)
       }
     }
   }
 
   /// Every file under a directory; `hidden` says whether dot-names are taken.
-  private static func addAll(directory: String, shown: String, hidden: Bool, into found: inout Set<String>) {
-    for entry in CacheFileSystem.list(directory.isEmpty ? "/" : directory) {
+  private static func addAll(
+    directory: String, shown: String, hidden: Bool, into found: inout Set<String>,
+    recorder: inout SourceWalk.Recorder?
+  ) {
+    for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
       if neverEntered.contains(entry.name) || (!hidden && entry.name.hasPrefix(".")) { continue }
       let path = join(directory, entry.name)
       let name = joinShown(shown, entry.name)
       switch entry.type {
-      case UInt8(DT_DIR): addAll(directory: path, shown: name, hidden: hidden, into: &found)
+      case UInt8(DT_DIR): addAll(directory: path, shown: name, hidden: hidden, into: &found, recorder: &recorder)
       case UInt8(DT_REG): found.insert(name)
       default:
         // A link or an unknown type: a file if it resolves to one (linked directories are not walked).
-        if let status = CacheFileSystem.status(path, follow: false) {
+        if let status = Self.status(path, follow: false, &recorder) {
           if status.isDirectory {
-            addAll(directory: path, shown: name, hidden: hidden, into: &found)
+            addAll(directory: path, shown: name, hidden: hidden, into: &found, recorder: &recorder)
           } else if status.isRegular || status.isSymlink {
-            if let target = CacheFileSystem.status(path), target.isDirectory { continue }
+            if let target = Self.status(path, &recorder), target.isDirectory { continue }
             found.insert(name)
           }
         }

@@ -1,0 +1,152 @@
+/// Reads the body of `.runner/state` (the format is in `BuildState+Codec.swift`) field by field,
+/// straight from the bytes: no array of lines, no array of fields per line. The no-op run
+/// reads tens of thousands of lines before it can start, so this is on its critical path.
+struct StateReader {
+  private let bytes: Slice<UnsafeBufferPointer<UInt8>>
+  private var position: Int
+  private let path: String
+  private var line = 1
+
+  init(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, path: String) {
+    self.bytes = bytes
+    position = bytes.startIndex
+    self.path = path
+  }
+
+  private static let tab = UInt8(ascii: "\t")
+  private static let newline = UInt8(ascii: "\n")
+
+  /// Every task's record. Version 1 files (without walks) read as version 2.
+  mutating func tasks() throws(CacheError) -> [String: TaskRecord] {
+    let header = restOfLine()
+    guard header == "runner-state 1" || header == "runner-state \(BuildState.formatVersion)" else {
+      throw .corrupt(path, reason: "unknown format")
+    }
+    var tasks: [String: TaskRecord] = [:]
+    var name: String?
+    var record = TaskRecord(
+      fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+      values: [], outputDigest: "")
+    while position < bytes.endIndex {
+      line += 1
+      let kind = bytes[position]
+      position += 1
+      if kind == UInt8(ascii: "T") {
+        if let name { tasks[name] = record }
+        name = try field()
+        record = TaskRecord(
+          fingerprint: try field(), operation: try field(), directory: try field(), environment: try field(),
+          dependencies: try field(), sources: [], outputs: [], values: [], outputDigest: try field())
+      } else {
+        guard name != nil else { throw malformed("a task's line before any task") }
+        switch kind {
+        case UInt8(ascii: "S"): record.sources.append(try file())
+        case UInt8(ascii: "O"): record.outputs.append(try file())
+        case UInt8(ascii: "V"): record.values.append((try field(), try field()))
+        case UInt8(ascii: "W"): record.walk = SourceWalk(key: try field(), listings: [], probes: [])
+        case UInt8(ascii: "L") where record.walk != nil:
+          let path = try field()
+          guard let stamp = try stamp() else { throw malformed("a listing without a stamp") }
+          record.walk!.listings.append(SourceWalk.Listing(path: path, stamp: stamp))
+        case UInt8(ascii: "P") where record.walk != nil:
+          let path = try field()
+          let follow = try field()
+          guard follow == "f" || follow == "l", let kind = SourceWalk.Kind(rawValue: try field()) else {
+            throw malformed("a malformed probe")
+          }
+          record.walk!.probes.append(SourceWalk.Probe(path: path, follow: follow == "f", kind: kind))
+        default: throw malformed("an unknown kind of line")
+        }
+      }
+      guard position < bytes.endIndex, bytes[position] == Self.newline else { throw malformed("extra fields") }
+      position += 1
+    }
+    if let name { tasks[name] = record }
+    return tasks
+  }
+
+  private func malformed(_ what: String) -> CacheError {
+    .corrupt(path, reason: "line \(line): \(what)")
+  }
+
+  private mutating func restOfLine() -> String {
+    let start = position
+    while position < bytes.endIndex, bytes[position] != Self.newline { position += 1 }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    if position < bytes.endIndex { position += 1 }
+    return text
+  }
+
+  /// The next field: a tab, then bytes up to the next tab or newline, with escapes undone.
+  private mutating func field() throws(CacheError) -> String {
+    guard position < bytes.endIndex, bytes[position] == Self.tab else { throw malformed("too few fields") }
+    position += 1
+    let start = position
+    var escaped = false
+    while position < bytes.endIndex {
+      let byte = bytes[position]
+      if byte == Self.tab || byte == Self.newline { break }
+      if byte == UInt8(ascii: "\\") {
+        escaped = true
+        position += 1
+      }
+      position += 1
+    }
+    guard position <= bytes.endIndex else { throw malformed("a dangling escape") }
+    let raw = UnsafeBufferPointer(rebasing: bytes[start..<position])
+    guard escaped else { return String(decoding: raw, as: UTF8.self) }
+    var unescaped: [UInt8] = []
+    unescaped.reserveCapacity(raw.count)
+    var index = 0
+    while index < raw.count {
+      var byte = raw[index]
+      if byte == UInt8(ascii: "\\"), index + 1 < raw.count {
+        index += 1
+        byte = raw[index] == UInt8(ascii: "t") ? Self.tab : raw[index] == UInt8(ascii: "n") ? Self.newline : raw[index]
+      }
+      unescaped.append(byte)
+      index += 1
+    }
+    return String(decoding: unescaped, as: UTF8.self)
+  }
+
+  /// A decimal integer field (an optional minus sign, then digits).
+  private mutating func integer() throws(CacheError) -> Int64 {
+    guard position < bytes.endIndex, bytes[position] == Self.tab else { throw malformed("too few fields") }
+    position += 1
+    var negative = false
+    if position < bytes.endIndex, bytes[position] == UInt8(ascii: "-") {
+      negative = true
+      position += 1
+    }
+    var value: Int64 = 0
+    var digits = 0
+    while position < bytes.endIndex, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") {
+      let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[position] - UInt8(ascii: "0")))
+      guard !overflow, !overflow2 else { throw malformed("a number out of range") }
+      value = sum
+      digits += 1
+      position += 1
+    }
+    guard digits > 0 else { throw malformed("a malformed file stamp") }
+    return negative ? -value : value
+  }
+
+  /// Five integer fields, or five `-` for a file hashed too soon after it changed.
+  private mutating func stamp() throws(CacheError) -> CacheFileSystem.Stamp? {
+    if position + 2 < bytes.endIndex, bytes[position] == Self.tab, bytes[position + 1] == UInt8(ascii: "-"),
+      bytes[position + 2] == Self.tab || bytes[position + 2] == Self.newline
+    {
+      for _ in 0..<5 { guard try field() == "-" else { throw malformed("a malformed file stamp") } }
+      return nil
+    }
+    return CacheFileSystem.Stamp(
+      device: try integer(), inode: try integer(), size: try integer(), modified: try integer(),
+      changed: try integer())
+  }
+
+  private mutating func file() throws(CacheError) -> FileRecord {
+    FileRecord(path: try field(), hash: try field(), stamp: try stamp())
+  }
+}
