@@ -40,7 +40,15 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// True if `text` holds an expression opener at all (used to reject them outside `env`).
-  public static func containsExpression(_ text: String) -> Bool { text.contains("${{") }
+  public static func containsExpression(_ text: String) -> Bool {
+    // A byte scan: every task's command goes through here, and `String.contains` is slow.
+    var previous: (UInt8, UInt8) = (0, 0)
+    for byte in text.utf8 {
+      if byte == UInt8(ascii: "{"), previous == (UInt8(ascii: "$"), UInt8(ascii: "{")) { return true }
+      previous = (previous.1, byte)
+    }
+    return false
+  }
 
   /// Parses `${{ deps.NAME.outputs.KEY }}` expressions out of `text`.
   ///
