@@ -16,6 +16,7 @@ let package = Package(
     .executableTarget(
       name: "runner",
       dependencies: [
+        "CRunnerShim",
         "RunnerKit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CRunnerShim
 import Glibc
 import RunnerKit
 
@@ -11,6 +12,7 @@ enum Entrypoint {
   static func main() async {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
+    runner_tune_malloc()
     // A parent may start runner with signals blocked (Foundation's Process does, from a
     // Dispatch thread); Ctrl-C and SIGTERM must still reach us. Threads started later inherit this.
     var wanted = sigset_t()
