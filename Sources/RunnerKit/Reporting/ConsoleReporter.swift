@@ -12,9 +12,14 @@ public final class ConsoleReporter: RunObserver {
     /// nil when not on a terminal, and after the run.
     var status: StatusArea?
     /// Grouped and quiet modes: each running task's lines, spooled to a file until it ends
-    /// (a file, not memory: a task may print gigabytes).
+    /// (a file, not memory: a task may print gigabytes). `unspooled` for a task whose spool
+    /// failed: its lines are printed as they come.
     var spools: [Int: Int32] = [:]
+    /// Whether the warning about a failed spool was printed.
+    var warnedAboutSpool = false
   }
+
+  static let unspooled: Int32 = -1
 
   let names: [String]
   let width: Int
@@ -150,29 +155,86 @@ public final class ConsoleReporter: RunObserver {
     return false
   }
 
+  /// Appends a line to the task's spool. If the spool cannot be created or written (a full
+  /// disk), the task falls back to prefixed lines as they come, after what its spool already
+  /// held: the output arrives early rather than not at all. One warning says so.
   private func spool(_ task: Int, head: String, line: UnsafeRawBufferPointer) {
-    state.withLock { state in
-      let fd: Int32
-      if let open = state.spools[task] {
-        fd = open
-      } else {
-        let path = "\(spoolDirectory)/\(task).spool"
-        fd = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        unlink(path)  // the descriptor keeps it; nothing is left behind even on a crash
-        guard fd >= 0 else { return }
-        state.spools[task] = fd
-      }
+    let failure: Int32? = state.withLock { state in
       state.bytes.removeAll(keepingCapacity: true)
       state.bytes.append(contentsOf: head.utf8)
       state.bytes.append(contentsOf: line)
       state.bytes.append(UInt8(ascii: "\n"))
-      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: fd) }
+      var failure: Int32?
+      var fd = state.spools[task]
+      if fd == nil {
+        let path = "\(spoolDirectory)/\(task).spool"
+        let opened = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if opened < 0 { failure = errno }
+        unlink(path)  // the descriptor keeps it; nothing is left behind even on a crash
+        fd = opened >= 0 ? opened : Self.unspooled
+        state.spools[task] = fd
+      }
+      if let open = fd, open != Self.unspooled {
+        let (written, error) = state.bytes.withUnsafeBufferPointer { Self.writeAll($0, to: open) }
+        guard let error else { return nil }
+        failure = error
+        // What the spool held before this line (the line itself is printed whole below).
+        copySpool(open, length: lseek(open, 0, SEEK_CUR) - off_t(written), state: &state)
+        close(open)
+        state.spools[task] = Self.unspooled
+      }
+      // Printed as a prefixed line would be (the bytes were composed above, without status).
+      if state.status != nil { state.bytes.insert(contentsOf: StatusArea.clear.utf8, at: 0) }
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+      guard let failure, !state.warnedAboutSpool else { return nil }
+      state.warnedAboutSpool = true
+      return failure
     }
+    if let failure {
+      DiagnosticPrinter().print([
+        Diagnostic(
+          .warning,
+          "cannot spool task output in '\(spoolDirectory)': \(FileReader.describe(failure)); "
+            + "printing it as it comes instead")
+      ])
+    }
+  }
+
+  /// Prints the first `length` bytes of a spool, for a task that falls back to direct lines.
+  private func copySpool(_ fd: Int32, length: off_t, state: inout State) {
+    guard length > 0 else { return }
+    if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var offset: off_t = 0
+    while offset < length {
+      let want = Int(min(off_t(chunk.count), length - offset))
+      let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, offset) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      offset += off_t(count)
+    }
+  }
+
+  /// Writes every byte; returns how many were written and the errno that stopped it, if any.
+  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> (Int, Int32?) {
+    guard let base = bytes.baseAddress else { return (0, nil) }
+    var done = 0
+    while done < bytes.count {
+      let written = Glibc.write(fd, base + done, bytes.count - done)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return (done, errno)
+      }
+      done += written
+    }
+    return (done, nil)
   }
 
   /// Prints (or drops) a finished task's spooled lines in one piece, then closes the spool.
   private func flushSpool(_ task: Int, show: Bool) {
-    guard let fd = state.withLock({ $0.spools.removeValue(forKey: task) }) else { return }
+    guard let fd = state.withLock({ $0.spools.removeValue(forKey: task) }), fd != Self.unspooled else { return }
     defer { close(fd) }
     guard show else { return }
     state.withLock { state in

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import RunnerKit
+
+/// `--output grouped`: a spool that cannot be created or written loses no line; the task's
+/// output is printed as it comes instead.
+@Suite struct ConsoleSpoolTests {
+  @Test func aSpoolThatFailsToWriteFallsBackToDirectLines() throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    // The spool of task 0 opens /dev/full, whose writes fail with ENOSPC as on a full disk.
+    try FileManager.default.createSymbolicLink(atPath: "\(directory)/0.spool", withDestinationPath: "/dev/full")
+    let text = try Self.console(spoolDirectory: directory)
+    #expect(text == "a | one\na | two\nb | x\n", "a prints as it comes, b when it ends: \(text)")
+  }
+
+  @Test func aSpoolThatCannotBeCreatedFallsBackToDirectLines() throws {
+    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir")
+    #expect(text == "a | one\nb | x\na | two\n", "every task prints as it comes: \(text)")
+  }
+
+  /// Task `a` prints two lines, task `b` one, then both succeed; returns what the console printed.
+  static func console(spoolDirectory: String) throws -> String {
+    let output = try temporaryDirectory() + "/console.txt"
+    defer { unlink(output) }
+    let fd = open(output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    #expect(fd >= 0)
+    defer { close(fd) }
+    let console = ConsoleReporter(
+      names: ["a", "b"], selected: [0, 1], useColor: false, descriptor: fd, mode: .grouped,
+      spoolDirectory: spoolDirectory)
+    for (task, line) in [(0, "one"), (1, "x"), (0, "two")] {
+      var bytes = Array(line.utf8)
+      bytes.withUnsafeMutableBytes {
+        console.output(task: task, stream: .stdout, line: UnsafeRawBufferPointer($0), time: .zero)
+      }
+    }
+    for task in [0, 1] {
+      console.record(RunEvent(time: .zero, task: task, kind: .state(.succeeded, attempt: 1, reason: nil)))
+    }
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    // Only the task output lines, not the ✓ lines.
+    return text.split(separator: "\n").filter { $0.contains(" | ") }.map { $0 + "\n" }.joined()
+  }
+
+  static func temporaryDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-spool-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+}
