@@ -51,6 +51,13 @@ public struct PixelImage: Sendable {
     Array(UnsafeBufferPointer(start: storage.base, count: storage.count))
   }
 
+  /// Calls `body` with the RGBA bytes, without copying them (`pixels` copies).
+  public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    try withExtendedLifetime(storage) {
+      try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+    }
+  }
+
   /// The number of pixels.
   public var pixelCount: Int { width * height }
 

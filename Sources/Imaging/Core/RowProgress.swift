@@ -17,6 +17,10 @@ final class RowProgress: @unchecked Sendable {
   private var ended = false
   private var stopping = false
   private var failure: ImagingError?
+  /// The lowest row a blocked consumer waits for (Int.max when none), so that publishing rows
+  /// nobody waits for costs no wake-up: an encoder waits for 16 rows while the bands finish
+  /// them one at a time.
+  private var wanted = Int.max
 
   /// How long a waiting consumer sleeps before it checks for cancellation again.
   static let pollInterval = 2_000_000  // nanoseconds
@@ -38,8 +42,11 @@ final class RowProgress: @unchecked Sendable {
   /// Rows `0..<rows` are complete.
   func publish(rows: Int) {
     locked {
-      ready = rows
-      pthread_cond_broadcast(changed)
+      ready = max(ready, rows)
+      if ready > wanted {
+        wanted = Int.max
+        pthread_cond_broadcast(changed)
+      }
     }
   }
 
@@ -73,6 +80,8 @@ final class RowProgress: @unchecked Sendable {
         deadline.tv_sec += 1
         deadline.tv_nsec -= 1_000_000_000
       }
+      // Every waiter wakes on a broadcast and registers again while it still waits.
+      wanted = min(wanted, row)
       pthread_cond_timedwait(changed, mutex, &deadline)
     }
     return true
