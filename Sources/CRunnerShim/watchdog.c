@@ -98,6 +98,44 @@ static void terminate_all(void) {
   signal_all(SIGKILL);
 }
 
+static unsigned long parse_number(const char **cursor) {
+  unsigned long value = 0;
+  while (**cursor >= '0' && **cursor <= '9') value = value * 10 + (unsigned long)(*(*cursor)++ - '0');
+  return value;
+}
+
+// `ps aux` and `pgrep -f` read a process's argv from its memory, which is still runner's: the
+// watchdog would pass for a second runner. Overwrites this copy (private since the fork) with
+// its name, but only after /proc/self/cmdline confirms where the arguments are.
+static void rename_command_line(void) {
+  char stat[1024], line[4096];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t count = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (count <= 0) return;
+  stat[count] = 0;
+  // "pid (comm) state …": after the last ')', field 3 onwards; arg_start and arg_end are 48 and 49.
+  const char *cursor = strrchr(stat, ')');
+  if (!cursor) return;
+  for (int field = 2; field < 48 && *cursor; cursor++)
+    if (*cursor == ' ') field++;
+  unsigned long start = parse_number(&cursor);
+  if (*cursor++ != ' ') return;
+  unsigned long end = parse_number(&cursor);
+  if (start == 0 || end <= start || end - start > sizeof line) return;
+  fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  count = read(fd, line, sizeof line);
+  close(fd);
+  volatile char *arguments = (volatile char *)start;
+  if (count != (ssize_t)(end - start)) return;
+  for (ssize_t i = 0; i < count; i++)
+    if (arguments[i] != line[i]) return;
+  static const char name[] = "runner-watchdog";
+  for (ssize_t i = 0; i < count; i++) arguments[i] = i < (ssize_t)sizeof name - 1 ? name[i] : 0;
+}
+
 // Leaves runner's session (a terminal's Ctrl-C, a hangup or a signal to runner's process group
 // must not reach it), its descriptors (a task's pipe or runner's stdout held open here would
 // keep a reader waiting) and its working directory.
@@ -116,6 +154,7 @@ static void detach(int pipe_end) {
   for (unsigned i = 0; i < sizeof ignored / sizeof ignored[0]; i++) signal(ignored[i], SIG_IGN);
   setsid();
   prctl(PR_SET_NAME, "runner-watchdog");
+  rename_command_line();
   if (chdir("/") != 0) {}
   if (pipe_end != WATCHDOG_FD) {
     dup2(pipe_end, WATCHDOG_FD);
