@@ -96,7 +96,7 @@ struct RunnerCommand: ParsableCommand {
     let printer = DiagnosticPrinter()
     let (path, targetNames) = fileAndTargets()
     if cleanCache { return await IncrementalStore.cleanCache(taskFile: path, wait: !noWait) }
-    let caching: CacheSettings
+    var caching: CacheSettings
     do {
       caching = try CacheSettings(
         force: force, noCache: noCache, noWait: noWait, environment: getenv("RUNNER_CACHE_MAX"))
@@ -106,6 +106,10 @@ struct RunnerCommand: ParsableCommand {
     }
     let graph: TaskGraph
     let selection: GraphSelection
+    let running = describe == nil && !list && self.graph == nil && !dryRun
+    if running, caching.enabled {
+      caching.preload = StatePreload(directory: CacheSettings.stateDirectory(forTaskFile: path))
+    }
     do {
       graph = try TaskFileLoader().load(path: path)
       selection = try GraphSelection(graph: graph, targetNames: targetNames)

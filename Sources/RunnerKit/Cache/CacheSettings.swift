@@ -10,6 +10,8 @@ public struct CacheSettings: Sendable {
   public var wait: Bool
   /// The cache's size bound (`RUNNER_CACHE_MAX`).
   public var maximumBytes: Int64
+  /// The state file, read ahead while the task file was parsed.
+  public var preload: StatePreload?
 
   public init(
     enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,
@@ -27,6 +29,11 @@ public struct CacheSettings: Sendable {
   /// The directory of state, cache and lock: `.runner` next to the task file.
   public static func stateDirectory(for file: TaskFile) -> String {
     (file.directory.isEmpty ? "." : file.directory) + "/.runner"
+  }
+
+  /// The same directory, from the task file's path before it is loaded.
+  public static func stateDirectory(forTaskFile path: String) -> String {
+    TaskFileLoader.directory(of: path) + "/.runner"
   }
 }
 

@@ -25,6 +25,7 @@ struct CachingOperation: TaskOperation {
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     let task = context.task
     guard cacheable else {
+      store.prefetch.noteChange()
       let result = try await inner.run(context)
       let contribution = Fingerprint.contribution(of: result, name: task.name)
       let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
@@ -36,17 +37,22 @@ struct CachingOperation: TaskOperation {
       return result
     }
     let previous = store.record(task.name)
+    let checked = store.prefetch.take(task.index)
     let fingerprint = Fingerprint(
       task: task, workingDirectory: context.workingDirectory,
       environment: Fingerprint.environmentDigest(base: store.baseEnvironment, task: task) { name, key in
         (context.inputs[name] as? any OutputProviding)?.outputs[key]
       },
-      dependencies: context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }, previous: previous)
+      dependencies: context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }, previous: previous,
+      checked: checked)
     if !store.settings.force {
-      if let previous, let result = upToDate(previous, fingerprint, context) { return result }
+      if let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
+        return result
+      }
       if store.settings.useCache, let result = restore(fingerprint, context) { return result }
     }
     if Task.isCancelled { throw .cancelled }
+    store.prefetch.noteChange()
     let capture = LogCapture(forward: context.output)
     var running = context
     running.output = TaskOutput(task: context.output.task, observer: capture, start: context.output.start)
@@ -61,12 +67,15 @@ struct CachingOperation: TaskOperation {
   }
 
   /// The recorded result if the fingerprint matches and every recorded output is present and unchanged.
-  func upToDate(_ previous: TaskRecord, _ fingerprint: Fingerprint, _ context: OperationContext) -> (
-    any OperationResult
-  )? {
+  ///
+  /// - Parameter outputs: the recorded output files as already hashed again, if they were.
+  func upToDate(
+    _ previous: TaskRecord, _ fingerprint: Fingerprint, _ context: OperationContext, outputs: [FileRecord]? = nil
+  ) -> (any OperationResult)? {
     guard previous.fingerprint == fingerprint.value else { return nil }
-    let outputs = Fingerprint.hashFiles(
-      previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs)
+    let outputs =
+      outputs
+      ?? Fingerprint.hashFiles(previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs)
     guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
       return nil
     }
@@ -110,6 +119,7 @@ struct CachingOperation: TaskOperation {
     } else if case .image = context.task.action {
       return nil
     }
+    store.prefetch.noteChange()
     var outputs: [FileRecord] = []
     for file in entry.files {
       let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path

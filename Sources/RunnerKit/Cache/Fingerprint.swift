@@ -21,11 +21,13 @@ struct Fingerprint: Sendable {
   /// - Parameters:
   ///   - environment: the digest of the environment the task sees (`environmentDigest`).
   ///   - previous: the task's last record; its file stamps spare re-hashing unchanged files.
+  ///   - checked: the task's sources as already checked (by `SourcePrefetch`); nil checks them now.
   init(
     task: TaskDefinition, workingDirectory: String, environment: String, dependencies: [Dependency],
-    previous: TaskRecord?
+    previous: TaskRecord?, checked: SourceCheck? = nil
   ) {
-    operation = Self.operationDigest(task)
+    let checked = checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous)
+    operation = checked.operation
     // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
     // same file named by another relative path) keeps its fingerprints.
     directory = task.directory ?? "."
@@ -37,27 +39,11 @@ struct Fingerprint: Sendable {
       hasher.add(dependency.outputDigest)
     }
     self.dependencies = hasher.finalize()
-    let patterns = Self.sourcePatterns(of: task)
-    let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
-    let paths: [String]
-    if let previous, let walk = previous.walk, walk.key == key, walk.holds() {
-      paths = previous.sources.map(\.path)
-      self.walk = walk
-    } else {
-      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
-      paths = SourceGlob.expand(patterns, in: workingDirectory, recording: &recorder)
-      self.walk = recorder?.finish(key: key)
-    }
-    sources = Self.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+    sources = checked.sources
+    walk = checked.walk
     var whole = ContentHasher()
-    whole.add("runner-fingerprint-1")
-    for part in [operation, directory, environment, self.dependencies] { whole.add(part) }
-    whole.add(Self.patternDigest(task))
-    whole.add(Int64(sources.count))
-    for file in sources {
-      whole.add(file.path)
-      whole.add(file.hash)
-    }
+    whole.add("runner-fingerprint-2")
+    for part in [operation, directory, environment, self.dependencies, checked.digest] { whole.add(part) }
     value = whole.finalize()
   }
 

@@ -14,6 +14,8 @@ public final class IncrementalStore: Sendable {
   public let directory: String
   let cache: CacheStore
   let baseEnvironment: String
+  /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
+  let prefetch = SourcePrefetch()
 
   private struct Mutable {
     var state: BuildState
@@ -37,16 +39,18 @@ public final class IncrementalStore: Sendable {
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
     baseEnvironment = Fingerprint.baseEnvironmentDigest(environment)
-    var warnings: [String] = []
-    var state = BuildState()
-    let path = directory + "/state"
-    if CacheFileSystem.status(path) != nil {
-      do {
-        state = try BuildState(decoding: try CacheFileSystem.read(path), path: path)
-      } catch {
-        warnings.append("discarding the incremental state: \(error); every task will run")
+    var loaded: StatePreload.Loaded
+    if let preload = settings.preload, preload.directory == directory {
+      loaded = preload.wait()
+      // Read before the lock: still good if the file is the one that was read.
+      if loaded.stamp != CacheFileSystem.status(directory + "/state")?.stamp {
+        loaded = StatePreload.read(directory)
       }
+    } else {
+      loaded = StatePreload.read(directory)
     }
+    let state = loaded.state
+    let warnings = loaded.warning.map { [$0] } ?? []
     mutable = Mutex(Mutable(state: state, warnings: warnings))
     if printWarnings { for warning in warnings { Self.print(warning) } }
   }
@@ -98,8 +102,19 @@ public final class IncrementalStore: Sendable {
 
   /// The end of a run: save the state, and bound the cache if this run added to it.
   public func finish() {
+    prefetch.stop()
     save()
     if settings.useCache, mutable.withLock({ $0.stored }) { cache.evict() }
+  }
+
+  /// Starts checking the sources of the selection's cacheable tasks on another thread,
+  /// dependencies first, as the scheduler will reach them.
+  func startPrefetch(_ selection: GraphSelection, workingDirectory: (Int) -> String) {
+    let order = selection.members.filter { CachingOperation.isCacheable(selection.graph[$0]) }
+      .sorted { (selection.stage[$0], $0) < (selection.stage[$1], $1) }
+    guard order.count > 1 else { return }
+    prefetch.start(
+      order.map { .init(index: $0, task: selection.graph[$0], workingDirectory: workingDirectory($0)) }, store: self)
   }
 
   /// `--clean-cache`: removes `.runner/cache`.

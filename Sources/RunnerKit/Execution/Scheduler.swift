@@ -48,6 +48,7 @@ public struct Scheduler: Sendable {
       emit(task, .state(newState, attempt: attempt, reason: reason))
     }
     state.seedReady()
+    factory.store?.startPrefetch(selection, workingDirectory: workingDirectory(of:))
 
     await withTaskGroup(of: Completion.self) { group in
       while true {

@@ -56,6 +56,33 @@ import Testing
     #expect(try await harness.runCached().ran == ["b"])
   }
 
+  /// A dependency that always runs and rewrites its dependent's sources. The dependent's
+  /// sources are checked ahead on another thread while `gen` sleeps; that check must not be
+  /// used once `gen` has run, or `build` would look up to date with the old content.
+  @Test func sourcesWrittenByADependencyAreSeenByTheDependent() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        gen:
+          run: sleep 0.3 && mkdir -p gen && cat input.txt > gen/made.c
+        build:
+          deps: [gen]
+          run: cat gen/*.c > built.txt
+          sources: ["gen/*.c"]
+          outputs: [built.txt]
+        other:
+          run: "true"
+          sources: [other.txt]
+      """)
+    try harness.write("input.txt", "one\n")
+    try harness.write("other.txt", "other\n")
+    #expect(try await harness.runCached().ran == ["build", "gen", "other"])
+    #expect(try await harness.runCached().ran == ["gen"])
+    try harness.write("input.txt", "two\n")
+    #expect(try await harness.runCached().ran == ["build", "gen"])
+    #expect(harness.file("built.txt") == "two\n")
+  }
+
   @Test func commandChangeRerunsOnlyThatTaskAndItsDependents() async throws {
     let harness = try makeChain()
     _ = try await harness.runCached()

@@ -1,0 +1,71 @@
+import Glibc
+import Synchronization
+
+/// Reads and decodes `.runner/state` on a thread of its own while the task file is parsed:
+/// on a large graph both take tens of milliseconds, and a run needs both before it starts.
+///
+/// The read happens before the run takes the lock, so `IncrementalStore` uses it only if the
+/// file is still the one that was read (same inode and stamps); otherwise it reads again.
+public final class StatePreload: Sendable {
+  struct Loaded: Sendable {
+    var state: BuildState
+    var stamp: CacheFileSystem.Stamp?
+    var warning: String?
+  }
+
+  /// The state directory this preload read from.
+  let directory: String
+  private let thread: Mutex<pthread_t?>
+  private let loaded = Mutex<Loaded?>(nil)
+
+  /// Starts reading `directory/state` (a missing file reads as an empty state).
+  public init(directory: String) {
+    self.directory = directory
+    thread = Mutex(nil)
+    final class Box {
+      let preload: StatePreload
+      init(_ preload: StatePreload) { self.preload = preload }
+    }
+    let box = Unmanaged.passRetained(Box(self)).toOpaque()
+    var started = pthread_t()
+    let created = pthread_create(
+      &started, nil,
+      { argument in
+        let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
+        let result = StatePreload.read(preload.directory)
+        preload.loaded.withLock { $0 = result }
+        return nil
+      }, box)
+    if created == 0 {
+      thread.withLock { $0 = started }
+    } else {
+      Unmanaged<Box>.fromOpaque(box).release()
+      loaded.withLock { $0 = Self.read(directory) }
+    }
+  }
+
+  /// Waits for the read to finish.
+  func wait() -> Loaded {
+    if let started = thread.withLock({ thread -> pthread_t? in
+      defer { thread = nil }
+      return thread
+    }) {
+      pthread_join(started, nil)
+    }
+    return loaded.withLock { $0 } ?? Self.read(directory)
+  }
+
+  /// The state file's content, its stamp when read, and the warning if it had to be discarded.
+  static func read(_ directory: String) -> Loaded {
+    let path = directory + "/state"
+    guard let status = CacheFileSystem.status(path) else { return Loaded(state: BuildState(), stamp: nil) }
+    do {
+      let state = try BuildState(decoding: try CacheFileSystem.read(path), path: path)
+      return Loaded(state: state, stamp: status.stamp)
+    } catch {
+      return Loaded(
+        state: BuildState(), stamp: status.stamp,
+        warning: "discarding the incremental state: \(error); every task will run")
+    }
+  }
+}
