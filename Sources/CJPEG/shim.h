@@ -182,52 +182,6 @@ static inline void runner_jpeg_decoder_destroy(runner_jpeg_decoder *decoder) {
 }
 
 /*
- * Encodes `pixels` (width * height * components bytes). mode 0: RGBA input (alpha
- * ignored), 1: gray input, 2: CMYK input. On success *out is malloc'ed: free it.
- */
-static inline int runner_jpeg_encode(const unsigned char *pixels, int width, int height, int mode,
-                                     int quality, int progressive, unsigned char **out,
-                                     unsigned long *outSize, char *message) {
-  struct jpeg_compress_struct cinfo;
-  runner_jpeg_error err;
-  *out = NULL;
-  *outSize = 0;
-  runner_jpeg_install_errors(&err, message);
-  cinfo.err = &err.pub;
-  if (setjmp(err.jump)) {
-    jpeg_destroy_compress(&cinfo);
-    free(*out);
-    *out = NULL;
-    return 1;
-  }
-  jpeg_create_compress(&cinfo);
-  jpeg_mem_dest(&cinfo, out, outSize);
-  cinfo.image_width = (JDIMENSION)width;
-  cinfo.image_height = (JDIMENSION)height;
-  int components = mode == 1 ? 1 : 4;
-  cinfo.input_components = components;
-  cinfo.in_color_space = mode == 1 ? JCS_GRAYSCALE : (mode == 2 ? JCS_CMYK : JCS_EXT_RGBX);
-  jpeg_set_defaults(&cinfo);
-  jpeg_set_quality(&cinfo, quality, TRUE);
-  if (progressive) {
-    jpeg_simple_progression(&cinfo);
-  }
-  jpeg_start_compress(&cinfo, TRUE);
-  size_t stride = (size_t)width * (size_t)components;
-  while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
-    jpeg_write_scanlines(&cinfo, &row, 1);
-  }
-  jpeg_finish_compress(&cinfo);
-  jpeg_destroy_compress(&cinfo);
-  return 0;
-}
-
-/*
- * An incremental encoder, for encoding rows as a kernel finishes them. Same rules as the
- * decoder: create, write rows, finish, and always destroy.
- */
-/*
  * A growing memory destination that always knows its buffer. (jpeg_mem_dest frees its
  * initial buffer when it grows but only reports the new one when compression finishes, so
  * an encoder abandoned halfway cannot free what it holds without a double free.)
@@ -264,6 +218,75 @@ static void runner_jpeg_destination_term(j_compress_ptr cinfo) {
   dest->used = dest->size - dest->pub.free_in_buffer;
 }
 
+/* Installs `dest` (which must outlive compression) and its first buffer; free dest->buffer after. */
+static inline void runner_jpeg_destination_install(j_compress_ptr cinfo, runner_jpeg_destination *dest) {
+  dest->size = 1 << 16;
+  dest->used = 0;
+  dest->buffer = (unsigned char *)malloc(dest->size);
+  if (dest->buffer == NULL) {
+    ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
+  }
+  dest->pub.init_destination = runner_jpeg_destination_init;
+  dest->pub.empty_output_buffer = runner_jpeg_destination_grow;
+  dest->pub.term_destination = runner_jpeg_destination_term;
+  cinfo->dest = &dest->pub;
+}
+
+/*
+ * Encodes `pixels` (width * height * components bytes). mode 0: RGBA input (alpha
+ * ignored), 1: gray input, 2: CMYK input. On success *out is malloc'ed: free it.
+ */
+static inline int runner_jpeg_encode(const unsigned char *pixels, int width, int height, int mode,
+                                     int quality, int progressive, unsigned char **out,
+                                     unsigned long *outSize, char *message) {
+  struct jpeg_compress_struct cinfo;
+  runner_jpeg_error err;
+  *out = NULL;
+  *outSize = 0;
+  /* On the heap: it changes between setjmp and a longjmp, which must still see it. */
+  runner_jpeg_destination *dest = (runner_jpeg_destination *)calloc(1, sizeof(runner_jpeg_destination));
+  if (dest == NULL) {
+    snprintf(message, RUNNER_JPEG_MESSAGE_LENGTH, "out of memory");
+    return 1;
+  }
+  runner_jpeg_install_errors(&err, message);
+  cinfo.err = &err.pub;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    free(dest->buffer);
+    free(dest);
+    return 1;
+  }
+  jpeg_create_compress(&cinfo);
+  runner_jpeg_destination_install(&cinfo, dest);
+  cinfo.image_width = (JDIMENSION)width;
+  cinfo.image_height = (JDIMENSION)height;
+  int components = mode == 1 ? 1 : 4;
+  cinfo.input_components = components;
+  cinfo.in_color_space = mode == 1 ? JCS_GRAYSCALE : (mode == 2 ? JCS_CMYK : JCS_EXT_RGBX);
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  if (progressive) {
+    jpeg_simple_progression(&cinfo);
+  }
+  jpeg_start_compress(&cinfo, TRUE);
+  size_t stride = (size_t)width * (size_t)components;
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  jpeg_destroy_compress(&cinfo);
+  *out = dest->buffer;
+  *outSize = dest->used;
+  free(dest);
+  return 0;
+}
+
+/*
+ * An incremental encoder, for encoding rows as a kernel finishes them. Same rules as the
+ * decoder: create, write rows, finish, and always destroy.
+ */
 typedef struct runner_jpeg_encoder {
   struct jpeg_compress_struct cinfo;
   runner_jpeg_error err;
@@ -286,15 +309,7 @@ static inline runner_jpeg_encoder *runner_jpeg_encoder_create(int width, int hei
   }
   jpeg_create_compress(&encoder->cinfo);
   encoder->created = 1;
-  encoder->dest.size = 1 << 16;
-  encoder->dest.buffer = (unsigned char *)malloc(encoder->dest.size);
-  if (encoder->dest.buffer == NULL) {
-    ERREXIT1(&encoder->cinfo, JERR_OUT_OF_MEMORY, 11);
-  }
-  encoder->dest.pub.init_destination = runner_jpeg_destination_init;
-  encoder->dest.pub.empty_output_buffer = runner_jpeg_destination_grow;
-  encoder->dest.pub.term_destination = runner_jpeg_destination_term;
-  encoder->cinfo.dest = &encoder->dest.pub;
+  runner_jpeg_destination_install(&encoder->cinfo, &encoder->dest);
   encoder->cinfo.image_width = (JDIMENSION)width;
   encoder->cinfo.image_height = (JDIMENSION)height;
   encoder->cinfo.input_components = 4;
