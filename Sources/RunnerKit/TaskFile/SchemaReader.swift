@@ -17,33 +17,35 @@ struct SchemaReader {
   }
 
   /// The entries of a mapping, each key checked against `allowed`.
-  mutating func mapping(_ node: YAMLNode, what: String, allowed: [String]? = nil, place: String? = nil)
+  mutating func mapping(
+    _ node: YAMLNode, what: @autoclosure () -> String, allowed: [String]? = nil, place: String? = nil
+  )
     -> [YAMLEntry]?
   {
     guard case .mapping(let entries) = node.kind else {
-      wrongType(what, expected: "a mapping", node)
+      wrongType(what(), expected: "a mapping", node)
       return nil
     }
     if let allowed {
       for entry in entries where !allowed.contains(entry.name) {
         fail(
-          .unknownKey(entry.name, in: place ?? what, suggestion: Suggestion.closest(to: entry.name, in: allowed)),
+          .unknownKey(entry.name, in: place ?? what(), suggestion: Suggestion.closest(to: entry.name, in: allowed)),
           at: entry.key)
       }
     }
     return entries
   }
 
-  mutating func string(_ node: YAMLNode, what: String) -> String? {
+  mutating func string(_ node: YAMLNode, what: @autoclosure () -> String) -> String? {
     guard case .scalar(let text, _) = node.kind, !node.isNull else {
-      wrongType(what, expected: "a string", node)
+      wrongType(what(), expected: "a string", node)
       return nil
     }
     return text
   }
 
   /// A list of strings; a single string stands for a list of one.
-  mutating func strings(_ node: YAMLNode, what: String, expected: String = "a list of strings")
+  mutating func strings(_ node: YAMLNode, what: @autoclosure () -> String, expected: String = "a list of strings")
     -> [(String, SourceLocation)]?
   {
     switch node.kind {
@@ -53,61 +55,63 @@ struct SchemaReader {
       var result: [(String, SourceLocation)] = []
       for item in items {
         guard case .scalar(let text, _) = item.kind, !item.isNull else {
-          fail(.wrongType(what: what, expected: expected, found: "\(item.kindName) in the list"), at: item)
+          fail(.wrongType(what: what(), expected: expected, found: "\(item.kindName) in the list"), at: item)
           return nil
         }
         result.append((text, item.location))
       }
       return result
     default:
-      wrongType(what, expected: expected, node)
+      wrongType(what(), expected: expected, node)
       return nil
     }
   }
 
-  mutating func integer(_ node: YAMLNode, what: String, range: ClosedRange<Int>) -> Int? {
+  mutating func integer(_ node: YAMLNode, what: @autoclosure () -> String, range: ClosedRange<Int>) -> Int? {
     guard let text = node.scalar, let value = Int(text) else {
-      fail(.wrongType(what: what, expected: "a whole number", found: node.quotedOrKind), at: node)
+      fail(.wrongType(what: what(), expected: "a whole number", found: node.quotedOrKind), at: node)
       return nil
     }
     guard range.contains(value) else {
       fail(
         .invalidValue(
-          what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(value)"), at: node)
+          what: what(), reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(value)"), at: node
+      )
       return nil
     }
     return value
   }
 
-  mutating func number(_ node: YAMLNode, what: String, range: ClosedRange<Double>) -> Double? {
+  mutating func number(_ node: YAMLNode, what: @autoclosure () -> String, range: ClosedRange<Double>) -> Double? {
     guard let text = node.scalar, let value = Double(text), value.isFinite else {
-      fail(.wrongType(what: what, expected: "a number", found: node.quotedOrKind), at: node)
+      fail(.wrongType(what: what(), expected: "a number", found: node.quotedOrKind), at: node)
       return nil
     }
     guard range.contains(value) else {
       fail(
-        .invalidValue(what: what, reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(text)"),
+        .invalidValue(
+          what: what(), reason: "must be between \(range.lowerBound) and \(range.upperBound), found \(text)"),
         at: node)
       return nil
     }
     return value
   }
 
-  mutating func boolean(_ node: YAMLNode, what: String) -> Bool? {
+  mutating func boolean(_ node: YAMLNode, what: @autoclosure () -> String) -> Bool? {
     switch node.scalar?.lowercased() {
     case "true", "yes", "on": return true
     case "false", "no", "off": return false
     default:
-      fail(.wrongType(what: what, expected: "true or false", found: node.quotedOrKind), at: node)
+      fail(.wrongType(what: what(), expected: "true or false", found: node.quotedOrKind), at: node)
       return nil
     }
   }
 
   /// `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds.
-  mutating func duration(_ node: YAMLNode, what: String) -> Duration? {
+  mutating func duration(_ node: YAMLNode, what: @autoclosure () -> String) -> Duration? {
     guard let text = node.scalar, let value = Self.parseDuration(text), value > .zero else {
       fail(
-        .wrongType(what: what, expected: "a positive duration such as 90s, 5m or 250ms", found: node.quotedOrKind),
+        .wrongType(what: what(), expected: "a positive duration such as 90s, 5m or 250ms", found: node.quotedOrKind),
         at: node)
       return nil
     }

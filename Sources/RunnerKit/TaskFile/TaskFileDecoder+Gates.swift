@@ -3,25 +3,25 @@ extension TaskFileDecoder {
   static let defaultGateTimeout = Duration.seconds(60)
 
   /// `wait_for`: one gate or a list of them, each `file:`, `tcp:` or `command:` with an optional `timeout`.
-  mutating func gates(_ node: YAMLNode, what: String) -> [ReadinessGate] {
+  mutating func gates(_ node: YAMLNode, what: @autoclosure () -> String) -> [ReadinessGate] {
     let items: [YAMLNode]
     switch node.kind {
     case .sequence(let list): items = list
     case .mapping: items = [node]
     case .scalar:
-      reader.wrongType(what, expected: "a gate (file:, tcp: or command:) or a list of them", node)
+      reader.wrongType(what(), expected: "a gate (file:, tcp: or command:) or a list of them", node)
       return []
     }
     var result: [ReadinessGate] = []
     for item in items {
       guard
         let entries = reader.mapping(
-          item, what: "a gate in \(what)", allowed: Self.gateKeys, place: "a gate in \(what)")
+          item, what: "a gate in \(what())", allowed: Self.gateKeys, place: "a gate in \(what())")
       else { continue }
       var timeout = Self.defaultGateTimeout
       var conditions: [ReadinessGate.Condition] = []
       for entry in entries {
-        let field = "'\(entry.name)' of a gate in \(what)"
+        let field = "'\(entry.name)' of a gate in \(what())"
         switch entry.name {
         case "timeout": timeout = reader.duration(entry.value, what: field) ?? timeout
         case "file": reader.string(entry.value, what: field).map { conditions.append(.file($0)) }
@@ -40,7 +40,8 @@ extension TaskFileDecoder {
       }
       guard conditions.count == 1, let condition = conditions.first else {
         reader.fail(
-          .invalidValue(what: "a gate in \(what)", reason: "needs exactly one of 'file', 'tcp' or 'command'"), at: item)
+          .invalidValue(what: "a gate in \(what())", reason: "needs exactly one of 'file', 'tcp' or 'command'"),
+          at: item)
         continue
       }
       result.append(ReadinessGate(condition: condition, timeout: timeout, location: item.location))

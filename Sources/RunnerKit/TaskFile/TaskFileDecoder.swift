@@ -124,24 +124,26 @@ struct TaskFileDecoder {
     var image: YAMLNode?
     for entry in entries {
       let value = entry.value
-      let what = "'\(entry.name)' of task '\(name)'"
+      // Built only for an error message: every task's every key passes here.
+      let what = { "'\(entry.name)' of task '\(name)'" }
       switch entry.name {
-      case "desc": task.description = reader.string(value, what: what)
-      case "deps": task.dependencies = dependencies(value, what: what, task: name)
+      case "desc": task.description = reader.string(value, what: what())
+      case "deps": task.dependencies = dependencies(value, what: what(), task: name)
       case "run": run = value
       case "image": image = value
-      case "env": task.environment = environment(value, what: what, task: name)
+      case "env": task.environment = environment(value, what: what(), task: name)
       case "dir":
-        task.directory = reader.string(value, what: what)
+        task.directory = reader.string(value, what: what())
         if let dir = task.directory { rejectExpression(dir, task: name, key: "dir", at: value) }
-      case "priority": task.priority = priority(value, what: what)
-      case "timeout": task.timeout = reader.duration(value, what: what)
-      case "retries": task.retries = reader.integer(value, what: what, range: 0...100) ?? 0
+      case "priority": task.priority = priority(value, what: what())
+      case "timeout": task.timeout = reader.duration(value, what: what())
+      case "retries": task.retries = reader.integer(value, what: what(), range: 0...100) ?? 0
       case "sources":
-        task.sources = reader.strings(value, what: what, expected: "a list of paths or globs")?.map(\.0) ?? []
-      case "outputs": task.outputs = reader.strings(value, what: what, expected: "a list of paths")?.map(\.0) ?? []
-      case "wait_for": task.waitFor = gates(value, what: what)
-      case "resources": task.resources = reader.strings(value, what: what, expected: "a list of names")?.map(\.0) ?? []
+        task.sources = reader.strings(value, what: what(), expected: "a list of paths or globs")?.map(\.0) ?? []
+      case "outputs": task.outputs = reader.strings(value, what: what(), expected: "a list of paths")?.map(\.0) ?? []
+      case "wait_for": task.waitFor = gates(value, what: what())
+      case "resources":
+        task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
       default: break
       }
     }
@@ -165,8 +167,8 @@ struct TaskFileDecoder {
     return items.map { Command(text: $0.0, location: $0.1) }
   }
 
-  mutating func dependencies(_ node: YAMLNode, what: String, task: String) -> [Dependency] {
-    guard let items = reader.strings(node, what: what, expected: "a list of task names") else { return [] }
+  mutating func dependencies(_ node: YAMLNode, what: @autoclosure () -> String, task: String) -> [Dependency] {
+    guard let items = reader.strings(node, what: what(), expected: "a list of task names") else { return [] }
     var seen = Set<String>()
     var result: [Dependency] = []
     for (name, location) in items {
@@ -179,14 +181,14 @@ struct TaskFileDecoder {
     return result
   }
 
-  mutating func environment(_ node: YAMLNode, what: String, task: String?) -> [EnvironmentEntry] {
+  mutating func environment(_ node: YAMLNode, what: @autoclosure () -> String, task: String?) -> [EnvironmentEntry] {
     if node.isNull { return [] }
-    guard let entries = reader.mapping(node, what: what) else { return [] }
+    guard let entries = reader.mapping(node, what: what()) else { return [] }
     var result: [EnvironmentEntry] = []
     for entry in entries {
       // `A: ~` or `A:` sets an empty value, as in GitHub Actions.
       guard case .scalar(let written, _) = entry.value.kind else {
-        reader.wrongType("'\(entry.name)' in \(what)", expected: "a string", entry.value)
+        reader.wrongType("'\(entry.name)' in \(what())", expected: "a string", entry.value)
         continue
       }
       let text = entry.value.isNull ? "" : written
@@ -208,7 +210,7 @@ struct TaskFileDecoder {
     return result
   }
 
-  mutating func priority(_ node: YAMLNode, what: String) -> Int {
+  mutating func priority(_ node: YAMLNode, what: @autoclosure () -> String) -> Int {
     switch node.scalar {
     case "high": return 100
     case "normal": return 0
@@ -217,7 +219,7 @@ struct TaskFileDecoder {
       guard let text = node.scalar, let value = Int(text), (-1000...1000).contains(value) else {
         reader.fail(
           .wrongType(
-            what: what, expected: "high, normal, low or a whole number from -1000 to 1000", found: node.quotedOrKind),
+            what: what(), expected: "high, normal, low or a whole number from -1000 to 1000", found: node.quotedOrKind),
           at: node)
         return 0
       }

@@ -54,10 +54,28 @@ extension YAMLParser {
       var location: SourceLocation
       var items: [YAMLNode] = []
       var entries: [YAMLEntry] = []
-      /// Where each key of the mapping was first written: duplicate detection in O(1).
+      /// Where each key of a large mapping was first written: duplicate detection in O(1).
+      /// A small mapping (most of them) is searched instead: no dictionary per mapping.
       var keys: [String: SourceLocation] = [:]
       var pendingKey: YAMLNode?
       var weight = 1
+
+      static let searchedKeys = 16
+
+      /// Where `name` was already written as a key of this mapping, if it was.
+      mutating func firstPlace(of name: String) -> SourceLocation? {
+        if entries.count < Self.searchedKeys {
+          return entries.first { Builder.keyText($0.key) == name && !Builder.isMerge($0.key) }?.key.location
+        }
+        if keys.isEmpty {
+          for entry in entries where !Builder.isMerge(entry.key) {
+            keys[Builder.keyText(entry.key)] = keys[Builder.keyText(entry.key)] ?? entry.key.location
+          }
+        }
+        if let first = keys[name] { return first }
+        keys[name] = pendingKey?.location
+        return nil
+      }
     }
 
     let file: String
@@ -139,30 +157,29 @@ extension YAMLParser {
         if total > budget { throw Diagnostic.error(.aliasBudgetExceeded(budget), at: node.location) }
       }
       if let anchor { anchors[anchor] = node }
-      // Moved out and back in, never copied: a copy would make every append copy the
-      // collection built so far (quadratic in a large mapping).
-      guard var frame = stack.popLast() else {
+      // Mutated in place through the subscript, never copied: a copy would make every append
+      // copy the collection built so far (quadratic in a large mapping).
+      guard !stack.isEmpty else {
         root = node
         return
       }
-      frame.weight += node.weight
-      if !frame.isMapping {
-        frame.items.append(node)
-      } else if let key = frame.pendingKey {
+      let top = stack.count - 1
+      stack[top].weight += node.weight
+      if !stack[top].isMapping {
+        stack[top].items.append(node)
+      } else if let key = stack[top].pendingKey {
         let name = Self.keyText(key)
         if name != "<<" || !Self.isPlain(key) {
-          if let first = frame.keys[name] {
+          if let first = stack[top].firstPlace(of: name) {
             throw Diagnostic.error(.duplicateKey(name, first: first), at: key.location)
           }
-          frame.keys[name] = key.location
         }
-        frame.entries.append(YAMLEntry(key: key, value: node))
-        frame.pendingKey = nil
+        stack[top].entries.append(YAMLEntry(key: key, value: node))
+        stack[top].pendingKey = nil
       } else {
         guard case .scalar = node.kind else { throw Diagnostic.error(.nonScalarKey, at: node.location) }
-        frame.pendingKey = node
+        stack[top].pendingKey = node
       }
-      stack.append(frame)
     }
 
     static func keyText(_ key: YAMLNode) -> String {
@@ -193,6 +210,11 @@ extension YAMLParser {
         }
       }
       return result
+    }
+
+    /// A plain `<<` key: a merge, which may appear more than once.
+    static func isMerge(_ key: YAMLNode) -> Bool {
+      keyText(key) == "<<" && isPlain(key)
     }
 
     static func isPlain(_ node: YAMLNode) -> Bool {

@@ -34,6 +34,29 @@ import Testing
     }
   }
 
+  /// Small mappings are searched, large ones indexed: a duplicate is found on either side
+  /// of the switch, and repeated merge keys stay allowed.
+  @Test(arguments: [3, 15, 16, 17, 40])
+  func duplicateKeysInMappingsOfAnySize(keys: Int) throws {
+    let lines = (1...keys).map { "k\($0): \($0)" }
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("k1", first: SourceLocation(file: "f.yml", line: 1, column: 1)),
+        at: SourceLocation(file: "f.yml", line: keys + 1, column: 1))
+    ) {
+      try parse((lines + ["k1: again"]).joined(separator: "\n") + "\n")
+    }
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("k\(keys)", first: SourceLocation(file: "f.yml", line: keys, column: 1)),
+        at: SourceLocation(file: "f.yml", line: keys + 2, column: 1))
+    ) {
+      try parse((lines + ["other: 1", "k\(keys): again"]).joined(separator: "\n") + "\n")
+    }
+    let merges = "base: &b {x: 1}\n" + lines.joined(separator: "\n") + "\n<<: *b\n<<: *b\n"
+    #expect(throws: Never.self) { try parse(merges) }
+  }
+
   @Test func quotedScalarsAreNotNull() throws {
     let root = try #require(try parse("a: ''\nb: ~\nc: null\n"))
     guard case .mapping(let entries) = root.kind else { Issue.record("not a mapping"); return }
