@@ -52,9 +52,8 @@ public enum LeadingKernel: Sendable, Equatable {
       return try await SeparableConvolution.apply(
         source: source, width: width, height: height, progress: progress, kernel: GaussianKernel(sigma: sigma),
         output: output, completion: completion)
-    case .resize:
+    case .resize(_, _, _, let filter):
       let size = try outputSize(width: width, height: height) ?? (width, height)
-      guard case .resize(_, _, _, let filter) = self else { preconditionFailure() }
       return try await PixelImage.resample(
         source: source, width: width, height: height, progress: progress, toWidth: size.width, height: size.height,
         filter: filter, output: output, completion: completion)
