@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -15,44 +16,45 @@ public final class StatePreload: Sendable {
 
   /// The state directory this preload read from.
   let directory: String
-  private let thread: Mutex<pthread_t?>
   private let loaded = Mutex<Loaded?>(nil)
+  /// Signalled once `loaded` is set (and again by each waiter, for the next one).
+  private let done = DispatchSemaphore(value: 0)
 
   /// Starts reading `directory/state` (a missing file reads as an empty state).
   public init(directory: String) {
     self.directory = directory
-    thread = Mutex(nil)
     final class Box {
       let preload: StatePreload
       init(_ preload: StatePreload) { self.preload = preload }
     }
     let box = Unmanaged.passRetained(Box(self)).toOpaque()
-    var started = pthread_t()
+    var thread = pthread_t()
     let created = pthread_create(
-      &started, nil,
+      &thread, nil,
       { argument in
         let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
-        let result = StatePreload.read(preload.directory)
-        preload.loaded.withLock { $0 = result }
+        preload.finish(StatePreload.read(preload.directory))
         return nil
       }, box)
     if created == 0 {
-      thread.withLock { $0 = started }
+      // Detached: a run that stops early (a bad task file) never waits for it.
+      pthread_detach(thread)
     } else {
       Unmanaged<Box>.fromOpaque(box).release()
-      loaded.withLock { $0 = Self.read(directory) }
+      finish(Self.read(directory))
     }
+  }
+
+  private func finish(_ result: Loaded) {
+    loaded.withLock { $0 = result }
+    done.signal()
   }
 
   /// Waits for the read to finish.
   func wait() -> Loaded {
-    if let started = thread.withLock({ thread -> pthread_t? in
-      defer { thread = nil }
-      return thread
-    }) {
-      pthread_join(started, nil)
-    }
-    return loaded.withLock { $0 } ?? Self.read(directory)
+    done.wait()
+    done.signal()
+    return loaded.withLock { $0 }!
   }
 
   /// The state file's content, its stamp when read, and the warning if it had to be discarded.
