@@ -34,8 +34,10 @@ public enum ImageCodec {
   }
 
   /// Encodes an image as PNG: RGB when fully opaque, otherwise RGBA, 8 bits per channel.
-  public static func encodePNG(_ image: PixelImage) throws(ImagingError) -> [UInt8] {
-    try PNGCodec.encode(image)
+  ///
+  /// - Parameter fast: favour speed over size, for files only read back (cache entries).
+  public static func encodePNG(_ image: PixelImage, fast: Bool = false) throws(ImagingError) -> [UInt8] {
+    try PNGCodec.encode(image, fast: fast)
   }
 
   /// Encodes an image as baseline JPEG (alpha is dropped).

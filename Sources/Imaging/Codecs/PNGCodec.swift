@@ -39,30 +39,28 @@ enum PNGCodec {
     return .success(PixelImage(width: width, height: height, storage: storage))
   }
 
-  static func encode(_ source: PixelImage) throws(ImagingError) -> [UInt8] {
+  /// - Parameter fast: favour speed over size (libpng's `PNG_IMAGE_FLAG_FAST`): for files that
+  ///   are only read back, such as cache entries.
+  static func encode(_ source: PixelImage, fast: Bool = false) throws(ImagingError) -> [UInt8] {
     let opaque = source.isOpaque
     let rowBytes = opaque ? source.width * 3 : source.width * 4
-    let input: [UInt8] = opaque ? dropAlpha(source) : source.pixels  // libpng wants its own row layout
     var image = png_image()
     image.version = UInt32(PNG_IMAGE_VERSION)
     image.width = UInt32(source.width)
     image.height = UInt32(source.height)
     image.format = opaque ? runner_png_format_rgb : runner_png_format_rgba
-    var size = 0
-    let sized = input.withUnsafeBytes { raw in
-      png_image_write_to_memory(&image, nil, &size, 0, raw.baseAddress, Int32(rowBytes), nil)
-    }
-    guard sized != 0, size > 0 else {
-      let reason = message(of: &image)
-      png_image_free(&image)
-      throw .encodeFailed(format: "png", reason: reason)
-    }
+    if fast { image.flags |= 0x02 }  // PNG_IMAGE_FLAG_FAST
+    // One pass into a buffer of libpng's upper bound (PNG_IMAGE_PNG_SIZE_MAX), rather than a
+    // first pass that only measures: that compressed the whole image twice.
+    var size = maximumSize(rowBytes: rowBytes, height: source.height)
     var output = [UInt8](repeating: 0, count: size)
-    let written = input.withUnsafeBytes { raw in
+    let write = { (raw: UnsafeRawBufferPointer) -> Int32 in
       output.withUnsafeMutableBytes { out in
         png_image_write_to_memory(&image, out.baseAddress, &size, 0, raw.baseAddress, Int32(rowBytes), nil)
       }
     }
+    // libpng wants rows without alpha for RGB; RGBA rows are the pixels as they are.
+    let written = opaque ? dropAlpha(source).withUnsafeBytes(write) : source.withUnsafeBytes(write)
     guard written != 0 else {
       let reason = message(of: &image)
       png_image_free(&image)
@@ -71,6 +69,13 @@ enum PNGCodec {
     png_image_free(&image)
     output.removeSubrange(size...)
     return output
+  }
+
+  /// libpng's PNG_IMAGE_PNG_SIZE_MAX for an 8-bit image without a colour map.
+  static func maximumSize(rowBytes: Int, height: Int) -> Int {
+    let data = rowBytes * height + height
+    let compressed = data + (data + 7) >> 3 + (data + 63) >> 6 + 11
+    return 8 + 25 + 16 + 44 + 12 + 12 + 12 * (compressed / 8192) + compressed + 1024
   }
 
   private static func dropAlpha(_ image: PixelImage) -> [UInt8] {

@@ -180,7 +180,7 @@ struct CachingOperation: TaskOperation {
       entry.log = log ?? []
       if let image {
         do {
-          entry.image = try ImageCodec.encodePNG(image)
+          entry.image = try ImageCodec.encodePNG(image, fast: true)
         } catch {
           cacheable = false
         }

@@ -157,7 +157,7 @@ struct Fingerprint: Sendable {
     var hasher = ContentHasher()
     hasher.add(Int64(image.width))
     hasher.add(Int64(image.height))
-    image.pixels.withUnsafeBytes { hasher.add(bytes: $0) }
+    image.withUnsafeBytes { hasher.add(bytes: $0) }
     return hasher.finalize()
   }
 
