@@ -30,9 +30,11 @@ let package = Package(
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .target(name: "CRunnerShim"),
-    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "Imaging"]),
+    // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "Imaging", "TestSupport"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-    .testTarget(name: "RunnerCLITests", dependencies: ["runner"], exclude: ["Fixtures"]),
+    .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

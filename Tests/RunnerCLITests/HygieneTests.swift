@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Process hygiene of the built binary: whatever way a run ends, nothing it started lives on,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The built binary on real task files: exit codes, signals, the summary, the events file.

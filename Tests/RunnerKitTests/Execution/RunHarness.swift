@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import RunnerKit
@@ -96,14 +97,10 @@ struct RunHarness {
   }
 }
 
-/// Processes whose command line contains `marker` (scanning /proc).
+/// Processes whose command line contains `marker` (scanning /proc), zombies included.
 func processes(containing marker: String) -> [Int32] {
-  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-  return entries.compactMap { entry in
-    guard let pid = Int32(entry), pid != getpid(),
-      let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
-    else { return nil }
-    return String(decoding: data, as: UTF8.self).contains(marker) ? pid : nil
+  ProcScan.allPIDs().filter { pid in
+    pid != getpid() && ProcScan.file("/proc/\(pid)/cmdline")?.contains(marker) == true
   }
 }
 
@@ -118,8 +115,5 @@ func awaitNoProcesses(containing marker: String) async -> [Int32] {
 }
 
 func isZombie(_ pid: Int32) -> Bool {
-  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-    let close = stat.lastIndex(of: ")")
-  else { return true }
-  return stat[stat.index(close, offsetBy: 2)] == "Z"
+  ProcScan.status(of: pid).map { $0.state == "Z" } ?? true
 }

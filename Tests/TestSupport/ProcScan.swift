@@ -1,21 +1,21 @@
 import Glibc
 
-/// What the CLI tests learn about processes from /proc, read with plain system calls.
+/// What the tests learn about processes from /proc, read with plain system calls.
 ///
 /// Foundation is avoided on purpose: `FileManager.contents(atPath:)` leaks its buffer (4 KiB a
 /// call, hundreds of MB over a polling test under AddressSanitizer) on files that report size 0,
 /// as every /proc file does, and `contentsOfDirectory(atPath:)` keeps a handle per call.
-enum ProcScan {
+public enum ProcScan {
   /// The fields of `/proc/PID/stat` the tests use.
-  struct Status {
-    var state: Character
-    var parent: Int32
-    var group: Int32
-    var session: Int32
+  public struct Status {
+    public var state: Character
+    public var parent: Int32
+    public var group: Int32
+    public var session: Int32
   }
 
   /// A /proc file's text, or `nil` when it cannot be read (the process is gone).
-  static func file(_ path: String) -> String? {
+  public static func file(_ path: String) -> String? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
@@ -31,12 +31,12 @@ enum ProcScan {
   }
 
   /// Every process id in /proc.
-  static func allPIDs() -> [Int32] {
+  public static func allPIDs() -> [Int32] {
     entries(of: "/proc").compactMap { Int32($0) }
   }
 
   /// The names in a directory, without `.` and `..`.
-  static func entries(of path: String) -> [String] {
+  public static func entries(of path: String) -> [String] {
     guard let directory = opendir(path) else { return [] }
     defer { closedir(directory) }
     var names: [String] = []
@@ -47,7 +47,7 @@ enum ProcScan {
     return names
   }
 
-  static func status(of pid: Int32) -> Status? {
+  public static func status(of pid: Int32) -> Status? {
     // "pid (comm) S ppid pgrp session …"; comm may hold spaces and parentheses.
     guard let text = file("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return nil }
     let fields = text[text.index(after: close)...].split(separator: " ")
@@ -57,21 +57,21 @@ enum ProcScan {
     return Status(state: state, parent: parent, group: group, session: session)
   }
 
-  static func parent(of pid: Int32) -> Int32? { status(of: pid)?.parent }
+  public static func parent(of pid: Int32) -> Int32? { status(of: pid)?.parent }
 
   /// Whether `pid` exists and is not a zombie.
-  static func isAlive(_ pid: Int32) -> Bool {
+  public static func isAlive(_ pid: Int32) -> Bool {
     guard let status = status(of: pid) else { return false }
     return status.state != "Z"
   }
 
   /// The short name (`comm`) of a process.
-  static func name(of pid: Int32) -> String? {
+  public static func name(of pid: Int32) -> String? {
     file("/proc/\(pid)/comm").map { String($0.prefix { $0 != "\n" }) }
   }
 
   /// What a process's descriptors point to ("/dev/null", "pipe:[123]", "socket:[456]"), by number.
-  static func descriptors(of pid: Int32) -> [Int32: String] {
+  public static func descriptors(of pid: Int32) -> [Int32: String] {
     var targets: [Int32: String] = [:]
     for entry in entries(of: "/proc/\(pid)/fd") {
       guard let fd = Int32(entry) else { continue }
@@ -83,7 +83,7 @@ enum ProcScan {
   }
 
   /// Live processes whose command line contains `marker`.
-  static func pids(containing marker: String) -> [Int32] {
+  public static func pids(containing marker: String) -> [Int32] {
     allPIDs().filter { pid in
       guard let commandLine = file("/proc/\(pid)/cmdline"), commandLine.contains(marker) else { return false }
       return isAlive(pid)
@@ -91,12 +91,12 @@ enum ProcScan {
   }
 
   /// The live processes named `name` (their `comm`).
-  static func pids(named name: String) -> [Int32] {
+  public static func pids(named name: String) -> [Int32] {
     allPIDs().filter { self.name(of: $0) == name && isAlive($0) }
   }
 
   /// The marked processes still alive after polling for up to `waiting` for them to go.
-  static func survivors(_ marker: String, waiting: Duration = .seconds(2)) -> [Int32] {
+  public static func survivors(_ marker: String, waiting: Duration = .seconds(2)) -> [Int32] {
     let deadline = ContinuousClock.now + waiting
     var left = pids(containing: marker)
     while !left.isEmpty, ContinuousClock.now < deadline {
@@ -107,7 +107,7 @@ enum ProcScan {
   }
 
   /// Polls `condition` every 10 ms until it holds or `timeout` passes; returns its last value.
-  static func wait(upTo timeout: Duration = .seconds(5), until condition: () -> Bool) -> Bool {
+  public static func wait(upTo timeout: Duration = .seconds(5), until condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
       if ContinuousClock.now >= deadline { return false }
