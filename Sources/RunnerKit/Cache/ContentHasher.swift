@@ -5,10 +5,18 @@ import Crypto
 /// Every field is prefixed with its length, so `["ab", "c"]` and `["a", "bc"]` hash
 /// differently. Digests are lower-case hex, the form the state file and cache keys use
 /// (and Bazel's remote APIs expect).
+///
+/// Small fields are gathered in a buffer and handed to SHA-256 in blocks: a fingerprint is
+/// dozens of short fields, and each `update` call costs more than hashing a short field.
 struct ContentHasher {
   private var hasher = SHA256()
+  private var pending: [UInt8] = []
 
-  init() {}
+  static let blockSize = 4096
+
+  init() {
+    pending.reserveCapacity(256)
+  }
 
   /// Adds a text field.
   mutating func add(_ text: String) {
@@ -19,28 +27,49 @@ struct ContentHasher {
   /// Adds an integer field.
   mutating func add(_ value: Int64) {
     var little = value.littleEndian
-    withUnsafeBytes(of: &little) { hasher.update(bufferPointer: $0) }
+    withUnsafeBytes(of: &little) { stream($0) }
   }
 
   /// Adds a byte field (length-prefixed).
   mutating func add(bytes: UnsafeRawBufferPointer) {
     add(Int64(bytes.count))
-    hasher.update(bufferPointer: bytes)
+    stream(bytes)
   }
 
   /// Adds bytes without a length prefix (for streaming a file's content).
   mutating func stream(_ bytes: UnsafeRawBufferPointer) {
-    hasher.update(bufferPointer: bytes)
+    if pending.count + bytes.count <= Self.blockSize {
+      pending.append(contentsOf: bytes)
+      return
+    }
+    flush()
+    if bytes.count < Self.blockSize {
+      pending.append(contentsOf: bytes)
+    } else {
+      hasher.update(bufferPointer: bytes)
+    }
+  }
+
+  private mutating func flush() {
+    guard !pending.isEmpty else { return }
+    pending.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  private func digest() -> SHA256.Digest {
+    var hasher = hasher
+    pending.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+    return hasher.finalize()
   }
 
   /// The digest as 64 lower-case hex digits.
   func finalize() -> String {
-    Self.hex(Array(hasher.finalize()))
+    Self.hex(Array(digest()))
   }
 
   /// The digest's raw 32 bytes.
   func finalizeBytes() -> [UInt8] {
-    Array(hasher.finalize())
+    Array(digest())
   }
 
   static func hex(_ bytes: [UInt8]) -> String {
