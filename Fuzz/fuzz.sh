@@ -67,6 +67,8 @@ build() {
     local source=Fuzz/Targets/$target.swift
     if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
       echo "== fuzz: building fuzz-$target"
+      # The link fails ("undefined symbol: LLVMFuzzerTestOneInput") when the output already exists.
+      rm -f "$out/fuzz-$target"
       # lld from the toolchain: gold crashes on some of the sanitizer builds' debug info.
       swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
         -use-ld=lld -o "$out/fuzz-$target"
