@@ -37,6 +37,8 @@
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
+static pid_t cached_pid;
+
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -95,7 +97,8 @@ static int child_main(void *p) {
   // Another library in runner may have opened fds without O_CLOEXEC; a stray pipe end in a
   // task would keep some other task's output open. Best effort (needs Linux 5.11).
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-  if (a->cwd && chdir(a->cwd) != 0) child_fail(a, RUNNER_STAGE_CHDIR);
+  // "." is where runner already is: no path lookup for the common case.
+  if (a->cwd && strcmp(a->cwd, ".") != 0 && chdir(a->cwd) != 0) child_fail(a, RUNNER_STAGE_CHDIR);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -163,6 +166,24 @@ static void fail_after_fork(int out[2], int err[2], pid_t pid, int pidfd) {
   }
 }
 
+// Runner's pid, read once: glibc makes getpid a system call, and runner never forks a process
+// that goes on spawning (the watchdog does not).
+static pid_t self_pid(void) {
+  pid_t pid = __atomic_load_n(&cached_pid, __ATOMIC_RELAXED);
+  if (pid == 0) {
+    pid = getpid();
+    __atomic_store_n(&cached_pid, pid, __ATOMIC_RELAXED);
+  }
+  return pid;
+}
+
+void runner_accept_child_exits(void) {
+  sigset_t child;
+  sigemptyset(&child);
+  sigaddset(&child, SIGCHLD);
+  pthread_sigmask(SIG_UNBLOCK, &child, NULL);
+}
+
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *child) {
 #if RUNNER_SPAWN_BY_FORK
@@ -173,13 +194,17 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   if (rc != 0) return rc;
 
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, getpid(), 0, 0};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
-  // Block everything so no handler runs in the child before it resets dispositions.
+  // Block everything so no handler runs in the child before it resets dispositions. SIGCHLD
+  // stays as it was: the child has no children of its own before it execs, so none can reach
+  // it, and blocking it here would let another task's exit wake runner's main thread (see
+  // runner_accept_child_exits).
   sigset_t all, old;
   sigfillset(&all);
+  sigdelset(&all, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   int pidfd = -1;
   pid_t pid = clone(child_main, stack + sizeof stack, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &pidfd);
@@ -221,7 +246,7 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
   }
   fcntl(report[0], F_SETFL, 0); // the parent waits on it
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], getpid(), 0, 0};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0};
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);

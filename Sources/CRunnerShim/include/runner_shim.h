@@ -43,6 +43,12 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
 int runner_posix_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                        struct runner_child *out);
 
+/// Unblocks SIGCHLD on the calling thread, the one that spawns. A child's exit signal goes to the
+/// thread that started it; while that thread blocks SIGCHLD, the kernel queues the signal for the
+/// process and wakes another thread that does not block it (runner's main thread, parked in
+/// sigsuspend) once per task. Unblocked, with SIGCHLD's default disposition, the kernel drops it.
+void runner_accept_child_exits(void);
+
 /// Reaps the exited child behind `pidfd` without blocking. Returns 1 and sets
 /// `*kind` (1 exited, 2 signaled) and `*value` when reaped, 0 if still running, -errno on error.
 int runner_reap(int pidfd, int *kind, int *value);

@@ -20,7 +20,9 @@ public struct ShellOperation: TaskOperation {
     var environment = context.environment()
     environment["RUNNER_OUTPUT"] = outputPath
     environment["RUNNER_TASK"] = context.task.name
-    defer { unlink(outputPath) }
+    // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
+    var written = true
+    defer { if written { unlink(outputPath) } }
     for command in commands {
       let arguments = CommandSplitter.directArguments(command.text) ?? ["/bin/sh", "-c", command.text]
       let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
@@ -34,15 +36,20 @@ public struct ShellOperation: TaskOperation {
       if Task.isCancelled { throw .cancelled }
       guard outcome.isSuccess else { throw .command(command.text, outcome) }
     }
-    return ShellResult(outputs: try Self.readOutputs(outputPath))
+    guard let outputs = try Self.readOutputs(outputPath) else {
+      written = false
+      return ShellResult(outputs: [:])
+    }
+    return ShellResult(outputs: outputs)
   }
 
-  static func readOutputs(_ path: String) throws(TaskFailure) -> [String: String] {
+  /// The values in the file at `path`; nil when there is no such file.
+  static func readOutputs(_ path: String) throws(TaskFailure) -> [String: String]? {
     let bytes: [UInt8]
     do {
       bytes = try FileReader.read(path)
     } catch {
-      if case .fileNotFound = error { return [:] }
+      if case .fileNotFound = error { return nil }
       throw .outputs("cannot read $RUNNER_OUTPUT: \(error)")
     }
     do {

@@ -58,6 +58,10 @@ enum Kernel {
     var errno: Int32
   }
 
+  /// Lets the calling thread, the one that spawns, take SIGCHLD, so the kernel drops each
+  /// child's exit signal instead of waking runner's main thread with it.
+  static func acceptChildExits() { runner_accept_child_exits() }
+
   /// Reaps an exited child without blocking; `nil` while it still runs or on error.
   static func reap(pidfd: Int32) -> ProcessOutcome? {
     var kind: Int32 = 0

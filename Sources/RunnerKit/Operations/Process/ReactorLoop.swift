@@ -54,6 +54,7 @@ final class ReactorLoop {
     let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(Self.maxEvents))
     let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(Self.maxEvents))
     inbox.registerReactorThread()
+    Kernel.acceptChildExits()
     while true {
       let count = Kernel.epollWait(
         epoll, tokens: tokens, events: events, max: Self.maxEvents, timeoutMilliseconds: nextTimeout())

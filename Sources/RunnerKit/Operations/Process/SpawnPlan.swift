@@ -25,8 +25,8 @@ final class SpawnPlan: @unchecked Sendable {
     self.searchedPath = searchedPath
     workingDirectoryPath = spec.workingDirectory
     path = strdup(resolvedPath)!
-    argv = Self.cStrings(spec.arguments)
-    envp = Self.cStrings(spec.environment.map { "\($0.key)=\($0.value)" })
+    argv = Self.cStrings(spec.arguments.map { ($0, nil) })
+    envp = Self.cStrings(spec.environment.map { ($0.key, $0.value) })
     workingDirectory = spec.workingDirectory.map { strdup($0)! }
   }
 
@@ -41,23 +41,43 @@ final class SpawnPlan: @unchecked Sendable {
   deinit {
     Glibc.free(path)
     Glibc.free(workingDirectory)
-    Self.freeAll(argv)
-    Self.freeAll(envp)
+    UnsafeMutableRawPointer(argv).deallocate()
+    UnsafeMutableRawPointer(envp).deallocate()
   }
 
-  private static func cStrings(_ strings: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-    let array = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: strings.count + 1)
-    for (index, string) in strings.enumerated() { array[index] = strdup(string) }
-    array[strings.count] = nil
+  /// A NULL-terminated array of C strings, `name` or `name=value`, all in one allocation after
+  /// the pointers (a task's environment is some forty strings, spawned thousands of times).
+  private static func cStrings(_ entries: [(String, String?)]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+    let pointerBytes = (entries.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride
+    var textBytes = 0
+    for (name, value) in entries { textBytes += name.utf8.count + (value.map { $0.utf8.count + 1 } ?? 0) + 1 }
+    let block = UnsafeMutableRawPointer.allocate(
+      byteCount: pointerBytes + textBytes, alignment: MemoryLayout<UnsafeMutablePointer<CChar>?>.alignment)
+    let array = block.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1)
+    var text = (block + pointerBytes).bindMemory(to: CChar.self, capacity: textBytes)
+    for (index, (name, value)) in entries.enumerated() {
+      array[index] = text
+      text = copy(name, to: text)
+      if let value {
+        text.pointee = CChar(UInt8(ascii: "="))
+        text = copy(value, to: text + 1)
+      }
+      text.pointee = 0
+      text += 1
+    }
+    array[entries.count] = nil
     return array
   }
 
-  private static func freeAll(_ array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
-    var index = 0
-    while let string = array[index] {
-      Glibc.free(string)
-      index += 1
+  /// Copies the UTF-8 bytes of `string` to `destination`; returns the position after them.
+  private static func copy(_ string: String, to destination: UnsafeMutablePointer<CChar>) -> UnsafeMutablePointer<
+    CChar
+  > {
+    var string = string
+    return string.withUTF8 { bytes in
+      guard let source = bytes.baseAddress, !bytes.isEmpty else { return destination }
+      UnsafeMutableRawPointer(destination).copyMemory(from: source, byteCount: bytes.count)
+      return destination + bytes.count
     }
-    array.deallocate()
   }
 }

@@ -51,6 +51,20 @@ struct SpawnMethodTests {
     #expect(Kernel.openFileDescriptorCount() < before + 20)
   }
 
+  /// The plan packs every string into one block: empty and non-ASCII ones must come through whole.
+  @Test func argumentsAndEnvironmentArriveByteForByte() throws {
+    let devnull = Kernel.openDevNull()
+    defer { Kernel.close(devnull) }
+    let spec = ProcessSpec(
+      arguments: ["/bin/sh", "-c", "printf '[%s]' \"$1\" \"$2\" \"$EMPTY\" \"$WIDE\"", "sh", "", "é x"],
+      environment: ["EMPTY": "", "WIDE": "ünï=1"])
+    let plan = SpawnPlan(spec, resolvedPath: "/bin/sh", searchedPath: false)
+    let child = try Kernel.spawn(plan, devnull: devnull).get()
+    #expect(Self.readAll(child.stdout) == "[][é x][][ünï=1]")
+    #expect(Self.readAll(child.stderr) == "")
+    #expect(Self.waitForExit(child) == .exited(0))
+  }
+
   @Test func theWatchdogRunsOutsideThisSession() {
     let watchdog = Kernel.orphanWatchdogPID()
     #expect(watchdog > 0)
