@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets outside SwiftPM's manifest.
 #
-#   Fuzz/fuzz.sh TARGET SECONDS     fuzz one target (yaml, png, jpeg, output, template)
+#   Fuzz/fuzz.sh TARGET SECONDS     fuzz one target (yaml, png, jpeg, jpegbands, output, template)
 #   Fuzz/fuzz.sh all SECONDS        fuzz each target in turn for SECONDS
 #   Fuzz/fuzz.sh build              only build the targets
 #   Fuzz/fuzz.sh smoke              CI: replay seeds and reproducers, then a fixed-seed, fixed-count
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(yaml png jpeg output template)
+targets=(yaml png jpeg jpegbands output template)
 out=${FUZZ_BUILD:-.build-fuzz}
 objs=$out/objs
 mkdir -p "$objs"
@@ -85,7 +85,7 @@ run() {
     -artifact_prefix="$artifacts/" -print_final_stats=1)
   case $target in
     yaml) options+=(-max_len=16384 -dict=Fuzz/dicts/yaml.dict) ;;
-    png | jpeg) options+=(-max_len=65536) ;;
+    png | jpeg | jpegbands) options+=(-max_len=65536) ;;
     output | template) options+=(-max_len=8192) ;;
   esac
   echo "== fuzz: $target for ${seconds}s"
@@ -126,6 +126,7 @@ case ${1:-} in
     smoke yaml 30000
     smoke png 100000
     smoke jpeg 30000
+    smoke jpegbands 3000
     smoke output 100000
     smoke template 60000
     ;;
@@ -133,12 +134,12 @@ case ${1:-} in
     build
     for target in "${targets[@]}"; do run "$target" "${2:?seconds}"; done
     ;;
-  yaml | png | jpeg | output | template)
+  yaml | png | jpeg | jpegbands | output | template)
     build
     run "$1" "${2:?seconds}"
     ;;
   *)
-    echo "usage: $0 {yaml|png|jpeg|output|template|all} SECONDS | $0 build" >&2
+    echo "usage: $0 {yaml|png|jpeg|jpegbands|output|template|all} SECONDS | $0 build" >&2
     exit 2
     ;;
 esac
