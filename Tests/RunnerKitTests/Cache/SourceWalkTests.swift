@@ -118,4 +118,30 @@ import Testing
     #expect(record.outputs == state.tasks["t\tab"]!.outputs)
     #expect(record.values.map { "\($0.key)=\($0.value)" } == ["k=v\\1"])
   }
+
+  /// A state written by the previous format (no walks) still reads; a malformed walk line is
+  /// a corrupt state, not a crash.
+  @Test func versionOneStatesReadAndBadWalkLinesAreCorrupt() throws {
+    func sealed(_ body: String) -> [UInt8] {
+      let bytes = Array(body.utf8)
+      let digest = bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+      return bytes + Array("sha256 \(digest)\n".utf8)
+    }
+    let old = "runner-state 1\nT\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\nV\tk\tv\n"
+    let record = try #require(try BuildState(decoding: sealed(old), path: "state").tasks["t"])
+    #expect(record.walk == nil)
+    #expect(
+      record.sources == [
+        FileRecord(path: "a.c", hash: "h", stamp: .init(device: 1, inode: 2, size: 3, modified: 4, changed: 5))
+      ])
+    for bad in [
+      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nL\t/x\t1\t2\t3\t4\t5\n",  // a listing before its W line
+      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nW\tk\nP\t/x\tq\tabsent\n",  // neither f nor l
+      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nW\tk\nL\t/x\t-\t-\t-\t-\t-\n",  // a listing without a stamp
+      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nS\ta\th\t1\t2\t99999999999999999999\t4\t5\n",  // out of range
+      "runner-state 3\n",
+    ] {
+      #expect(throws: CacheError.self) { try BuildState(decoding: sealed(bad), path: "state") }
+    }
+  }
 }
