@@ -59,7 +59,7 @@ final class ReactorLoop {
       let count = Kernel.epollWait(
         epoll, tokens: tokens, events: events, max: Self.maxEvents, timeoutMilliseconds: nextTimeout())
       for index in 0..<Int(max(count, 0)) {
-        handle(token: tokens[index])
+        handle(token: tokens[index], events: events[index])
       }
       fireDeadlines()
       drainOwnSubmissions()
@@ -77,7 +77,8 @@ final class ReactorLoop {
     }
   }
 
-  private func handle(token: UInt64) {
+  /// - Parameter events: 1 readable, 2 hung up or failed (both: data is left before the end).
+  private func handle(token: UInt64, events: UInt32) {
     if token == Self.wakeToken {
       inbox.takeAll(swappingWith: &commands)
       for command in commands { perform(command) }
@@ -89,6 +90,10 @@ final class ReactorLoop {
     let kind = Int(token & 3)
     if kind == 2 {
       finish(child)
+    } else if events == 2 {
+      // Hung up with nothing left to read (the usual end of a quiet task): the read that
+      // would return end-of-file is skipped.
+      child.closePipe(kind)
     } else {
       child.read(stream: kind, buffer: readBuffer, limit: 4 * Self.readBufferSize)
     }

@@ -56,7 +56,8 @@ final class RunningChild {
     }
   }
 
-  private func closePipe(_ index: Int) {
+  /// Flushes a partial last line and closes one pipe; nothing if it is closed already.
+  func closePipe(_ index: Int) {
     guard pipes[index] >= 0 else { return }
     splitters[index].finish(to: sink)
     Kernel.close(pipes[index])

@@ -65,6 +65,41 @@ struct SpawnMethodTests {
     #expect(Self.waitForExit(child) == .exited(0))
   }
 
+  /// A task starts with no handler of runner's, an empty signal mask, and default SIGPIPE/SIGINT/
+  /// SIGTERM/SIGQUIT even though runner ignores them; whatever else runner ignores stays ignored.
+  @Test(arguments: methods)
+  func childStartsWithDefaultSignalHandling(method: Kernel.SpawnMethod) throws {
+    let devnull = Kernel.openDevNull()
+    defer { Kernel.close(devnull) }
+    var handler = sigaction()
+    handler.__sigaction_handler.sa_handler = { _ in }
+    var previousUSR2 = sigaction()
+    var previousPIPE = sigaction()
+    sigaction(SIGUSR2, &handler, &previousUSR2)
+    var ignore = sigaction()
+    ignore.__sigaction_handler.sa_handler = SIG_IGN
+    sigaction(SIGPIPE, &ignore, &previousPIPE)
+    defer {
+      sigaction(SIGUSR2, &previousUSR2, nil)
+      sigaction(SIGPIPE, &previousPIPE, nil)
+    }
+    // cat installs no handler of its own (grep does, for SIGSEGV).
+    let spec = ProcessSpec(arguments: ["/bin/cat", "/proc/self/status"], environment: [:])
+    let plan = SpawnPlan(spec, resolvedPath: "/bin/cat", searchedPath: false)
+    let child = try Kernel.spawn(plan, devnull: devnull, method: method).get()
+    var fields: [String: UInt64] = [:]
+    for line in Self.readAll(child.stdout).split(separator: "\n") where line.hasPrefix("Sig") {
+      let parts = line.split(separator: ":")
+      fields[String(parts[0])] = UInt64(parts[1].filter { !$0.isWhitespace }, radix: 16) ?? .max
+    }
+    _ = Self.readAll(child.stderr)
+    #expect(Self.waitForExit(child) == .exited(0))
+    #expect(fields["SigBlk"] == 0)
+    #expect(fields["SigCgt"] == 0)
+    let defaults: [Int32] = [SIGPIPE, SIGINT, SIGTERM, SIGQUIT]
+    #expect(defaults.allSatisfy { (fields["SigIgn"] ?? .max) & (1 << UInt64($0 - 1)) == 0 })
+  }
+
   @Test func theWatchdogRunsOutsideThisSession() {
     let watchdog = Kernel.orphanWatchdogPID()
     #expect(watchdog > 0)
