@@ -67,11 +67,12 @@ build() {
     local source=Fuzz/Targets/$target.swift
     if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
       echo "== fuzz: building fuzz-$target"
-      # The link fails ("undefined symbol: LLVMFuzzerTestOneInput") when the output already exists.
-      rm -f "$out/fuzz-$target"
+      # Compiled, then linked: in one step with -g the driver's module-wrapping job could write
+      # its object over the target's (a link without LLVMFuzzerTestOneInput, now and then).
+      swiftc "${swift_flags[@]}" -c "$source" -module-name "fuzz_$target" -o "$objs/fuzz-$target.o"
       # lld from the toolchain: gold crashes on some of the sanitizer builds' debug info.
-      swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
-        -use-ld=lld -o "$out/fuzz-$target"
+      swiftc -sanitize=fuzzer,address "$objs/fuzz-$target.o" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 \
+        -ljpeg -use-ld=lld -o "$out/fuzz-$target"
     fi
   done
 }

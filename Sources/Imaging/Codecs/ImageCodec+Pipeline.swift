@@ -65,8 +65,12 @@ extension ImageCodec {
       let encoder = try jpegQuality.map { quality throws(ImagingError) in
         try JPEGBandEncoder(output, width: size.width, height: size.height, quality: quality)
       }
-      // Ending the output rows lets the encoder finish, or give up if the kernel stopped early.
-      defer { encoder?.completion.progress.end() }
+      // Ending the output rows lets the encoder finish, or give up if the kernel stopped early;
+      // either way it has ended before this returns, so no encoding thread outlives the call.
+      defer {
+        encoder?.completion.progress.end()
+        encoder?.waitUntilFinished()
+      }
       let image = try await kernel.apply(following: decoder, into: output, completion: encoder?.completion)
       encoder?.completion.progress.end()
       // A kernel that returned normally may still have stopped early for a failed decode.

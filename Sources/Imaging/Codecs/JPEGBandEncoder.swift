@@ -32,6 +32,11 @@ final class JPEGBandEncoder: @unchecked Sendable {
     return encoded
   }
 
+  /// Waits for the encoding thread to end, however it ends.
+  func waitUntilFinished() {
+    _ = finished.waitUntilEnded()
+  }
+
   /// Runs on the encoding thread. - Returns: the error, if encoding failed.
   private func encodeAll() -> ImagingError? {
     guard let encoder = runner_jpeg_encoder_create(Int32(width), Int32(height), Int32(quality)) else {
