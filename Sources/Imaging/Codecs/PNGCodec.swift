@@ -60,7 +60,14 @@ enum PNGCodec {
       }
     }
     // libpng wants rows without alpha for RGB; RGBA rows are the pixels as they are.
-    let written = opaque ? dropAlpha(source).withUnsafeBytes(write) : source.withUnsafeBytes(write)
+    let rows: [UInt8]? = opaque ? dropAlpha(source) : nil
+    let encode = { rows?.withUnsafeBytes(write) ?? source.withUnsafeBytes(write) }
+    var written = encode()
+    if written == 0, size > output.count {
+      // Too small after all: libpng says how much it needs.
+      output = [UInt8](repeating: 0, count: size)
+      written = encode()
+    }
     guard written != 0 else {
       let reason = message(of: &image)
       png_image_free(&image)

@@ -54,6 +54,18 @@ struct PNGCodecTests {
     #expect(decoded == image)
   }
 
+  /// Noise does not compress: the worst case for the output buffer, which is sized from
+  /// libpng's upper bound so the image is compressed only once. Fast mode round-trips too.
+  @Test("noise round trips", arguments: [(true, false), (false, false), (true, true), (false, true)])
+  func noiseRoundTrips(opaque: Bool, fast: Bool) throws {
+    var generator = SystemRandomNumberGenerator()
+    var pixels = (0..<(301 * 199 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    if opaque { for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 } }
+    let image = PixelImage(width: 301, height: 199, pixels: pixels)
+    let bytes = try ImageCodec.encodePNG(image, fast: fast)
+    #expect(try ImageCodec.decode(bytes, name: "memory") == image)
+  }
+
   @Test func decompressionBombIsRejectedFromTheHeader() throws {
     #expect(throws: ImagingError.tooManyPixels(name: "bomb.png", width: 100_000, height: 100_000, limit: 100_000_000)) {
       try ImageCodec.decode(Fixtures.bytes("bomb.png"), name: "bomb.png")
