@@ -41,10 +41,11 @@ runnerkit_sources() {
 
 # Rebuilds $1 from the remaining arguments when any of them is newer.
 stale() {
-  local product=$1
+  local product=$1 input
   shift
   [ -e "$product" ] || return 0
-  for source in "$@"; do [ "$source" -nt "$product" ] && return 0; done
+  # `input`, not `source`: bash's dynamic scope would overwrite the caller's `source`.
+  for input in "$@"; do [ "$input" -nt "$product" ] && return 0; done
   return 1
 }
 
@@ -67,12 +68,9 @@ build() {
     local source=Fuzz/Targets/$target.swift
     if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
       echo "== fuzz: building fuzz-$target"
-      # Compiled, then linked: in one step with -g the driver's module-wrapping job could write
-      # its object over the target's (a link without LLVMFuzzerTestOneInput, now and then).
-      swiftc "${swift_flags[@]}" -c "$source" -module-name "fuzz_$target" -o "$objs/fuzz-$target.o"
       # lld from the toolchain: gold crashes on some of the sanitizer builds' debug info.
-      swiftc -sanitize=fuzzer,address "$objs/fuzz-$target.o" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 \
-        -ljpeg -use-ld=lld -o "$out/fuzz-$target"
+      swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
+        -use-ld=lld -o "$out/fuzz-$target"
     fi
   done
 }
