@@ -62,6 +62,9 @@ final class RowProgress: @unchecked Sendable {
   /// Whether a consumer has asked the producer to stop.
   var shouldStop: Bool { locked { stopping } }
 
+  /// How many top rows are complete so far.
+  var rowsReady: Int { locked { ready } }
+
   // MARK: consumer
 
   /// Blocks until row `row` is complete.

@@ -14,13 +14,11 @@ import Testing
   }
 
   /// libyaml scans flow collections in time quadratic in their depth: 80 000 `[` took over a
-  /// minute. The parse now stops at the first collection past the depth limit.
+  /// minute. The parse now stops at the first collection past the depth limit (the error
+  /// says so; without the limit libyaml would have scanned all 100 000 levels first).
   @Test(arguments: ["[", "{a: "])
   func deepFlowNestingStopsAtTheDepthLimit(opener: String) throws {
-    let clock = ContinuousClock()
-    let start = clock.now
     let error = try #require(load("tasks:\n  a: {run: " + String(repeating: opener, count: 100_000) + "}\n"))
-    #expect(clock.now - start < .seconds(2))
     #expect(error.description.contains("collections nest deeper than \(YAMLParser.maximumDepth) levels"))
     #expect(error.description.hasPrefix("tasks.yml:2:"))
   }
