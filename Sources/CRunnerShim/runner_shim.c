@@ -178,7 +178,7 @@ static void fail_after_fork(int out[2], int err[2], pid_t pid, int pidfd) {
   }
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !RUNNER_SPAWN_BY_FORK
 #define RUNNER_HAVE_CLONE3 1
 #ifndef CLONE_CLEAR_SIGHAND
 #define CLONE_CLEAR_SIGHAND 0x100000000ULL
@@ -244,7 +244,7 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   if (rc != 0) return rc;
 
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
@@ -323,7 +323,7 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
   }
   fcntl(report[0], F_SETFL, 0); // the parent waits on it
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0, 0};
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
