@@ -54,8 +54,10 @@ final class ReactorLoop {
     let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(Self.maxEvents))
     let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(Self.maxEvents))
     inbox.registerReactorThread()
+    Terminal.holdWrites()
     Kernel.acceptChildExits()
     while true {
+      Terminal.releaseHeld()
       let count = Kernel.epollWait(
         epoll, tokens: tokens, events: events, max: Self.maxEvents, timeoutMilliseconds: nextTimeout())
       for index in 0..<Int(max(count, 0)) {
