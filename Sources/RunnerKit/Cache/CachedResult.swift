@@ -30,6 +30,9 @@ public struct CachedImageResult: ImageProviding, OutputProviding, FingerprintPro
 }
 
 extension CachedResult {
+  /// The note of a task that was up to date.
+  static let upToDate = "up to date"
+
   /// The dependent-facing result: with the image when there is one.
   static func make(
     outputs: [String: String], image: PixelImage?, fingerprint: String, outputDigest: String, note: String?

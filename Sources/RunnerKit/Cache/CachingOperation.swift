@@ -36,15 +36,20 @@ struct CachingOperation: TaskOperation {
           values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
       return result
     }
-    let previous = store.record(task.name)
     let checked = store.prefetch.take(task.index)
-    let fingerprint = Fingerprint(
-      task: task, workingDirectory: context.workingDirectory,
-      environment: Fingerprint.environmentDigest(base: store.baseEnvironment, task: task) { name, key in
-        (context.inputs[name] as? any OutputProviding)?.outputs[key]
-      },
-      dependencies: context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }, previous: previous,
-      checked: checked)
+    let previous = checked.map(\.record) ?? store.record(task.name)
+    let dependencies = context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }
+    let fingerprint: Fingerprint
+    if let expected = checked?.expected, expected.holds(for: dependencies) {
+      fingerprint = expected.fingerprint
+    } else {
+      fingerprint = Fingerprint(
+        task: task, workingDirectory: context.workingDirectory,
+        environment: store.environmentDigest(task) { name, key in
+          (context.inputs[name] as? any OutputProviding)?.outputs[key]
+        },
+        dependencies: dependencies, previous: previous, checked: checked)
+    }
     if !store.settings.force {
       if let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
         return result
@@ -96,7 +101,7 @@ struct CachingOperation: TaskOperation {
     }
     return CachedResult.make(
       outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
-      fingerprint: previous.fingerprint, outputDigest: previous.outputDigest, note: "up to date")
+      fingerprint: previous.fingerprint, outputDigest: previous.outputDigest, note: CachedResult.upToDate)
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.

@@ -64,7 +64,7 @@ struct ContentHasher {
 
   /// The digest as 64 lower-case hex digits.
   func finalize() -> String {
-    Self.hex(Array(digest()))
+    digest().withUnsafeBytes { Self.hex($0) }
   }
 
   /// The digest's raw 32 bytes.
@@ -73,14 +73,23 @@ struct ContentHasher {
   }
 
   static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 15)])
+    bytes.withUnsafeBytes { hex($0) }
+  }
+
+  /// Lower-case hex, written straight into the string's storage (digests are made by the
+  /// thousand in a run where everything is up to date).
+  static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+      for (index, byte) in bytes.enumerated() {
+        out[2 * index] = hexDigit(byte >> 4)
+        out[2 * index + 1] = hexDigit(byte & 15)
+      }
+      return bytes.count * 2
     }
-    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
   }
 
   /// SHA-256 of a byte buffer, as hex.

@@ -42,7 +42,7 @@ struct Fingerprint: Sendable {
     sources = checked.sources
     walk = checked.walk
     var whole = ContentHasher()
-    whole.add("runner-fingerprint-2")
+    whole.add("runner-fingerprint-3")
     for part in [operation, directory, environment, self.dependencies, checked.digest] { whole.add(part) }
     value = whole.finalize()
   }
@@ -80,13 +80,13 @@ struct Fingerprint: Sendable {
   }
 
   /// The declared `sources` and `outputs` patterns (a change re-runs the task).
-  static func patternDigest(_ task: TaskDefinition) -> String {
-    var hasher = ContentHasher()
+  static func addPatterns(of task: TaskDefinition, to hasher: inout ContentHasher) {
     hasher.add("sources")
+    hasher.add(Int64(task.sources.count))
     for pattern in task.sources { hasher.add(pattern) }
     hasher.add("outputs")
+    hasher.add(Int64(task.outputs.count))
     for pattern in task.outputs { hasher.add(pattern) }
-    return hasher.finalize()
   }
 
   /// Variables left out of fingerprints: runner's own per-run values and what a shell or
@@ -107,10 +107,12 @@ struct Fingerprint: Sendable {
   }
 
   /// The digest of what a task sees: the base digest, then its own `env` as rendered.
-  static func environmentDigest(base: String, task: TaskDefinition, lookup: (String, String) -> String?) -> String {
+  static func environmentDigest(
+    base: String, environment: [EnvironmentEntry], lookup: (String, String) -> String?
+  ) -> String {
     var hasher = ContentHasher()
     hasher.add(base)
-    for entry in task.environment.sorted(by: { $0.name < $1.name }) {
+    for entry in environment.sorted(by: { $0.name < $1.name }) {
       hasher.add(entry.name)
       hasher.add(entry.value.render(lookup))
     }
@@ -119,16 +121,21 @@ struct Fingerprint: Sendable {
 
   /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
   static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord]) -> [FileRecord] {
-    var known: [String: FileRecord] = [:]
-    if !previous.isEmpty {
-      known.reserveCapacity(previous.count)
-      for record in previous { known[record.path] = record }
-    }
+    // Usually the paths are the previous ones in the same order; a dictionary only otherwise.
+    var known: [String: FileRecord]?
     let now = CacheFileSystem.now()
-    return paths.map { path in
+    return paths.indices.map { index in
+      let path = paths[index]
       let full = path.hasPrefix("/") ? path : directory + "/" + path
       guard let status = CacheFileSystem.status(full) else { return FileRecord(path: path, hash: FileRecord.missing) }
-      if let old = known[path], let stamp = old.stamp, stamp == status.stamp {
+      let old: FileRecord?
+      if index < previous.count, previous[index].path == path {
+        old = previous[index]
+      } else {
+        if known == nil { known = Dictionary(previous.map { ($0.path, $0) }, uniquingKeysWith: { $1 }) }
+        old = known?[path]
+      }
+      if let old, let stamp = old.stamp, stamp == status.stamp {
         return old
       }
       let hash = CacheFileSystem.hashFile(full) ?? FileRecord.missing
@@ -163,6 +170,10 @@ struct Fingerprint: Sendable {
 
   /// What a finished dependency contributes to its dependents' fingerprints.
   static func contribution(of result: any OperationResult, name: String) -> Dependency {
+    // The usual case (a task that was up to date) first: a cast to a struct costs less.
+    if let cached = result as? CachedResult {
+      return Dependency(name: name, fingerprint: cached.fingerprint, outputDigest: cached.outputDigest)
+    }
     if let known = result as? any FingerprintProviding {
       return Dependency(name: name, fingerprint: known.fingerprint, outputDigest: known.outputDigest)
     }

@@ -73,7 +73,7 @@ public struct IncrementalPlanner {
       let directory = workingDirectory(of: task)
       let fingerprint = Fingerprint(
         task: task, workingDirectory: directory,
-        environment: Fingerprint.environmentDigest(base: store.baseEnvironment, task: task) { values[$0]?[$1] },
+        environment: store.environmentDigest(task) { values[$0]?[$1] },
         dependencies: dependencies, previous: record)
       let (prediction, result) = predict(task, record: record, fingerprint: fingerprint, directory: directory)
       predictions[node] = prediction

@@ -14,8 +14,10 @@ public final class IncrementalStore: Sendable {
   public let directory: String
   let cache: CacheStore
   let baseEnvironment: String
+  /// The environment digest of every task without `env` of its own.
+  let plainEnvironment: String
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
-  let prefetch = SourcePrefetch()
+  let prefetch: SourcePrefetch
 
   private struct Mutable {
     var state: BuildState
@@ -39,16 +41,19 @@ public final class IncrementalStore: Sendable {
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
     baseEnvironment = Fingerprint.baseEnvironmentDigest(environment)
+    plainEnvironment = Fingerprint.environmentDigest(base: baseEnvironment, environment: []) { _, _ in nil }
     var loaded: StatePreload.Loaded
     if let preload = settings.preload, preload.directory == directory {
       loaded = preload.wait()
       // Read before the lock: still good if the file is the one that was read.
       if loaded.stamp != CacheFileSystem.status(directory + "/state")?.stamp {
+        loaded.checks?.stop()
         loaded = StatePreload.read(directory)
       }
     } else {
       loaded = StatePreload.read(directory)
     }
+    prefetch = SourcePrefetch(checks: loaded.checks)
     let state = loaded.state
     let warnings = loaded.warning.map { [$0] } ?? []
     mutable = Mutex(Mutable(state: state, warnings: warnings))
@@ -64,6 +69,13 @@ public final class IncrementalStore: Sendable {
 
   static func print(_ text: String) {
     DiagnosticPrinter().print([Diagnostic(.warning, text)])
+  }
+
+  /// The digest of the environment `task` sees; `lookup` gives a dependency's output value.
+  func environmentDigest(_ task: TaskDefinition, lookup: (String, String) -> String?) -> String {
+    task.environment.isEmpty
+      ? plainEnvironment
+      : Fingerprint.environmentDigest(base: baseEnvironment, environment: task.environment, lookup: lookup)
   }
 
   func record(_ task: String) -> TaskRecord? {
@@ -114,7 +126,11 @@ public final class IncrementalStore: Sendable {
       .sorted { (selection.stage[$0], $0) < (selection.stage[$1], $1) }
     guard order.count > 1 else { return }
     prefetch.start(
-      order.map { .init(index: $0, task: selection.graph[$0], workingDirectory: workingDirectory($0)) }, store: self)
+      order.map { task in
+        .init(
+          index: task, task: selection.graph[task], workingDirectory: workingDirectory(task),
+          dependencies: selection.graph.dependencies[task].map { selection.graph[$0].name })
+      }, store: self)
   }
 
   /// `--clean-cache`: removes `.runner/cache`.

@@ -10,27 +10,47 @@ struct SourceCheck: Sendable {
   var sources: [FileRecord]
   /// The recorded output files as they are now (nil until someone asks, or without a record).
   var outputs: [FileRecord]?
+  /// The whole fingerprint, if worked out ahead (`SourcePrefetch`).
+  var expected: FingerprintExpectation?
+  /// The record the check was made against, when made ahead (`SourcePrefetch`): only the
+  /// task's own run replaces it, after taking the check.
+  var record: TaskRecord?
 
   /// Expands the task's source patterns (re-using the recorded walk while it holds) and hashes
   /// the files (re-using recorded hashes of files whose stamps are unchanged).
   ///
-  /// - Parameter outputs: also hash the recorded output files.
-  init(task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false) {
+  /// - Parameters:
+  ///   - outputs: also hash the recorded output files.
+  ///   - verdict: how the record's files compared with the file system, earlier in this run
+  ///     (`RecordChecks`); only for a check that is handed out while no file has changed.
+  init(
+    task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false,
+    verdict: RecordChecks.Verdict? = nil
+  ) {
     let patterns = Fingerprint.sourcePatterns(of: task)
     let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
+    let verdict = verdict.flatMap {
+      $0.fingerprint == previous?.fingerprint && $0.directory == workingDirectory ? $0 : nil
+    }
     let paths: [String]
-    if let previous, let walk = previous.walk, walk.key == key, walk.holds() {
+    var reused = false
+    if let previous, let walk = previous.walk, walk.key == key, verdict?.walkHolds ?? walk.holds() {
       paths = previous.sources.map(\.path)
       self.walk = walk
+      reused = true
     } else {
       var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
       paths = SourceGlob.expand(patterns, in: workingDirectory, recording: &recorder)
       self.walk = recorder?.finish(key: key)
     }
-    sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+    if reused, verdict?.sourcesHold == true, let previous {
+      sources = previous.sources
+    } else {
+      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+    }
     operation = Fingerprint.operationDigest(task)
     var hasher = ContentHasher()
-    hasher.add(Fingerprint.patternDigest(task))
+    Fingerprint.addPatterns(of: task, to: &hasher)
     hasher.add(Int64(sources.count))
     for file in sources {
       hasher.add(file.path)
@@ -38,8 +58,11 @@ struct SourceCheck: Sendable {
     }
     digest = hasher.finalize()
     if outputs, let previous {
-      self.outputs = Fingerprint.hashFiles(
-        previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs)
+      self.outputs =
+        verdict?.outputsHold == true
+        ? previous.outputs
+        : Fingerprint.hashFiles(
+          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs)
     }
   }
 }

@@ -8,11 +8,12 @@ import Synchronization
 /// from the cache (`changed` is still false): until then the files are as the check saw them.
 /// The first such start stops the prefetch for good, and every later task checks its own.
 final class SourcePrefetch: Sendable {
-  /// A task to check: its index, definition and working directory.
+  /// A task to check: its index, definition, working directory and dependencies' names.
   struct Item: Sendable {
     var index: Int
     var task: TaskDefinition
     var workingDirectory: String
+    var dependencies: [String]
   }
 
   private struct Table {
@@ -24,6 +25,12 @@ final class SourcePrefetch: Sendable {
 
   private let table = Mutex(Table())
   private let changedFlag = Atomic<Bool>(false)
+  /// The records' files as compared before the task file was parsed, if they were.
+  private let checks: RecordChecks?
+
+  init(checks: RecordChecks? = nil) {
+    self.checks = checks
+  }
 
   /// Whether a task of this run has started to change files.
   var changed: Bool { changedFlag.load(ordering: .acquiring) }
@@ -31,10 +38,12 @@ final class SourcePrefetch: Sendable {
   /// A task is about to run or restore: no check made so far may be handed out any more.
   func noteChange() {
     changedFlag.store(true, ordering: .releasing)
+    checks?.stop()
   }
 
   func stop() {
     table.withLock { $0.stopped = true }
+    checks?.stop()
   }
 
   /// Checks `items` in order on a background thread, reading records from `store`.
@@ -49,9 +58,16 @@ final class SourcePrefetch: Sendable {
           if table.withLock({ $0.stopped }) { break }
           continue
         }
-        let check = SourceCheck(
-          task: item.task, workingDirectory: item.workingDirectory, previous: store.record(item.task.name),
-          outputs: true)
+        let previous = store.record(item.task.name)
+        var check = SourceCheck(
+          task: item.task, workingDirectory: item.workingDirectory, previous: previous, outputs: true,
+          verdict: checks?.take(item.task.name))
+        check.record = previous
+        if previous != nil {
+          check.expected = FingerprintExpectation(
+            task: item.task, workingDirectory: item.workingDirectory, check: check, dependencies: item.dependencies,
+            store: store)
+        }
         table.withLock { $0.checks[item.index] = check }
       }
     }

@@ -9,7 +9,7 @@ import Glibc
 /// as probes, replayed with `stat`. A directory changed within `FileRecord.trustWindow` of
 /// being listed is not trusted: the next run walks again, as it would without a record.
 struct SourceWalk: Sendable, Equatable {
-  /// Digest of the patterns and the directory they were expanded in.
+  /// The patterns and the directory they were expanded in (`key(patterns:directory:)`).
   var key: String
   var listings: [Listing]
   var probes: [Probe]
@@ -30,12 +30,12 @@ struct SourceWalk: Sendable, Equatable {
     case absent, directory, other
   }
 
+  /// The patterns and directory themselves, each length-prefixed (compared once per task in
+  /// every run, where a digest would cost more than the comparison it spares).
   static func key(patterns: [String], directory: String) -> String {
-    var hasher = ContentHasher()
-    hasher.add("source-walk-1")
-    hasher.add(directory)
-    for pattern in patterns { hasher.add(pattern) }
-    return hasher.finalize()
+    var key = "walk-2 \(directory.utf8.count):\(directory)"
+    for pattern in patterns { key += " \(pattern.utf8.count):\(pattern)" }
+    return key
   }
 
   static func kind(of status: CacheFileSystem.Status?) -> Kind {

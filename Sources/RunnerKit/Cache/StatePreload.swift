@@ -12,17 +12,24 @@ public final class StatePreload: Sendable {
     var state: BuildState
     var stamp: CacheFileSystem.Stamp?
     var warning: String?
+    /// The records' files compared with the file system (with a `base`, once read).
+    var checks: RecordChecks?
   }
 
   /// The state directory this preload read from.
   let directory: String
+  let base: String?
   private let loaded = Mutex<Loaded?>(nil)
   /// Signalled once `loaded` is set (and again by each waiter, for the next one).
   private let done = DispatchSemaphore(value: 0)
 
   /// Starts reading `directory/state` (a missing file reads as an empty state).
-  public init(directory: String) {
+  ///
+  /// - Parameter base: the task file's directory. Given it, the thread goes on to compare
+  ///   the records' files with the file system once the state is handed over (`RecordChecks`).
+  public init(directory: String, base: String? = nil) {
     self.directory = directory
+    self.base = base
     final class Box {
       let preload: StatePreload
       init(_ preload: StatePreload) { self.preload = preload }
@@ -33,7 +40,12 @@ public final class StatePreload: Sendable {
       &thread, nil,
       { argument in
         let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
-        preload.finish(StatePreload.read(preload.directory))
+        var loaded = StatePreload.read(preload.directory)
+        if let base = preload.base, !loaded.state.tasks.isEmpty {
+          loaded.checks = RecordChecks(loaded.state, base: base)
+        }
+        preload.finish(loaded)
+        loaded.checks?.run()
         return nil
       }, box)
     if created == 0 {
