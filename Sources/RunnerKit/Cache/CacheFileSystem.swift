@@ -147,6 +147,11 @@ enum CacheFileSystem {
   }
 
   /// `rm -rf` without following symbolic links.
+  /// Removes a file, if there is one.
+  static func remove(_ path: String) {
+    unlink(path)
+  }
+
   static func removeTree(_ path: String) {
     guard let status = status(path, follow: false) else { return }
     if status.isDirectory {

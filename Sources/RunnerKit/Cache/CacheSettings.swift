@@ -12,6 +12,8 @@ public struct CacheSettings: Sendable {
   public var maximumBytes: Int64
   /// The state file, read ahead while the task file was parsed.
   public var preload: StatePreload?
+  /// `NoOpRecord.invocationKey` of this run, when it may record a run in which nothing ran.
+  public var noOpInvocation: String?
 
   public init(
     enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,

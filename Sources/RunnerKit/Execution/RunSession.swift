@@ -30,6 +30,11 @@ public struct RunSession: Sendable {
     let reports = RunReports(
       settings: settings.reports, selection: selection, console: console, concurrency: settings.concurrency)
     var observers = reports.observers
+    // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.
+    let noOpWatcher =
+      settings.caching.noOpInvocation != nil && settings.eventsPath == nil && settings.reports.ci == .none
+        && !settings.reports.needsRecord ? NoOpWatcher() : nil
+    if let noOpWatcher { observers.append(noOpWatcher) }
     var eventLog: EventLogWriter?
     if let path = settings.eventsPath {
       do {
@@ -66,6 +71,15 @@ public struct RunSession: Sendable {
     var summary = await run.value
     store?.finish()
     summary.interruption = watcher.firstSignal
+    if let store, !settings.caching.force {
+      let record = noOpWatcher.flatMap { watcher -> NoOpRecord? in
+        guard summary.succeeded, let invocation = settings.caching.noOpInvocation else { return nil }
+        return NoOpRecord.make(
+          watcher, selection: selection, store: store, invocation: invocation,
+          workingDirectory: scheduler.workingDirectory(of:))
+      }
+      NoOpRecord.save(record, directory: store.directory)
+    }
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     eventLog?.close()
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)

@@ -265,7 +265,11 @@ public final class ConsoleReporter: RunObserver {
 
   /// The end of the run: counts and time, then each failure with its last lines — last,
   /// where the eye lands.
-  public func printSummary(_ summary: RunSummary, graph: TaskGraph) {
+  ///
+  /// - Parameters:
+  ///   - graph: where failed tasks are defined (a run with failures has one).
+  ///   - remark: said after the time.
+  public func printSummary(_ summary: RunSummary, graph: TaskGraph?, remark: String? = nil) {
     endStatusArea()
     var out = "\n"
     let counts = TaskState.allCases.filter(\.isFinal).compactMap { state -> String? in
@@ -273,14 +277,15 @@ public final class ConsoleReporter: RunObserver {
       return "\(count) \(state.rawValue)"
     }
     let total = summary.counts.values.reduce(0, +)
-    out += "\(total) task(s): \(counts.joined(separator: ", ")) in \(formatDuration(summary.duration))\n"
+    out += "\(total) task(s): \(counts.joined(separator: ", ")) in \(formatDuration(summary.duration))"
+    out += (remark.map { " (\($0))" } ?? "") + "\n"
     if let deadlock = summary.deadlock { out += paint("1;31", "deadlock: ") + deadlock + "\n" }
     if let signal = summary.interruption {
       out += paint("1;31", "interrupted") + " by \(signal == SIGTERM_NUMBER ? "SIGTERM" : "SIGINT")\n"
     }
     for failure in summary.failures.reversed() {
-      let task = graph[failure.task]
-      out += "\n" + paint("1;31", "✗ \(task.name)") + " (\(task.location)): \(failure.reason)\n"
+      let location = graph.map { " (\($0[failure.task].location))" } ?? ""
+      out += "\n" + paint("1;31", "✗ \(names[failure.task])") + "\(location): \(failure.reason)\n"
       if !failure.tail.isEmpty {
         out += "  last lines of output:\n"
         for line in failure.tail { out += "    " + paint("2", "|") + " \(line)\n" }

@@ -1,11 +1,11 @@
 import Glibc
 
 /// Reads a whole file with plain system calls (RunnerKit does not need Foundation).
-enum FileReader {
+public enum FileReader {
   /// The most a task file may hold; larger files are refused before reading.
   static let maximumSize = 256 << 20
 
-  static func read(_ path: String) throws(TaskFileError) -> [UInt8] {
+  public static func read(_ path: String) throws(TaskFileError) -> [UInt8] {
     var info = stat()
     guard stat(path, &info) == 0 else {
       let code = errno

@@ -77,7 +77,7 @@ public struct TaskFileLoader: Sendable {
     }
   }
 
-  static func directory(of path: String) -> String {
+  public static func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }

@@ -1,0 +1,159 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A run in which nothing ran, remembered in `.runner/noop` so that the same run again can
+/// reach the same conclusion from `stat`s alone: no YAML, no state, no fingerprints, no
+/// scheduler. (ninja's no-op is the same idea: trust the log while every `stat` agrees.)
+///
+/// It is sound because the key pins everything a fingerprint is made of except files: this
+/// runner binary, the directory, the arguments, the environment, the task file's bytes and
+/// the state file (its stamp, so any run that changed a record invalidates it). The files are
+/// pinned as the full path pins them: the listings and probes of each task's source walk, and
+/// the trusted stamps of its sources and outputs. Any difference, and the run takes the full
+/// path, which writes a new record if again nothing ran, and removes this one otherwise.
+public struct NoOpRecord: Sendable {
+  static let header = "runner-noop 1"
+
+  /// One task as the run finished it, in the order it did.
+  struct Task: Sendable, Equatable {
+    var name: String
+    /// The reason it was shown with ("up to date"); nil for a group (shown with its time).
+    var note: String?
+    var walk: SourceWalk?
+    var files: [File]
+  }
+
+  struct File: Sendable, Equatable {
+    /// The full path, or one relative to runner's working directory.
+    var path: String
+    var stamp: CacheFileSystem.Stamp
+  }
+
+  /// `invocationKey`, plus the state file's stamp.
+  var key: String
+  var tasks: [Task]
+
+  /// Everything besides the files and the state that decides how a run turns out.
+  ///
+  /// - Parameters:
+  ///   - taskFile: the task file's path as given, and its bytes.
+  ///   - arguments: the command line, without the program's name.
+  public static func invocationKey(taskFile path: String, bytes: [UInt8], arguments: [String]) -> String {
+    var hasher = ContentHasher()
+    hasher.add(header)
+    // Another build of runner may decide differently.
+    let executable = CacheFileSystem.status("/proc/self/exe")?.stamp
+    for field in executable.map(BuildState.fields(of:)) ?? ["unknown"] { hasher.add(field) }
+    if let directory = getcwd(nil, 0) {
+      hasher.add(String(cString: directory))
+      free(directory)
+    }
+    hasher.add(path)
+    hasher.add(Int64(arguments.count))
+    for argument in arguments { hasher.add(argument) }
+    hasher.add(Fingerprint.baseEnvironmentDigest(ProcessEnvironment.current))
+    bytes.withUnsafeBytes { hasher.add(bytes: $0) }
+    return hasher.finalize()
+  }
+
+  static func key(invocation: String, state: CacheFileSystem.Stamp) -> String {
+    ([invocation] + BuildState.fields(of: state)).joined(separator: " ")
+  }
+
+  /// Whether every walk and every file is as recorded, checked on two threads.
+  func holds() -> Bool {
+    final class Verdict: Sendable {
+      let failed = Atomic<Bool>(false)
+    }
+    let verdict = Verdict()
+    let half = (tasks.count + 1) / 2
+    DispatchQueue.concurrentPerform(iterations: 2) { part in
+      for task in tasks[part == 0 ? 0..<half : half..<tasks.count] {
+        if verdict.failed.load(ordering: .relaxed) { return }
+        let holds =
+          (task.walk?.holds() ?? true)
+          && task.files.allSatisfy { CacheFileSystem.status($0.path)?.stamp == $0.stamp }
+        if !holds { verdict.failed.store(true, ordering: .relaxed) }
+      }
+    }
+    return !verdict.failed.load(ordering: .relaxed)
+  }
+}
+
+extension NoOpRecord {
+  func encoded() -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(tasks.count * 256)
+    out.append(contentsOf: (Self.header + "\n").utf8)
+    BuildState.line(&out, "K", [key])
+    for task in tasks {
+      BuildState.line(&out, "T", [task.name] + (task.note.map { ["+", $0] } ?? ["-"]))
+      if let walk = task.walk {
+        BuildState.line(&out, "W", [])
+        for listing in walk.listings {
+          BuildState.line(&out, "L", [listing.path] + BuildState.fields(of: listing.stamp))
+        }
+        for probe in walk.probes {
+          BuildState.line(&out, "P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue])
+        }
+      }
+      for file in task.files { BuildState.line(&out, "F", [file.path] + BuildState.fields(of: file.stamp)) }
+    }
+    let digest = out.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    out.append(contentsOf: "sha256 \(digest)\n".utf8)
+    return out
+  }
+
+  /// The record's key, without reading further (nil if the file does not start as one).
+  static func key(of bytes: [UInt8]) -> String? {
+    let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
+    guard lines.count == 3, String(decoding: lines[0], as: UTF8.self) == header else { return nil }
+    let fields = BuildState.split(lines[1])
+    guard fields.count == 2, fields[0] == "K" else { return nil }
+    return fields[1]
+  }
+
+  /// - Returns: nil for a file that is truncated, corrupt or malformed in any way.
+  init?(decoding bytes: [UInt8]) {
+    let trailerLength = "sha256 ".utf8.count + 64 + 1
+    guard bytes.count > trailerLength, let key = Self.key(of: bytes) else { return nil }
+    let bodyEnd = bytes.count - trailerLength
+    let digest = bytes.withUnsafeBytes {
+      ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<bodyEnd])))
+    }
+    guard String(decoding: bytes[bodyEnd...], as: UTF8.self) == "sha256 \(digest)\n" else { return nil }
+    self.key = key
+    tasks = []
+    for line in bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n")).dropFirst(2) {
+      let fields = BuildState.split(line)
+      switch (fields[0], fields.count) {
+      case ("T", 3) where fields[2] == "-":
+        tasks.append(Task(name: fields[1], note: nil, walk: nil, files: []))
+      case ("T", 4) where fields[2] == "+":
+        tasks.append(Task(name: fields[1], note: fields[3], walk: nil, files: []))
+      case ("W", 1) where !tasks.isEmpty:
+        tasks[tasks.count - 1].walk = SourceWalk(key: "", listings: [], probes: [])
+      case ("L", 7) where tasks.last?.walk != nil:
+        guard let stamp = Self.stamp(fields[2...]) else { return nil }
+        tasks[tasks.count - 1].walk!.listings.append(SourceWalk.Listing(path: fields[1], stamp: stamp))
+      case ("P", 4) where tasks.last?.walk != nil:
+        guard let kind = SourceWalk.Kind(rawValue: fields[3]), fields[2] == "f" || fields[2] == "l" else { return nil }
+        tasks[tasks.count - 1].walk!.probes.append(
+          SourceWalk.Probe(path: fields[1], follow: fields[2] == "f", kind: kind))
+      case ("F", 7) where !tasks.isEmpty:
+        guard let stamp = Self.stamp(fields[2...]) else { return nil }
+        tasks[tasks.count - 1].files.append(File(path: fields[1], stamp: stamp))
+      default:
+        return nil
+      }
+    }
+  }
+
+  private static func stamp(_ fields: ArraySlice<String>) -> CacheFileSystem.Stamp? {
+    let numbers = fields.compactMap { Int64($0) }
+    guard numbers.count == 5 else { return nil }
+    return CacheFileSystem.Stamp(
+      device: numbers[0], inode: numbers[1], size: numbers[2], modified: numbers[3], changed: numbers[4])
+  }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+/// `.runner/noop`: a run in which nothing ran is remembered, and the same run again concludes
+/// the same from `stat`s alone; never when anything it rests on changed.
+///
+/// Each project is settled first: its files are left older than the 2 s window within which
+/// runner does not trust a file's stamp, so the runs record stamps as a user's would.
+@Suite struct NoOpRecordTests {
+  static let remark = "(nothing changed since the last run)"
+
+  static let tasks = """
+    tasks:
+      gen:
+        run: cat src/*.txt > out/gen.txt
+        sources: ["src/*.txt"]
+        outputs: [out/gen.txt]
+      use:
+        deps: [gen]
+        run: cat out/gen.txt lib/*/*.txt > out/use.txt
+        sources: [out/gen.txt, "lib/**"]
+        outputs: [out/use.txt]
+      all:
+        deps: [use]
+
+    """
+
+  struct Project {
+    let directory: URL
+
+    func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BinaryRunner.Output {
+      try BinaryRunner.run(arguments, in: directory, environment: environment)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+      let url = directory.appendingPathComponent(name)
+      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try text.write(to: url, atomically: false, encoding: .utf8)
+    }
+
+    func read(_ name: String) -> String? {
+      try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    var hasRecord: Bool {
+      FileManager.default.fileExists(atPath: directory.appendingPathComponent(".runner/noop").path)
+    }
+  }
+
+  /// A project whose last run found everything up to date and wrote its record.
+  func settledProject() throws -> Project {
+    try settled().project
+  }
+
+  /// The same, with what that last run (a full one) printed.
+  func settled() throws -> (project: Project, output: BinaryRunner.Output) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-noop-\(UUID().uuidString)")
+    let project = Project(directory: directory)
+    try project.write("tasks.yml", Self.tasks)
+    try project.write("src/a.txt", "a\n")
+    try project.write("src/b.txt", "b\n")
+    try project.write("lib/x/one.txt", "one\n")
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("out"), withIntermediateDirectories: true)
+    Thread.sleep(forTimeInterval: 2.2)
+    let first = try project.run()
+    #expect(first.status == 0)
+    #expect(!project.hasRecord, "tasks ran: no record")
+    Thread.sleep(forTimeInterval: 2.2)
+    let second = try project.run()
+    #expect(second.stdout.contains("✓ use up to date"))
+    #expect(!second.stdout.contains(Self.remark))
+    #expect(project.hasRecord)
+    return (project, second)
+  }
+
+  @Test func theSameRunAgainIsConcludedFromTheRecordWithTheSameLines() throws {
+    let (project, full) = try settled()
+    let recorded = try project.run()
+    #expect(full.status == 0 && recorded.status == 0)
+    #expect(recorded.stdout.contains(Self.remark))
+    // Everything but times is what the full path printed.
+    func body(_ text: String) -> [Substring] { text.split(separator: "\n").dropLast() }
+    func withoutTimes(_ lines: [Substring]) -> [Substring] { lines.map { $0.hasPrefix("✓ all ") ? "✓ all" : $0 } }
+    #expect(withoutTimes(body(recorded.stdout)) == withoutTimes(body(full.stdout)))
+    #expect(body(recorded.stdout).contains("✓ gen up to date"))
+    #expect(body(recorded.stdout).last?.hasPrefix("✓ all ") == true)
+    #expect(recorded.stdout.contains("3 task(s): 3 succeeded in "))
+  }
+
+  @Test func aChangedSourceTakesTheFullPathAndRerunsWhatDependsOnIt() throws {
+    let project = try settledProject()
+    try project.write("src/a.txt", "A\n")
+    let changed = try project.run()
+    #expect(changed.status == 0)
+    #expect(!changed.stdout.contains(Self.remark))
+    #expect(!changed.stdout.contains("✓ gen up to date"))
+    #expect(!changed.stdout.contains("✓ use up to date"))
+    #expect(project.read("out/use.txt") == "A\nb\none\n")
+    #expect(!project.hasRecord, "tasks ran: the old record is gone")
+  }
+
+  @Test func aNewFileUnderADoubleStarPatternIsNoticed() throws {
+    let project = try settledProject()
+    try project.write("lib/y/two.txt", "two\n")
+    let changed = try project.run()
+    #expect(!changed.stdout.contains(Self.remark))
+    #expect(changed.stdout.contains("✓ gen up to date"))
+    #expect(!changed.stdout.contains("✓ use up to date"))
+    #expect(project.read("out/use.txt") == "a\nb\none\ntwo\n")
+  }
+
+  @Test func aDeletedOutputIsBroughtBack() throws {
+    let project = try settledProject()
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("out/use.txt"))
+    let changed = try project.run()
+    #expect(changed.status == 0)
+    #expect(!changed.stdout.contains(Self.remark))
+    #expect(project.read("out/use.txt") == "a\nb\none\n")
+  }
+
+  @Test func anotherEnvironmentTaskFileOrCommandLineTakesTheFullPath() throws {
+    let project = try settledProject()
+    let environment = try project.run(environment: ["NOOP_TEST_VALUE": "1"])
+    #expect(!environment.stdout.contains(Self.remark))
+    #expect(!environment.stdout.contains("✓ gen up to date"), "the environment is part of every fingerprint")
+    Thread.sleep(forTimeInterval: 2.2)
+    _ = try project.run()  // back to the first environment: runs again, leaving fresh outputs
+    Thread.sleep(forTimeInterval: 2.2)
+    _ = try project.run()  // records their stamps, and the record
+    #expect(try project.run().stdout.contains(Self.remark))
+    let target = try project.run(["use"])
+    #expect(!target.stdout.contains(Self.remark))
+    #expect(target.stdout.contains("2 task(s): 2 succeeded"))
+    try project.write("tasks.yml", Self.tasks + "# a comment\n")
+    let edited = try project.run()
+    #expect(!edited.stdout.contains(Self.remark))
+    #expect(edited.stdout.contains("✓ use up to date"))
+  }
+
+  @Test func aRunThatChangedTheStateVoidsTheRecord() throws {
+    let project = try settledProject()
+    let forced = try project.run(["--force", "gen"])
+    #expect(forced.status == 0)
+    #expect(!forced.stdout.contains(Self.remark))
+    let next = try project.run()
+    #expect(!next.stdout.contains(Self.remark))
+    #expect(next.status == 0)
+  }
+
+  @Test func aDamagedRecordIsIgnoredAndReplaced() throws {
+    let project = try settledProject()
+    let path = project.directory.appendingPathComponent(".runner/noop")
+    var bytes = try Data(contentsOf: path)
+    bytes[bytes.count - 10] ^= 1  // the trailer no longer matches
+    try bytes.write(to: path)
+    let damaged = try project.run()
+    #expect(damaged.status == 0)
+    #expect(!damaged.stdout.contains(Self.remark))
+    #expect(damaged.stdout.contains("✓ use up to date"))
+    #expect(try project.run().stdout.contains(Self.remark))
+  }
+
+  @Test func eventsAndReportsAlwaysTakeTheFullPath() throws {
+    let project = try settledProject()
+    let events = project.directory.appendingPathComponent("events.jsonl").path
+    let output = try project.run(["--events", events])
+    #expect(!output.stdout.contains(Self.remark))
+    let lines = (project.read("events.jsonl") ?? "").split(separator: "\n")
+    #expect(lines.contains { $0.contains("\"up to date\"") })
+    #expect(!project.hasRecord)
+  }
+
+  @Test func tasksThatAlwaysRunLeaveNoRecord() throws {
+    let project = try settledProject()
+    try project.write("tasks.yml", Self.tasks + "  echo:\n    deps: [all]\n    run: echo hi\n")
+    Thread.sleep(forTimeInterval: 2.2)
+    _ = try project.run()
+    let again = try project.run()
+    #expect(again.stdout.contains("echo | hi"))
+    #expect(!again.stdout.contains(Self.remark))
+    #expect(!project.hasRecord)
+  }
+}
