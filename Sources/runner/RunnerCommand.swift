@@ -109,9 +109,10 @@ struct RunnerCommand: ParsableCommand {
     let running = describe == nil && !list && self.graph == nil && !dryRun
     // Read here rather than by the loader: the bytes are part of the no-op record's key.
     let bytes = try? FileReader.read(path)
-    if running, caching.enabled, !force, let bytes {
+    if running, caching.enabled, !force, let bytes,
       let invocation = NoOpRecord.invocationKey(
         taskFile: path, bytes: bytes, arguments: Array(CommandLine.arguments.dropFirst()))
+    {
       let stateDirectory = CacheSettings.stateDirectory(forTaskFile: path)
       if let code = await NoOpRun.attempt(
         invocation: invocation, stateDirectory: stateDirectory, reports: report.settings(), wait: !noWait)

@@ -39,12 +39,13 @@ public struct NoOpRecord: Sendable {
   /// - Parameters:
   ///   - taskFile: the task file's path as given, and its bytes.
   ///   - arguments: the command line, without the program's name.
-  public static func invocationKey(taskFile path: String, bytes: [UInt8], arguments: [String]) -> String {
+  /// - Returns: nil when runner cannot tell which build of itself is running (no /proc).
+  public static func invocationKey(taskFile path: String, bytes: [UInt8], arguments: [String]) -> String? {
+    // Another build of runner may decide differently.
+    guard let executable = CacheFileSystem.status("/proc/self/exe")?.stamp else { return nil }
     var hasher = ContentHasher()
     hasher.add(header)
-    // Another build of runner may decide differently.
-    let executable = CacheFileSystem.status("/proc/self/exe")?.stamp
-    for field in executable.map(BuildState.fields(of:)) ?? ["unknown"] { hasher.add(field) }
+    for field in BuildState.fields(of: executable) { hasher.add(field) }
     if let directory = getcwd(nil, 0) {
       hasher.add(String(cString: directory))
       free(directory)
@@ -82,27 +83,98 @@ public struct NoOpRecord: Sendable {
 }
 
 extension NoOpRecord {
+  /// The same line format as the state file (`BuildState.line`), written field by field: the
+  /// record is written at the end of every run in which nothing ran.
   func encoded() -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(tasks.count * 256)
-    out.append(contentsOf: (Self.header + "\n").utf8)
-    BuildState.line(&out, "K", [key])
+    var out = LineWriter()
+    out.bytes.reserveCapacity(tasks.count * 400)
+    out.bytes.append(contentsOf: (Self.header + "\n").utf8)
+    out.begin("K")
+    out.field(key)
+    out.end()
     for task in tasks {
-      BuildState.line(&out, "T", [task.name] + (task.note.map { ["+", $0] } ?? ["-"]))
+      out.begin("T")
+      out.field(task.name)
+      if let note = task.note {
+        out.field("+")
+        out.field(note)
+      } else {
+        out.field("-")
+      }
+      out.end()
       if let walk = task.walk {
-        BuildState.line(&out, "W", [])
+        out.begin("W")
+        out.end()
         for listing in walk.listings {
-          BuildState.line(&out, "L", [listing.path] + BuildState.fields(of: listing.stamp))
+          out.begin("L")
+          out.field(listing.path)
+          out.stamp(listing.stamp)
+          out.end()
         }
         for probe in walk.probes {
-          BuildState.line(&out, "P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue])
+          out.begin("P")
+          out.field(probe.path)
+          out.field(probe.follow ? "f" : "l")
+          out.field(probe.kind.rawValue)
+          out.end()
         }
       }
-      for file in task.files { BuildState.line(&out, "F", [file.path] + BuildState.fields(of: file.stamp)) }
+      for file in task.files {
+        out.begin("F")
+        out.field(file.path)
+        out.stamp(file.stamp)
+        out.end()
+      }
     }
-    let digest = out.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-    out.append(contentsOf: "sha256 \(digest)\n".utf8)
-    return out
+    let digest = out.bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    out.bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
+    return out.bytes
+  }
+
+  /// Appends lines of tab-separated fields, escaped as `BuildState.line` escapes them.
+  struct LineWriter {
+    var bytes: [UInt8] = []
+
+    mutating func begin(_ kind: Unicode.Scalar) {
+      bytes.append(UInt8(ascii: kind))
+    }
+
+    mutating func end() {
+      bytes.append(UInt8(ascii: "\n"))
+    }
+
+    mutating func field(_ text: String) {
+      bytes.append(UInt8(ascii: "\t"))
+      for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        default: bytes.append(byte)
+        }
+      }
+    }
+
+    mutating func number(_ value: Int64) {
+      bytes.append(UInt8(ascii: "\t"))
+      if value < 0 { bytes.append(UInt8(ascii: "-")) }
+      var magnitude = value.magnitude
+      var low = bytes.count
+      repeat {
+        bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+        magnitude /= 10
+      } while magnitude > 0
+      var high = bytes.count - 1
+      while low < high {
+        bytes.swapAt(low, high)
+        low += 1
+        high -= 1
+      }
+    }
+
+    mutating func stamp(_ stamp: CacheFileSystem.Stamp) {
+      for value in [stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed] { number(value) }
+    }
   }
 
   /// The record's key, without reading further (nil if the file does not start as one).
