@@ -64,6 +64,24 @@ enum CacheFileSystem {
     return bytes
   }
 
+  /// At most the first `count` bytes of a file; nil if it cannot be read.
+  static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+      if got < 0, errno == EINTR { continue }
+      if got < 0 { return nil }
+      if got == 0 { break }
+      filled += got
+    }
+    bytes.removeLast(count - filled)
+    return bytes
+  }
+
   /// SHA-256 of a file's content, streamed; nil if it cannot be read.
   static func hashFile(_ path: String) -> String? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -97,8 +97,9 @@ public enum NoOpRun {
   ) async -> Int32? {
     let start = ContinuousClock.now
     let path = stateDirectory + "/noop"
-    guard CacheFileSystem.status(path) != nil, let bytes = try? CacheFileSystem.read(path),
-      let key = NoOpRecord.key(of: bytes), let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
+    // The key first (its line is short): a record that does not apply costs one small read.
+    guard let head = CacheFileSystem.readPrefix(path, count: 512), let key = NoOpRecord.key(of: head),
+      let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
       key == NoOpRecord.key(invocation: invocation, state: state)
     else { return nil }
     guard
@@ -110,7 +111,8 @@ public enum NoOpRun {
     else { return nil }
     defer { withExtendedLifetime(lock) {} }
     // Another runner may have run while this one waited.
-    guard CacheFileSystem.status(stateDirectory + "/state")?.stamp == state, let record = NoOpRecord(decoding: bytes),
+    guard CacheFileSystem.status(stateDirectory + "/state")?.stamp == state,
+      let bytes = try? CacheFileSystem.read(path), let record = NoOpRecord(decoding: bytes), record.key == key,
       record.holds()
     else { return nil }
     let console = ConsoleReporter(
