@@ -97,11 +97,14 @@ public enum NoOpRun {
   ) async -> Int32? {
     let start = ContinuousClock.now
     let path = stateDirectory + "/noop"
-    // The key first (its line is short): a record that does not apply costs one small read.
-    guard let head = CacheFileSystem.readPrefix(path, count: 512), let key = NoOpRecord.key(of: head),
+    // The head first (the key and the files changed last): a record that does not apply, or a
+    // run after an edit to a file edited before, costs one small read and a few stats.
+    guard let prefix = CacheFileSystem.readPrefix(path, count: 16 << 10), let head = NoOpRecord.head(of: prefix),
       let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
-      key == NoOpRecord.key(invocation: invocation, state: state)
+      head.key == NoOpRecord.key(invocation: invocation, state: state),
+      head.recent.allSatisfy({ CacheFileSystem.status($0.path)?.stamp == $0.stamp })
     else { return nil }
+    let key = head.key
     guard
       let lock = try? await RunLock.acquire(
         directory: stateDirectory, wait: wait,

@@ -50,3 +50,35 @@ import Testing
     #expect(NoOpRecord(decoding: body) == nil, "a file before any task")
   }
 }
+
+extension NoOpRecordCodecTests {
+  static func file(_ name: String, changed: Int64) -> NoOpRecord.File {
+    .init(path: name, stamp: .init(device: 1, inode: 1, size: 1, modified: changed / 2, changed: changed))
+  }
+
+  @Test func theHeadRepeatsTheFilesChangedLastNewestFirst() throws {
+    var files = (0..<100).map { Self.file("f\($0)", changed: Int64(($0 * 37) % 100)) }
+    files.append(Self.file("tie", changed: 99))
+    let record = NoOpRecord(
+      key: "k",
+      tasks: [
+        .init(name: "a", note: nil, walk: nil, files: Array(files[..<50])),
+        .init(name: "b", note: "up to date", walk: nil, files: Array(files[50...])),
+      ])
+    let recent = record.recentFiles()
+    #expect(recent.count == NoOpRecord.recentCount)
+    let expected: [Int64] = [99, 99] + (37...98).reversed()
+    #expect(recent.map(\.stamp.changed) == expected)
+    #expect(recent.first?.path != "tie", "among equals, the one met first")
+    let bytes = record.encoded()
+    let head = try #require(NoOpRecord.head(of: bytes))
+    #expect(head.key == "k" && head.recent == recent)
+    #expect(NoOpRecord(decoding: bytes)?.tasks == record.tasks)
+    // Cut anywhere in the head, only whole lines are read.
+    for cut in stride(from: 20, to: 2000, by: 7) {
+      guard let partial = NoOpRecord.head(of: Array(bytes.prefix(cut))) else { continue }
+      #expect(partial.key == "k")
+      #expect(recent.starts(with: partial.recent))
+    }
+  }
+}
