@@ -16,29 +16,29 @@
 /// fast with a byte-level parser and no Foundation.
 extension BuildState {
   func encoded() -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(tasks.count * 512)
-    out.append(contentsOf: "runner-state \(Self.formatVersion)\n".utf8)
+    var out = LineWriter()
+    out.bytes.reserveCapacity(tasks.count * 1024)
+    out.bytes.append(contentsOf: "runner-state \(Self.formatVersion)\n".utf8)
     for name in tasks.keys.sorted() {
       let record = tasks[name]!
-      Self.line(
-        &out, "T",
+      out.line(
+        "T",
         [
           name, record.fingerprint, record.operation, record.directory, record.environment, record.dependencies,
           record.outputDigest,
         ])
-      for file in record.sources { Self.line(&out, "S", Self.fields(of: file)) }
-      for file in record.outputs { Self.line(&out, "O", Self.fields(of: file)) }
-      for value in record.values { Self.line(&out, "V", [value.key, value.value]) }
+      for file in record.sources { out.line("S", file: file) }
+      for file in record.outputs { out.line("O", file: file) }
+      for value in record.values { out.line("V", [value.key, value.value]) }
       if let walk = record.walk {
-        Self.line(&out, "W", [walk.key])
-        for listing in walk.listings { Self.line(&out, "L", [listing.path] + Self.fields(of: listing.stamp)) }
-        for probe in walk.probes { Self.line(&out, "P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
+        out.line("W", [walk.key])
+        for listing in walk.listings { out.line("L", path: listing.path, stamp: listing.stamp) }
+        for probe in walk.probes { out.line("P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
       }
     }
-    let digest = out.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-    out.append(contentsOf: "sha256 \(digest)\n".utf8)
-    return out
+    let digest = out.bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    out.bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
+    return out.bytes
   }
 
   /// - Throws: `CacheError.corrupt` for a wrong trailer, a truncated file or a malformed line.
@@ -58,30 +58,16 @@ extension BuildState {
     tasks = decoded
   }
 
-  static func fields(of file: FileRecord) -> [String] {
-    guard let stamp = file.stamp else { return [file.path, file.hash, "-", "-", "-", "-", "-"] }
-    return [file.path, file.hash] + fields(of: stamp)
-  }
-
   static func fields(of stamp: CacheFileSystem.Stamp) -> [String] {
     [String(stamp.device), String(stamp.inode), String(stamp.size), String(stamp.modified), String(stamp.changed)]
   }
 
-  /// Appends `kind` and the fields, tab-separated, with `\`, tab and newline escaped.
-  static func line(_ out: inout [UInt8], _ kind: String, _ fields: [String]) {
-    out.append(contentsOf: kind.utf8)
-    for field in fields {
-      out.append(UInt8(ascii: "\t"))
-      for byte in field.utf8 {
-        switch byte {
-        case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        default: out.append(byte)
-        }
-      }
-    }
-    out.append(UInt8(ascii: "\n"))
+  /// Appends a line of `kind` and the fields (`LineWriter`'s format).
+  static func line(_ out: inout [UInt8], _ kind: Unicode.Scalar, _ fields: [String]) {
+    var writer = LineWriter()
+    swap(&writer.bytes, &out)
+    writer.line(kind, fields)
+    swap(&writer.bytes, &out)
   }
 
   /// A line's fields, escapes undone (the cache entry's header uses the same format).

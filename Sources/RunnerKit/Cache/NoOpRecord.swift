@@ -83,21 +83,13 @@ public struct NoOpRecord: Sendable {
 }
 
 extension NoOpRecord {
-  /// The same line format as the state file (`BuildState.line`), written field by field: the
-  /// record is written at the end of every run in which nothing ran.
+  /// The same line format as the state file (`LineWriter`).
   func encoded() -> [UInt8] {
     var out = LineWriter()
     out.bytes.reserveCapacity(tasks.count * 400)
     out.bytes.append(contentsOf: (Self.header + "\n").utf8)
-    out.begin("K")
-    out.field(key)
-    out.end()
-    for file in recentFiles() {
-      out.begin("R")
-      out.field(file.path)
-      out.stamp(file.stamp)
-      out.end()
-    }
+    out.line("K", [key])
+    for file in recentFiles() { out.line("R", path: file.path, stamp: file.stamp) }
     for task in tasks {
       out.begin("T")
       out.field(task.name)
@@ -109,78 +101,15 @@ extension NoOpRecord {
       }
       out.end()
       if let walk = task.walk {
-        out.begin("W")
-        out.end()
-        for listing in walk.listings {
-          out.begin("L")
-          out.field(listing.path)
-          out.stamp(listing.stamp)
-          out.end()
-        }
-        for probe in walk.probes {
-          out.begin("P")
-          out.field(probe.path)
-          out.field(probe.follow ? "f" : "l")
-          out.field(probe.kind.rawValue)
-          out.end()
-        }
+        out.line("W", [])
+        for listing in walk.listings { out.line("L", path: listing.path, stamp: listing.stamp) }
+        for probe in walk.probes { out.line("P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
       }
-      for file in task.files {
-        out.begin("F")
-        out.field(file.path)
-        out.stamp(file.stamp)
-        out.end()
-      }
+      for file in task.files { out.line("F", path: file.path, stamp: file.stamp) }
     }
     let digest = out.bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
     out.bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
     return out.bytes
-  }
-
-  /// Appends lines of tab-separated fields, escaped as `BuildState.line` escapes them.
-  struct LineWriter {
-    var bytes: [UInt8] = []
-
-    mutating func begin(_ kind: Unicode.Scalar) {
-      bytes.append(UInt8(ascii: kind))
-    }
-
-    mutating func end() {
-      bytes.append(UInt8(ascii: "\n"))
-    }
-
-    mutating func field(_ text: String) {
-      bytes.append(UInt8(ascii: "\t"))
-      for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        default: bytes.append(byte)
-        }
-      }
-    }
-
-    mutating func number(_ value: Int64) {
-      bytes.append(UInt8(ascii: "\t"))
-      if value < 0 { bytes.append(UInt8(ascii: "-")) }
-      var magnitude = value.magnitude
-      var low = bytes.count
-      repeat {
-        bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-        magnitude /= 10
-      } while magnitude > 0
-      var high = bytes.count - 1
-      while low < high {
-        bytes.swapAt(low, high)
-        low += 1
-        high -= 1
-      }
-    }
-
-    mutating func stamp(_ stamp: CacheFileSystem.Stamp) {
-      for value in [stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed] { number(value) }
-    }
   }
 
   /// How many of the most recently changed files the record repeats after its key.
