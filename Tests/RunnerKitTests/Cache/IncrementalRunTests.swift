@@ -156,6 +156,27 @@ import Testing
     #expect(try await harness.runCached().ran == [])
   }
 
+  /// Tasks that always run (and a group) but hand on what they did last time leave the state
+  /// file untouched: no 10 MB rewrite in a large project's run in which nothing changed.
+  @Test func aRunThatRecordsNothingNewLeavesTheStateFileAlone() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        values:
+          run: echo "k=v" >> $RUNNER_OUTPUT
+        all:
+          deps: [values]
+      """)
+    _ = try await harness.runCached()
+    let before = try #require(CacheFileSystem.status(harness.stateDirectory + "/state")?.stamp)
+    let again = try await harness.runCached()
+    #expect(again.summary.succeeded)
+    #expect(CacheFileSystem.status(harness.stateDirectory + "/state")?.stamp == before)
+    try harness.write("tasks.yml", "tasks:\n  values:\n    run: echo \"k=w\" >> $RUNNER_OUTPUT\n")
+    _ = try await harness.runCached()
+    #expect(CacheFileSystem.status(harness.stateDirectory + "/state")?.stamp != before, "new values are recorded")
+  }
+
   @Test func failureForgetsTheRecord() async throws {
     let harness = try RunHarness(
       """
