@@ -36,21 +36,18 @@ extension BuildState {
         for probe in walk.probes { out.line("P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
       }
     }
-    let digest = out.bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-    out.bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
+    out.appendTrailer()
     return out.bytes
   }
 
   /// - Throws: `CacheError.corrupt` for a wrong trailer, a truncated file or a malformed line.
   init(decoding bytes: [UInt8], path: String) throws(CacheError) {
-    let trailerLength = "sha256 ".utf8.count + 64 + 1
-    guard bytes.count >= trailerLength else { throw .corrupt(path, reason: "truncated") }
-    let bodyEnd = bytes.count - trailerLength
-    let trailer = String(decoding: bytes[bodyEnd...], as: UTF8.self)
-    let digest = bytes.withUnsafeBytes {
-      ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<bodyEnd])))
+    let bodyEnd: Int
+    switch LineWriter.checkTrailer(bytes) {
+    case .body(let end): bodyEnd = end
+    case .truncated: throw .corrupt(path, reason: "truncated")
+    case .mismatch: throw .corrupt(path, reason: "checksum mismatch")
     }
-    guard trailer == "sha256 \(digest)\n" else { throw .corrupt(path, reason: "checksum mismatch") }
     let decoded = try bytes.withUnsafeBufferPointer { buffer throws(CacheError) in
       var reader = StateReader(buffer[..<bodyEnd], path: path)
       return try reader.tasks()

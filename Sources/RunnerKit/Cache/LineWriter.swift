@@ -75,4 +75,28 @@ struct LineWriter {
     stamp(file.stamp)
     end()
   }
+
+  /// Ends the file with its trailer, `sha256 <hex of every byte above it>`.
+  mutating func appendTrailer() {
+    let digest = bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
+  }
+
+  /// What a file's trailer says of the bytes above it.
+  enum Trailer: Equatable {
+    /// The trailer matches; the body is `bytes[..<end]`.
+    case body(end: Int)
+    case truncated
+    case mismatch
+  }
+
+  static func checkTrailer(_ bytes: [UInt8]) -> Trailer {
+    let length = "sha256 ".utf8.count + 64 + 1
+    guard bytes.count >= length else { return .truncated }
+    let end = bytes.count - length
+    let digest = bytes.withUnsafeBytes {
+      ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<end])))
+    }
+    return String(decoding: bytes[end...], as: UTF8.self) == "sha256 \(digest)\n" ? .body(end: end) : .mismatch
+  }
 }

@@ -107,8 +107,7 @@ extension NoOpRecord {
       }
       for file in task.files { out.line("F", path: file.path, stamp: file.stamp) }
     }
-    let digest = out.bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-    out.bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
+    out.appendTrailer()
     return out.bytes
   }
 
@@ -135,14 +134,20 @@ extension NoOpRecord {
 
   /// The record's key and its recently changed files, from the first bytes of the file (nil
   /// if they do not start a record). Only whole lines count: `bytes` may end mid-line.
+  /// Reads no further than the head, however many bytes it is given.
   static func head(of bytes: [UInt8]) -> (key: String, recent: [File])? {
-    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    if bytes.last != UInt8(ascii: "\n") { lines.removeLast() }
-    guard lines.count >= 2, String(decoding: lines[0], as: UTF8.self) == header else { return nil }
-    let fields = BuildState.split(lines[1])
+    var start = bytes.startIndex
+    func nextLine() -> ArraySlice<UInt8>? {
+      guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+      defer { start = end + 1 }
+      return bytes[start..<end]
+    }
+    guard let first = nextLine(), String(decoding: first, as: UTF8.self) == header, let second = nextLine()
+    else { return nil }
+    let fields = BuildState.split(second)
     guard fields.count == 2, fields[0] == "K" else { return nil }
     var recent: [File] = []
-    for line in lines.dropFirst(2) {
+    while let line = nextLine(), line.first == UInt8(ascii: "R") {
       let fields = BuildState.split(line)
       guard fields.count == 7, fields[0] == "R", let stamp = Self.stamp(fields[2...]) else { break }
       recent.append(File(path: fields[1], stamp: stamp))
@@ -157,16 +162,14 @@ extension NoOpRecord {
 
   /// - Returns: nil for a file that is truncated, corrupt or malformed in any way.
   init?(decoding bytes: [UInt8]) {
-    let trailerLength = "sha256 ".utf8.count + 64 + 1
-    guard bytes.count > trailerLength, let key = Self.key(of: bytes) else { return nil }
-    let bodyEnd = bytes.count - trailerLength
-    let digest = bytes.withUnsafeBytes {
-      ContentHasher.hex(ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<bodyEnd])))
+    guard case .body(let bodyEnd) = LineWriter.checkTrailer(bytes), let head = Self.head(of: bytes) else {
+      return nil
     }
-    guard String(decoding: bytes[bodyEnd...], as: UTF8.self) == "sha256 \(digest)\n" else { return nil }
-    self.key = key
+    key = head.key
     tasks = []
-    for line in bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n")).dropFirst(2) {
+    // After the header, the key and the recent files `head` read (an R line it stopped at is
+    // malformed, and refused below).
+    for line in bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n")).dropFirst(2 + head.recent.count) {
       let fields = BuildState.split(line)
       switch (fields[0], fields.count) {
       case ("T", 3) where fields[2] == "-":
@@ -182,8 +185,6 @@ extension NoOpRecord {
         guard let kind = SourceWalk.Kind(rawValue: fields[3]), fields[2] == "f" || fields[2] == "l" else { return nil }
         tasks[tasks.count - 1].walk!.probes.append(
           SourceWalk.Probe(path: fields[1], follow: fields[2] == "f", kind: kind))
-      case ("R", 7) where tasks.isEmpty:
-        continue  // a copy of a task's file, read by `head(of:)`
       case ("F", 7) where !tasks.isEmpty:
         guard let stamp = Self.stamp(fields[2...]) else { return nil }
         tasks[tasks.count - 1].files.append(File(path: fields[1], stamp: stamp))
