@@ -78,6 +78,8 @@ extension NoOpRecord {
       CacheFileSystem.remove(path)
       return
     }
+    // A record that cannot be written is only a slower next run: any old one is keyed to the
+    // state as it was, and a run that changed the state voids it.
     try? CacheFileSystem.writeAtomically(path, record.encoded())
   }
 }
