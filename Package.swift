@@ -21,10 +21,18 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // The layers, in the order data flows: each depends only on the ones above it.
+    .target(name: "RunnerBasics"),
+    .target(name: "RunnerModel", dependencies: ["RunnerBasics", "CYaml"]),
     .target(
-      name: "RunnerKit",
-      dependencies: ["CYaml", "CRunnerShim", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
+      name: "RunnerCache",
+      dependencies: ["RunnerModel", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
     ),
+    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "CRunnerShim", "Imaging"]),
+    .target(name: "RunnerReporting", dependencies: ["RunnerExecution"]),
+    .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
+    // The façade: one entry point per command.
+    .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"]),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -32,7 +40,13 @@ let package = Package(
     .target(name: "CRunnerShim"),
     // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "Imaging", "TestSupport"]),
+    .testTarget(
+      name: "RunnerKitTests",
+      dependencies: [
+        "RunnerBasics", "RunnerModel", "RunnerCache", "RunnerExecution", "RunnerReporting", "RunnerRendering",
+        "RunnerKit", "Imaging", "TestSupport",
+      ]
+    ),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],

@@ -23,20 +23,20 @@ objs=$out/objs
 mkdir -p "$objs"
 
 swift_flags=(
-  -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6
+  -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name runner
   -module-cache-path "$objs/module-cache" -I "$objs" -I /usr/include/libpng16
   -Xcc -fmodule-map-file=Sources/CYaml/module.modulemap
   -Xcc -fmodule-map-file=Sources/CPNG/module.modulemap
   -Xcc -fmodule-map-file=Sources/CJPEG/module.modulemap
 )
 
-# The slice of RunnerKit the targets reach: task-file loading (YAML, schema, graph checks), the
-# diagnostics it prints and the $RUNNER_OUTPUT parser. Leaving out the cache keeps swift-crypto out.
+# The slice the targets reach, built as one module named RunnerKit on top of RunnerBasics:
+# RunnerModel (YAML, schema, graph checks, diagnostics) and the $RUNNER_OUTPUT parser from
+# RunnerExecution. Leaving out the cache keeps swift-crypto out.
 runnerkit_sources() {
-  ls Sources/RunnerKit/TaskFile/*.swift Sources/RunnerKit/Graph/*.swift Sources/RunnerKit/Diagnostics/*.swift
-  echo Sources/RunnerKit/Operations/Process/OutputFileParser.swift
-  echo Sources/RunnerKit/Operations/Process/OutputFileError.swift
-  echo Sources/RunnerKit/Reporting/Terminal.swift
+  find Sources/RunnerModel -name '*.swift' | sort
+  echo Sources/RunnerExecution/Operations/Process/OutputFileParser.swift
+  echo Sources/RunnerExecution/Operations/Process/OutputFileError.swift
 }
 
 # Rebuilds $1 from the remaining arguments when any of them is newer.
@@ -57,19 +57,26 @@ build() {
     swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name Imaging "${imaging[@]}" \
       -o "$objs/libImaging.a"
   fi
+  local basics
+  mapfile -t basics < <(find Sources/RunnerBasics -name '*.swift' | sort)
+  if stale "$objs/libRunnerBasics.a" "${basics[@]}"; then
+    echo "== fuzz: building RunnerBasics"
+    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name RunnerBasics "${basics[@]}" \
+      -o "$objs/libRunnerBasics.a"
+  fi
   local runnerkit
   mapfile -t runnerkit < <(runnerkit_sources)
-  if stale "$objs/libRunnerKit.a" "${runnerkit[@]}" "$objs/libImaging.a"; then
+  if stale "$objs/libRunnerKit.a" "${runnerkit[@]}" "$objs/libImaging.a" "$objs/libRunnerBasics.a"; then
     echo "== fuzz: building RunnerKit (task files, outputs)"
     swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name RunnerKit "${runnerkit[@]}" \
       -o "$objs/libRunnerKit.a"
   fi
   for target in "${targets[@]}"; do
     local source=Fuzz/Targets/$target.swift
-    if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libImaging.a"; then
+    if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libRunnerBasics.a" "$objs/libImaging.a"; then
       echo "== fuzz: building fuzz-$target"
       # lld from the toolchain: gold crashes on some of the sanitizer builds' debug info.
-      swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lImaging -lyaml -lpng16 -ljpeg \
+      swiftc "${swift_flags[@]}" "$source" -L "$objs" -lRunnerKit -lRunnerBasics -lImaging -lyaml -lpng16 -ljpeg \
         -use-ld=lld -o "$out/fuzz-$target"
     fi
   done

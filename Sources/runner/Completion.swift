@@ -1,5 +1,6 @@
 import Glibc
 import RunnerKit
+import RunnerModel
 
 extension RunnerCommand {
   /// Shell completion of task names (bash, zsh, fish: `runner --generate-completion-script SHELL`).

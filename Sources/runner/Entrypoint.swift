@@ -1,6 +1,7 @@
 import ArgumentParser
 import CRunnerShim
 import Glibc
+import RunnerBasics
 import RunnerKit
 
 /// The executable: parse arguments, run, and turn every outcome into a documented exit code.

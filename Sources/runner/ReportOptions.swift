@@ -1,5 +1,9 @@
 import ArgumentParser
+import RunnerBasics
 import RunnerKit
+import RunnerModel
+import RunnerRendering
+import RunnerReporting
 
 /// Options for CI formats and pictures of a run.
 struct ReportOptions: ParsableArguments {

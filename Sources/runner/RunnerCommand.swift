@@ -1,6 +1,11 @@
 import ArgumentParser
 import Glibc
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
 import RunnerKit
+import RunnerModel
+import RunnerRendering
 
 /// `runner [FILE] [TARGET...]`: load a task file and run, list or draw its graph.
 struct RunnerCommand: ParsableCommand {
@@ -74,7 +79,7 @@ struct RunnerCommand: ParsableCommand {
 
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
-    if RunnerKit.parseDuration(grace) == nil {
+    if RunnerModel.parseDuration(grace) == nil {
       throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
     }
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
@@ -164,13 +169,12 @@ struct RunnerCommand: ParsableCommand {
       Terminal.write(format.render(selection), to: 1)
       return ExitStatus.success
     }
-    var settings = RunSettings(
+    let settings = RunSettings(
       concurrency: jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: keepGoing ? false : graph.file.failFast,
-      grace: RunnerKit.parseDuration(grace) ?? .seconds(5),
+      grace: RunnerModel.parseDuration(grace) ?? .seconds(5),
       eventsPath: events, caching: caching)
-    settings.reports = report.settings()
-    let code = await RunSession(selection: selection, settings: settings).run()
+    let code = await RunSession(selection: selection, settings: settings, reports: report.settings()).run()
     // Exit with the graph and the state still referenced: the kernel drops them at once,
     // where freeing tens of thousands of records one by one is a noticeable part of a no-op run.
     Glibc.exit(code)

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// One run with incremental state: what ran, what was up to date or restored, the warnings.
 struct CachedRun {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// Corrupted state and cache entries are discarded with a warning; never a wrong restore.

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// The hasher gathers small fields into blocks: digests must be exactly SHA-256 of the

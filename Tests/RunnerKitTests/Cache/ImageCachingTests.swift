@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// Image tasks are cacheable by default; the image itself is kept so dependents get it.

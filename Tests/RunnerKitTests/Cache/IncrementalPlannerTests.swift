@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// The dry run's predictions: what would run, be up to date or be restored, and why.
 @Suite struct IncrementalPlannerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// Up-to-date checks and the local cache, on real files and processes.

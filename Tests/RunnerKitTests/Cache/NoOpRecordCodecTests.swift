@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// `.runner/noop` written and read back, and every kind of damage refused.

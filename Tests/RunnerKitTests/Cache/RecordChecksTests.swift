@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// The recorded files compared with the file system before the task file is parsed, and the
 /// fingerprints worked out ahead of the scheduler: observations the run may only use while

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// Two runners in one directory: the second waits (saying so) or fails with --no-wait.

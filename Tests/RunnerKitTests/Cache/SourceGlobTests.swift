@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// Glob edge cases: hidden files, symbolic links, spaces, `**` at any depth.

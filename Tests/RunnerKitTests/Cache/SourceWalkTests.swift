@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// The recorded walk of a task's sources: what it keeps, when it still holds, and that a
 /// fingerprint re-uses it only while it holds.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerCache
 @testable import RunnerKit
 
 /// The state file read ahead, before the run's lock: used when it is still the file on disk,

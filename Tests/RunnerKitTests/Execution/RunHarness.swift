@@ -3,7 +3,10 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import RunnerBasics
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// Records every event and output line of a run, for assertions on what happened.
 final class RecordingObserver: RunObserver {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
+@testable import RunnerRendering
 
 @Suite struct GraphTests {
   @Test func stagesAndCriticalPath() throws {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// Inputs the fuzzers (or the adversarial suite) found trouble with, kept as regressions.
 @Suite struct FuzzRegressionTests {

@@ -2,6 +2,7 @@ import Foundation
 import Imaging
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
 
 /// Image tasks through the real scheduler: images handed along edges in memory.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerReporting
 
 /// `--output grouped`: a spool that cannot be created or written loses no line; the task's
 /// output is printed as it comes instead.

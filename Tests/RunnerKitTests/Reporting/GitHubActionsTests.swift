@@ -2,13 +2,17 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import RunnerBasics
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerModel
+@testable import RunnerReporting
 
 @Suite struct GitHubActionsTests {
   @Test func escapesDataAndProperties() {
     let annotation = GitHubAnnotation(
       .error, "100% broken\r\nsecond: line", title: "a, b: c",
-      at: RunnerKit.SourceLocation(file: "/work/repo/ci/tasks.yml", line: 3, column: 5))
+      at: RunnerModel.SourceLocation(file: "/work/repo/ci/tasks.yml", line: 3, column: 5))
     #expect(
       annotation.command(workspace: "/work/repo")
         == "::error file=ci/tasks.yml,line=3,col=5,title=a%2C b%3A c::100%25 broken%0D%0Asecond: line\n")
@@ -17,7 +21,7 @@ import Testing
 
   @Test func diagnosticsBecomeAnnotationsWithTheirNotes() {
     let diagnostic = Diagnostic(
-      .error, "task 'build' depends on 'biuld'", at: RunnerKit.SourceLocation(file: "tasks.yml", line: 4, column: 12),
+      .error, "task 'build' depends on 'biuld'", at: RunnerModel.SourceLocation(file: "tasks.yml", line: 4, column: 12),
       notes: [.note("did you mean 'build'?")])
     #expect(
       GitHubAnnotation(diagnostic).command()

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
+@testable import RunnerRendering
 
 @Suite struct GraphPictureTests {
   let selection: GraphSelection

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
+@testable import RunnerBasics
 @testable import RunnerKit
 
 /// Console writes held on one thread (the reactor's) come out in the order they were made,

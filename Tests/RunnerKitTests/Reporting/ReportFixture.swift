@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerModel
+@testable import RunnerReporting
 
 /// A scripted run with fixed times, so reports can be compared with golden files: six
 /// tasks at -j2, a retried failure, a skipped dependent.

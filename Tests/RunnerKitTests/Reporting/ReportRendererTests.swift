@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
+@testable import RunnerBasics
+@testable import RunnerExecution
 @testable import RunnerKit
+@testable import RunnerModel
+@testable import RunnerReporting
 
 @Suite struct ReportRendererTests {
   let fixture: ReportFixture

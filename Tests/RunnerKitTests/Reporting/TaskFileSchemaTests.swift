@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// schema/tasks.schema.json agrees with the loader: the same keys everywhere, and every
 /// example validates (python3's jsonschema and PyYAML).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 @Suite struct ImageStepDecoderTests {
   @Test func scalarBareAndMappingFormsAllRead() throws {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// Loads YAML text as a task file named `tasks.yml`.
 func loadGraph(_ text: String) throws -> TaskGraph {

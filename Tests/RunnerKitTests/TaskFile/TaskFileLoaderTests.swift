@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 @Suite struct TaskFileLoaderTests {
   @Test func readsTheDocumentedExample() throws {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerKit
+@testable import RunnerModel
 
 @Suite struct YAMLParserTests {
   func parse(_ text: String, budget: Int = YAMLParser.defaultNodeBudget) throws(Diagnostic) -> YAMLNode? {

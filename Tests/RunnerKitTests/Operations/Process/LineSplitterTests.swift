@@ -1,5 +1,7 @@
 import Testing
 
+@testable import RunnerBasics
+@testable import RunnerExecution
 @testable import RunnerKit
 
 @Suite struct LineSplitterTests {

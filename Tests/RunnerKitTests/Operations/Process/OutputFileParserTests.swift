@@ -1,5 +1,6 @@
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
 
 @Suite struct OutputFileParserTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
 
 /// Real processes. Serialized so the fd-count and leftover checks see only their own children.

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 
+@testable import RunnerBasics
+@testable import RunnerExecution
 @testable import RunnerKit
 
 /// A sink that keeps everything, reassembling fragments into whole lines.

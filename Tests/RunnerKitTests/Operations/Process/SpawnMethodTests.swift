@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 
+@testable import RunnerExecution
 @testable import RunnerKit
 
 /// Both ways the shim starts a child keep one contract: own process group, pipes, stdin from

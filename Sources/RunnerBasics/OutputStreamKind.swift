@@ -1,0 +1,5 @@
+/// Which pipe a line came from.
+package enum OutputStreamKind: Sendable, Hashable {
+  case stdout
+  case stderr
+}

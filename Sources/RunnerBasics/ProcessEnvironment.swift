@@ -1,0 +1,17 @@
+import Glibc
+
+/// runner's own environment, read once.
+package enum ProcessEnvironment {
+  package static let current: [String: String] = {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+      let text = String(cString: entry)
+      if let equals = text.firstIndex(of: "=") {
+        result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+      }
+      pointer += 1
+    }
+    return result
+  }()
+}

@@ -1,0 +1,70 @@
+/// What runner remembers between runs (`.runner/state`): for each task, the fingerprint of its
+/// last successful run, the pieces it was made of (to say why a task re-runs), and the files
+/// it read and wrote with their content hashes and `stat` stamps.
+///
+/// Content hashes are the truth; a stamp only lets a later run skip re-hashing a file whose
+/// `stat` is unchanged (as ninja trusts mtimes). A file changed within `FileRecord.trustWindow`
+/// of being hashed gets no stamp, so a change within the file system's timestamp granularity
+/// is never missed.
+package struct BuildState: Sendable {
+  static let formatVersion = 2
+
+  package var tasks: [String: TaskRecord] = [:]
+}
+
+/// One file a task read or wrote.
+package struct FileRecord: Sendable, Equatable {
+  /// Nanoseconds: a file modified this recently when hashed is re-hashed next time.
+  package static let trustWindow: Int64 = 2_000_000_000
+
+  /// As the pattern spells it: relative to the task's directory, or absolute.
+  package var path: String
+  /// SHA-256 of the content; `missing` for a literal path that does not exist.
+  package var hash: String
+  package var stamp: CacheFileSystem.Stamp?
+
+  package static let missing = "missing"
+
+  package init(path: String, hash: String, stamp: CacheFileSystem.Stamp? = nil) {
+    self.path = path
+    self.hash = hash
+    self.stamp = stamp
+  }
+}
+
+/// The last successful run of one task.
+package struct TaskRecord: Sendable {
+  package var fingerprint: String
+  /// Digest of the operation: commands or image steps.
+  var operation: String
+  var directory: String
+  /// Digest of the environment the task saw.
+  var environment: String
+  /// Digest of the dependencies' fingerprints and outputs.
+  var dependencies: String
+  package var sources: [FileRecord]
+  package var outputs: [FileRecord]
+  /// `$RUNNER_OUTPUT` values (or an image task's), sorted by key.
+  package var values: [(key: String, value: String)]
+  /// Digest of everything the task hands to dependents: values, output files, image pixels.
+  package var outputDigest: String
+  /// How `sources` were found, so an unchanged tree need not be walked again.
+  package var walk: SourceWalk? = nil
+
+  package init(
+    fingerprint: String, operation: String, directory: String, environment: String, dependencies: String,
+    sources: [FileRecord], outputs: [FileRecord], values: [(key: String, value: String)], outputDigest: String,
+    walk: SourceWalk? = nil
+  ) {
+    self.fingerprint = fingerprint
+    self.operation = operation
+    self.directory = directory
+    self.environment = environment
+    self.dependencies = dependencies
+    self.sources = sources
+    self.outputs = outputs
+    self.values = values
+    self.outputDigest = outputDigest
+    self.walk = walk
+  }
+}

@@ -1,0 +1,187 @@
+import Glibc
+
+/// The few file-system calls caching needs, on plain system calls (no Foundation).
+package enum CacheFileSystem {
+  /// What `stat` says about a file, enough to notice a change without reading it.
+  package struct Stamp: Sendable, Equatable {
+    var device: Int64
+    var inode: Int64
+    var size: Int64
+    /// Modification time, nanoseconds since the epoch.
+    package var modified: Int64
+    /// Status change time, nanoseconds since the epoch.
+    package var changed: Int64
+  }
+
+  package struct Status {
+    package var stamp: Stamp
+    package var mode: UInt32
+    var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+    var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
+  }
+
+  package static func status(_ path: String, follow: Bool = true) -> Status? {
+    var info = stat()
+    guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
+    let stamp = Stamp(
+      device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)),
+      size: Int64(info.st_size),
+      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+    return Status(stamp: stamp, mode: UInt32(info.st_mode))
+  }
+
+  /// Nanoseconds since the epoch.
+  package static func now() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_REALTIME, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+  }
+
+  static func describe(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
+
+  /// The whole content of a file.
+  package static func read(_ path: String) throws(CacheError) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .io(path, reason: describe(errno)) }
+    defer { close(descriptor) }
+    var info = stat()
+    fstat(descriptor, &info)
+    var bytes = [UInt8](repeating: 0, count: max(0, Int(info.st_size)))
+    var filled = 0
+    while true {
+      if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 1 << 16)) }
+      let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .io(path, reason: describe(errno))
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    bytes.removeLast(bytes.count - filled)
+    return bytes
+  }
+
+  /// At most the first `count` bytes of a file; nil if it cannot be read.
+  package static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+      if got < 0, errno == EINTR { continue }
+      if got < 0 { return nil }
+      if got == 0 { break }
+      filled += got
+    }
+    bytes.removeLast(count - filled)
+    return bytes
+  }
+
+  /// SHA-256 of a file's content, streamed; nil if it cannot be read.
+  static func hashFile(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var hasher = ContentHasher()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return nil
+      }
+      if count == 0 { break }
+      chunk.withUnsafeBytes { hasher.stream(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+    return hasher.finalize()
+  }
+
+  /// Writes a file so that a reader sees the old content or the new, never a mix: a
+  /// temporary file in the same directory, fsync, rename, fsync of the directory.
+  package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(CacheError) {
+    let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        let reason = describe(errno)
+        close(descriptor)
+        unlink(temporary)
+        throw .io(path, reason: reason)
+      }
+      written += count
+    }
+    fchmod(descriptor, mode)
+    let synced = fsync(descriptor) == 0
+    close(descriptor)
+    guard synced, rename(temporary, path) == 0 else {
+      let reason = describe(errno)
+      unlink(temporary)
+      throw .io(path, reason: reason)
+    }
+    syncDirectory(parent(of: path))
+  }
+
+  static func syncDirectory(_ path: String) {
+    let descriptor = open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    fsync(descriptor)
+    close(descriptor)
+  }
+
+  package static func parent(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// `mkdir -p`.
+  package static func makeDirectories(_ path: String) throws(CacheError) {
+    if let status = status(path), status.isDirectory { return }
+    let up = parent(of: path)
+    if up != path, up != ".", up != "/" { try makeDirectories(up) }
+    if mkdir(path, 0o755) != 0, errno != EEXIST { throw .io(path, reason: describe(errno)) }
+  }
+
+  /// A directory's entries (without `.` and `..`): name and `d_type`.
+  static func list(_ path: String) -> [(name: String, type: UInt8)] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var entries: [(name: String, type: UInt8)] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
+    }
+    return entries
+  }
+
+  /// `rm -rf` without following symbolic links.
+  /// Removes a file, if there is one.
+  package static func remove(_ path: String) {
+    unlink(path)
+  }
+
+  static func removeTree(_ path: String) {
+    guard let status = status(path, follow: false) else { return }
+    if status.isDirectory {
+      for entry in list(path) { removeTree(path + "/" + entry.name) }
+      rmdir(path)
+    } else {
+      unlink(path)
+    }
+  }
+
+  /// Sets a file's modification time to now (the cache's last-use time).
+  static func touch(_ path: String) {
+    utimensat(AT_FDCWD, path, nil, 0)
+  }
+}

@@ -1,0 +1,111 @@
+import Glibc
+import Imaging
+
+/// The local content-addressed cache: one entry file per fingerprint under
+/// `.runner/cache/<first two hex digits>/<fingerprint>`. An entry's modification time is its
+/// last use, which least-recently-used eviction sorts by.
+package struct CacheStore: Sendable {
+  package static let defaultMaximumBytes: Int64 = 5 << 30
+
+  let directory: String
+  let maximumBytes: Int64
+
+  func path(for fingerprint: String) -> String {
+    "\(directory)/\(fingerprint.prefix(2))/\(fingerprint)"
+  }
+
+  func contains(_ fingerprint: String) -> Bool {
+    CacheFileSystem.status(path(for: fingerprint)) != nil
+  }
+
+  /// The entry for `fingerprint`, nil if there is none; marks it used.
+  ///
+  /// - Throws: `CacheError.corrupt` for an entry that fails its check; it is removed first.
+  package func load(_ fingerprint: String) throws(CacheError) -> CacheEntry? {
+    let path = path(for: fingerprint)
+    guard CacheFileSystem.status(path) != nil else { return nil }
+    do {
+      let entry = try CacheEntry(decoding: try CacheFileSystem.read(path), path: path)
+      CacheFileSystem.touch(path)
+      return entry
+    } catch {
+      unlink(path)
+      throw error
+    }
+  }
+
+  package func save(_ entry: CacheEntry, for fingerprint: String) throws(CacheError) {
+    let path = path(for: fingerprint)
+    try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: path))
+    try CacheFileSystem.writeAtomically(path, entry.encoded())
+  }
+
+  /// Removes least-recently-used entries until the cache holds at most `maximumBytes`.
+  ///
+  /// - Returns: how many entries were removed.
+  @discardableResult
+  func evict() -> Int {
+    var entries: [(path: String, used: Int64, size: Int64)] = []
+    var total: Int64 = 0
+    for bucket in CacheFileSystem.list(directory) {
+      let bucketPath = directory + "/" + bucket.name
+      for entry in CacheFileSystem.list(bucketPath) where !entry.name.contains(".tmp-") {
+        let path = bucketPath + "/" + entry.name
+        guard let status = CacheFileSystem.status(path) else { continue }
+        entries.append((path, status.stamp.modified, status.stamp.size))
+        total += status.stamp.size
+      }
+    }
+    guard total > maximumBytes else { return 0 }
+    var removed = 0
+    for entry in entries.sorted(by: { $0.used < $1.used }) where total > maximumBytes {
+      unlink(entry.path)
+      total -= entry.size
+      removed += 1
+    }
+    return removed
+  }
+
+  /// `RUNNER_CACHE_MAX`: bytes, or a number with K, M, G or T (powers of 1024; `B`/`iB` allowed).
+  package static func parseSize(_ text: String) -> Int64? {
+    var digits = Substring(text.uppercased())
+    if digits.hasSuffix("IB") {
+      digits = digits.dropLast(2)
+    } else if digits.hasSuffix("B") {
+      digits = digits.dropLast()
+    }
+    var shift: Int64 = 0
+    switch digits.last {
+    case "K": shift = 10
+    case "M": shift = 20
+    case "G": shift = 30
+    case "T": shift = 40
+    default: break
+    }
+    if shift > 0 { digits = digits.dropLast() }
+    guard let number = Double(digits), number >= 0, number.isFinite else { return nil }
+    let bytes = number * Double(Int64(1) << shift)
+    return bytes < 9e18 ? Int64(bytes) : nil
+  }
+}
+
+extension CacheStore {
+  /// What an entry would hand on if restored (checked, but not marked used): for predictions.
+  func peek(_ fingerprint: String) throws(CacheError) -> (digest: String, values: [String: String])? {
+    let path = path(for: fingerprint)
+    guard CacheFileSystem.status(path) != nil else { return nil }
+    let entry = try CacheEntry(decoding: try CacheFileSystem.read(path), path: path)
+    let files = entry.files.map { file in
+      FileRecord(path: file.path, hash: file.bytes.withUnsafeBytes { ContentHasher.digest($0) })
+    }
+    let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
+    var pixels: String?
+    if let png = entry.image {
+      guard let image = try? ImageCodec.decode(png, name: path) else {
+        throw .corrupt(path, reason: "the image does not decode")
+      }
+      pixels = Fingerprint.pixelDigest(image)
+    }
+    return (Fingerprint.outputDigest(values: values, files: files, pixels: pixels), values)
+  }
+}

@@ -1,0 +1,205 @@
+import Dispatch
+import Imaging
+import RunnerModel
+
+/// A task's fingerprint and the pieces it is made of (kept so a later run can say what changed).
+package struct Fingerprint: Sendable {
+  package var value: String
+  package var operation: String
+  package var directory: String
+  package var environment: String
+  package var dependencies: String
+  package var sources: [FileRecord]
+  /// What expanding the source patterns looked at (nil when it cannot be trusted next time).
+  package var walk: SourceWalk?
+
+  /// What one dependency contributes: its fingerprint ("-" if it has none) and output digest.
+  package struct Dependency: Sendable {
+    package var name: String
+    package var fingerprint: String
+    package var outputDigest: String
+
+    package init(name: String, fingerprint: String, outputDigest: String) {
+      self.name = name
+      self.fingerprint = fingerprint
+      self.outputDigest = outputDigest
+    }
+  }
+
+  /// - Parameters:
+  ///   - environment: the digest of the environment the task sees (`environmentDigest`).
+  ///   - previous: the task's last record; its file stamps spare re-hashing unchanged files.
+  ///   - checked: the task's sources as already checked (by `SourcePrefetch`); nil checks them now.
+  package init(
+    task: TaskDefinition, workingDirectory: String, environment: String, dependencies: [Dependency],
+    previous: TaskRecord?, checked: SourceCheck? = nil
+  ) {
+    let checked = checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous)
+    operation = checked.operation
+    // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
+    // same file named by another relative path) keeps its fingerprints.
+    directory = task.directory ?? "."
+    self.environment = environment
+    var hasher = ContentHasher()
+    for dependency in dependencies.sorted(by: { $0.name < $1.name }) {
+      hasher.add(dependency.name)
+      hasher.add(dependency.fingerprint)
+      hasher.add(dependency.outputDigest)
+    }
+    self.dependencies = hasher.finalize()
+    sources = checked.sources
+    walk = checked.walk
+    var whole = ContentHasher()
+    whole.add("runner-fingerprint-3")
+    for part in [operation, directory, environment, self.dependencies, checked.digest] { whole.add(part) }
+    value = whole.finalize()
+  }
+
+  /// The task's `sources`, plus the files an image task loads.
+  static func sourcePatterns(of task: TaskDefinition) -> [String] {
+    var patterns = task.sources
+    if case .image(let steps) = task.action {
+      for step in steps { if case .load(.path(let path), _) = step.kind { patterns.append(path) } }
+    }
+    return patterns
+  }
+
+  /// The task's `outputs`, plus the files an image task saves.
+  package static func outputPatterns(of task: TaskDefinition) -> [String] {
+    var patterns = task.outputs
+    if case .image(let steps) = task.action {
+      for step in steps { if case .save(let path, _) = step.kind { patterns.append(path) } }
+    }
+    return patterns
+  }
+
+  static func operationDigest(_ task: TaskDefinition) -> String {
+    var hasher = ContentHasher()
+    switch task.action {
+    case .group: hasher.add("group")
+    case .shell(let commands):
+      hasher.add("shell")
+      for command in commands { hasher.add(command.text) }
+    case .image(let steps):
+      hasher.add("image")
+      for step in steps { hasher.add(String(describing: step.kind)) }
+    }
+    return hasher.finalize()
+  }
+
+  /// The declared `sources` and `outputs` patterns (a change re-runs the task).
+  static func addPatterns(of task: TaskDefinition, to hasher: inout ContentHasher) {
+    hasher.add("sources")
+    hasher.add(Int64(task.sources.count))
+    for pattern in task.sources { hasher.add(pattern) }
+    hasher.add("outputs")
+    hasher.add(Int64(task.outputs.count))
+    for pattern in task.outputs { hasher.add(pattern) }
+  }
+
+  /// Variables left out of fingerprints: runner's own per-run values and what a shell or
+  /// terminal changes from one window to the next.
+  static let volatileVariables: Set<String> = [
+    "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
+    "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
+  ]
+
+  /// The digest of runner's environment (every variable but the volatile ones, sorted by name).
+  static func baseEnvironmentDigest(_ environment: [String: String]) -> String {
+    var hasher = ContentHasher()
+    for name in environment.keys.sorted() where !volatileVariables.contains(name) {
+      hasher.add(name)
+      hasher.add(environment[name]!)
+    }
+    return hasher.finalize()
+  }
+
+  /// The digest of what a task sees: the base digest, then its own `env` as rendered.
+  static func environmentDigest(
+    base: String, environment: [EnvironmentEntry], lookup: (String, String) -> String?
+  ) -> String {
+    var hasher = ContentHasher()
+    hasher.add(base)
+    for entry in environment.sorted(by: { $0.name < $1.name }) {
+      hasher.add(entry.name)
+      hasher.add(entry.value.render(lookup))
+    }
+    return hasher.finalize()
+  }
+
+  /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
+  package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord]) -> [FileRecord] {
+    // Usually the paths are the previous ones in the same order; a dictionary only otherwise.
+    var known: [String: FileRecord]?
+    let now = CacheFileSystem.now()
+    return paths.indices.map { index in
+      let path = paths[index]
+      let full = path.hasPrefix("/") ? path : directory + "/" + path
+      guard let status = CacheFileSystem.status(full) else { return FileRecord(path: path, hash: FileRecord.missing) }
+      let old: FileRecord?
+      if index < previous.count, previous[index].path == path {
+        old = previous[index]
+      } else {
+        if known == nil { known = Dictionary(previous.map { ($0.path, $0) }, uniquingKeysWith: { $1 }) }
+        old = known?[path]
+      }
+      if let old, let stamp = old.stamp, stamp == status.stamp {
+        return old
+      }
+      let hash = CacheFileSystem.hashFile(full) ?? FileRecord.missing
+      let recent = now - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
+      return FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp)
+    }
+  }
+
+  /// Digest of what a task hands on: its values, its output files, its image's pixels.
+  package static func outputDigest(values: [String: String], files: [FileRecord], pixels: String?) -> String {
+    var hasher = ContentHasher()
+    for key in values.keys.sorted() {
+      hasher.add(key)
+      hasher.add(values[key]!)
+    }
+    hasher.add(Int64(files.count))
+    for file in files {
+      hasher.add(file.path)
+      hasher.add(file.hash)
+    }
+    hasher.add(pixels ?? "-")
+    return hasher.finalize()
+  }
+
+  /// The size of the pieces `pixelDigest` hashes on all cores.
+  static let pixelChunk = 1 << 22
+
+  /// SHA-256 over the size and the SHA-256 of each 4 MiB piece of the pixels, the pieces
+  /// hashed on all cores: a 12-megapixel image is 48 MB, 25 ms of one core at the end of the
+  /// task, when its dependents are waiting.
+  package static func pixelDigest(_ image: PixelImage) -> String {
+    /// Each piece reads its own range and writes its own 32 bytes.
+    struct Pieces: @unchecked Sendable {
+      let pixels: UnsafeRawBufferPointer
+      let digests: UnsafeMutableRawBufferPointer
+    }
+    return image.withUnsafeBytes { pixels in
+      let pieces = (pixels.count + pixelChunk - 1) / pixelChunk
+      var digests = [UInt8](repeating: 0, count: pieces * 32)
+      digests.withUnsafeMutableBytes { out in
+        let shared = Pieces(pixels: pixels, digests: out)
+        DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+          let start = piece * pixelChunk
+          let end = min(shared.pixels.count, start + pixelChunk)
+          let digest = ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: shared.pixels[start..<end]))
+          UnsafeMutableRawBufferPointer(rebasing: shared.digests[(piece * 32)..<(piece * 32 + 32)])
+            .copyBytes(from: digest)
+        }
+      }
+      var hasher = ContentHasher()
+      hasher.add("pixels-2")
+      hasher.add(Int64(image.width))
+      hasher.add(Int64(image.height))
+      hasher.add(Int64(pixels.count))
+      digests.withUnsafeBytes { hasher.add(bytes: $0) }
+      return hasher.finalize()
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import RunnerModel
+
+/// Predicts, without running anything, what a run would do with each selected task.
+///
+/// Fingerprints are computed as a run would, in dependency order; a dependency's outputs are
+/// taken as recorded (or as its cache entry holds them). A dependency that would run makes its
+/// dependents' fingerprints unknowable, so they are predicted to run, saying why.
+package struct IncrementalPlanner {
+  let selection: GraphSelection
+  let store: IncrementalStore
+
+  package init(selection: GraphSelection, store: IncrementalStore) {
+    self.selection = selection
+    self.store = store
+  }
+
+  /// A store for predictions only: reads state (warnings go to stderr), writes nothing, takes no lock.
+  package static func store(for graph: TaskGraph, settings: CacheSettings, environment: [String: String])
+    -> IncrementalStore
+  {
+    IncrementalStore(
+      directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment)
+  }
+
+  /// The predictions worth showing: for the tasks that can be up to date or restored, and only
+  /// once `.runner/state` exists (before the first run every such task would simply run, and
+  /// plans of projects that never ran stay as they were).
+  package func predictShown() -> [Int: CachePrediction] {
+    guard CacheFileSystem.status(store.directory + "/state") != nil else { return [:] }
+    return predict().filter { $0.value.status != .always }
+  }
+
+  /// The prediction for every selected task, by graph index.
+  package func predict() -> [Int: CachePrediction] {
+    let graph = selection.graph
+    var predictions: [Int: CachePrediction] = [:]
+    /// What each predicted task would hand on: contribution and output values.
+    var handed: [Int: (Fingerprint.Dependency, [String: String])] = [:]
+    for node in selection.stages.joined() {
+      let task = graph[node]
+      let record = store.record(task.name)
+      if case .group = task.action {
+        predictions[node] = CachePrediction(.always, "a group")
+        handed[node] = (
+          Fingerprint.Dependency(
+            name: task.name, fingerprint: "-",
+            outputDigest: Fingerprint.outputDigest(values: [:], files: [], pixels: nil)), [:]
+        )
+        continue
+      }
+      guard task.isCacheable else {
+        predictions[node] = CachePrediction(.always, task.sources.isEmpty ? "no sources" : "loads a URL")
+        if let record {
+          let dependency = Fingerprint.Dependency(name: task.name, fingerprint: "-", outputDigest: record.outputDigest)
+          handed[node] = (dependency, Dictionary(record.values, uniquingKeysWith: { $1 }))
+        }
+        continue
+      }
+      if store.settings.force {
+        predictions[node] = CachePrediction(.run, "--force")
+        continue
+      }
+      var dependencies: [Fingerprint.Dependency] = []
+      var values: [String: [String: String]] = [:]
+      var unknown: String?
+      for dependency in graph.dependencies[node] {
+        guard let known = handed[dependency] else {
+          let name = graph[dependency].name
+          unknown = predictions[dependency]?.status == .always ? "'\(name)' has not run yet" : "'\(name)' will run"
+          break
+        }
+        dependencies.append(known.0)
+        values[graph[dependency].name] = known.1
+      }
+      if let unknown {
+        predictions[node] = CachePrediction(.run, "dependency \(unknown)")
+        continue
+      }
+      let directory = workingDirectory(of: task)
+      let fingerprint = Fingerprint(
+        task: task, workingDirectory: directory,
+        environment: store.environmentDigest(task) { values[$0]?[$1] },
+        dependencies: dependencies, previous: record)
+      let (prediction, result) = predict(task, record: record, fingerprint: fingerprint, directory: directory)
+      predictions[node] = prediction
+      if let result {
+        handed[node] = (
+          Fingerprint.Dependency(name: task.name, fingerprint: fingerprint.value, outputDigest: result.digest),
+          result.values
+        )
+      }
+    }
+    return predictions
+  }
+
+  func workingDirectory(of task: TaskDefinition) -> String {
+    let base = selection.graph.file.directory
+    guard let directory = task.directory else { return base }
+    return directory.hasPrefix("/") ? directory : base + "/" + directory
+  }
+
+  private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
+    CachePrediction, (digest: String, values: [String: String])?
+  ) {
+    var reason: String
+    if let record, record.fingerprint == fingerprint.value {
+      let outputs = Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs)
+      let changed = zip(outputs, record.outputs).first { $0.hash != $1.hash || $0.hash == FileRecord.missing }
+      let imageKept: Bool
+      if case .image = task.action {
+        imageKept = store.settings.useCache && store.cache.contains(fingerprint.value)
+      } else {
+        imageKept = true
+      }
+      if changed == nil, imageKept {
+        return (
+          CachePrediction(.upToDate), (record.outputDigest, Dictionary(record.values, uniquingKeysWith: { $1 }))
+        )
+      }
+      reason =
+        changed.map { $0.0.hash == FileRecord.missing ? "\($0.0.path) is missing" : "\($0.0.path) changed" }
+        ?? "its image is not in the cache"
+    } else {
+      reason = Self.explain(record, fingerprint, task: task)
+    }
+    if store.settings.useCache, let entry = try? store.cache.peek(fingerprint.value) {
+      return (CachePrediction(.restore, reason), entry)
+    }
+    return (CachePrediction(.run, reason), nil)
+  }
+
+  /// Why a fingerprint differs from the recorded one, naming the first changed file.
+  static func explain(_ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition) -> String {
+    guard let record, !record.fingerprint.isEmpty else { return "no previous run" }
+    if record.operation != fingerprint.operation {
+      if case .image = task.action { return "image steps changed" }
+      return "command changed"
+    }
+    if record.directory != fingerprint.directory { return "directory changed" }
+    if record.environment != fingerprint.environment { return "environment changed" }
+    let before = Dictionary(record.sources.map { ($0.path, $0.hash) }, uniquingKeysWith: { $1 })
+    let after = Dictionary(fingerprint.sources.map { ($0.path, $0.hash) }, uniquingKeysWith: { $1 })
+    var changes: [String] = []
+    for file in fingerprint.sources {
+      if let old = before[file.path] {
+        if old != file.hash { changes.append("\(file.path) changed") }
+      } else {
+        changes.append("\(file.path) added")
+      }
+    }
+    for file in record.sources where after[file.path] == nil { changes.append("\(file.path) removed") }
+    if let first = changes.first { return first + (changes.count > 1 ? " (and \(changes.count - 1) more)" : "") }
+    if record.dependencies != fingerprint.dependencies { return "a dependency's outputs changed" }
+    return "sources or outputs patterns changed"
+  }
+}

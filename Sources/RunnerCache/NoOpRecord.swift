@@ -1,0 +1,221 @@
+import Dispatch
+import Glibc
+import RunnerBasics
+import Synchronization
+
+/// A run in which nothing ran, remembered in `.runner/noop` so that the same run again can
+/// reach the same conclusion from `stat`s alone: no YAML, no state, no fingerprints, no
+/// scheduler. (ninja's no-op is the same idea: trust the log while every `stat` agrees.)
+///
+/// It is sound because the key pins everything a fingerprint is made of except files: this
+/// runner binary, the directory, the arguments, the environment, the task file's bytes and
+/// the state file (its stamp, so any run that changed a record invalidates it). The files are
+/// pinned as the full path pins them: the listings and probes of each task's source walk, and
+/// the trusted stamps of its sources and outputs. Any difference, and the run takes the full
+/// path, which writes a new record if again nothing ran, and removes this one otherwise.
+package struct NoOpRecord: Sendable {
+  static let header = "runner-noop 1"
+
+  /// One task as the run finished it, in the order it did.
+  package struct Task: Sendable, Equatable {
+    package var name: String
+    /// The reason it was shown with ("up to date"); nil for a group (shown with its time).
+    package var note: String?
+    var walk: SourceWalk?
+    var files: [File]
+
+    package init(name: String, note: String? = nil, walk: SourceWalk? = nil, files: [File]) {
+      self.name = name
+      self.note = note
+      self.walk = walk
+      self.files = files
+    }
+  }
+
+  package struct File: Sendable, Equatable {
+    /// The full path, or one relative to runner's working directory.
+    package var path: String
+    package var stamp: CacheFileSystem.Stamp
+
+    package init(path: String, stamp: CacheFileSystem.Stamp) {
+      self.path = path
+      self.stamp = stamp
+    }
+  }
+
+  /// `invocationKey`, plus the state file's stamp.
+  package var key: String
+  package var tasks: [Task]
+
+  package init(key: String, tasks: [Task]) {
+    self.key = key
+    self.tasks = tasks
+  }
+
+  /// Everything besides the files and the state that decides how a run turns out.
+  ///
+  /// - Parameters:
+  ///   - taskFile: the task file's path as given, and its bytes.
+  ///   - arguments: the command line, without the program's name.
+  /// - Returns: nil when runner cannot tell which build of itself is running (no /proc).
+  package static func invocationKey(taskFile path: String, bytes: [UInt8], arguments: [String]) -> String? {
+    // Another build of runner may decide differently.
+    guard let executable = CacheFileSystem.status("/proc/self/exe")?.stamp else { return nil }
+    var hasher = ContentHasher()
+    hasher.add(header)
+    for field in BuildState.fields(of: executable) { hasher.add(field) }
+    if let directory = getcwd(nil, 0) {
+      hasher.add(String(cString: directory))
+      free(directory)
+    }
+    hasher.add(path)
+    hasher.add(Int64(arguments.count))
+    for argument in arguments { hasher.add(argument) }
+    hasher.add(Fingerprint.baseEnvironmentDigest(ProcessEnvironment.current))
+    bytes.withUnsafeBytes { hasher.add(bytes: $0) }
+    return hasher.finalize()
+  }
+
+  package static func key(invocation: String, state: CacheFileSystem.Stamp) -> String {
+    ([invocation] + BuildState.fields(of: state)).joined(separator: " ")
+  }
+
+  /// Whether every walk and every file is as recorded, checked on two threads.
+  package func holds() -> Bool {
+    final class Verdict: Sendable {
+      let failed = Atomic<Bool>(false)
+    }
+    let verdict = Verdict()
+    let half = (tasks.count + 1) / 2
+    DispatchQueue.concurrentPerform(iterations: 2) { part in
+      for task in tasks[part == 0 ? 0..<half : half..<tasks.count] {
+        if verdict.failed.load(ordering: .relaxed) { return }
+        let holds =
+          (task.walk?.holds() ?? true)
+          && task.files.allSatisfy { CacheFileSystem.status($0.path)?.stamp == $0.stamp }
+        if !holds { verdict.failed.store(true, ordering: .relaxed) }
+      }
+    }
+    return !verdict.failed.load(ordering: .relaxed)
+  }
+}
+
+extension NoOpRecord {
+  /// The same line format as the state file (`LineWriter`).
+  package func encoded() -> [UInt8] {
+    var out = LineWriter()
+    out.bytes.reserveCapacity(tasks.count * 400)
+    out.bytes.append(contentsOf: (Self.header + "\n").utf8)
+    out.line("K", [key])
+    for file in recentFiles() { out.line("R", path: file.path, stamp: file.stamp) }
+    for task in tasks {
+      out.begin("T")
+      out.field(task.name)
+      if let note = task.note {
+        out.field("+")
+        out.field(note)
+      } else {
+        out.field("-")
+      }
+      out.end()
+      if let walk = task.walk {
+        out.line("W", [])
+        for listing in walk.listings { out.line("L", path: listing.path, stamp: listing.stamp) }
+        for probe in walk.probes { out.line("P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
+      }
+      for file in task.files { out.line("F", path: file.path, stamp: file.stamp) }
+    }
+    out.appendTrailer()
+    return out.bytes
+  }
+
+  /// How many of the most recently changed files the record repeats after its key.
+  static let recentCount = 64
+
+  /// The files changed last before the record was written, newest first. A file being
+  /// edited was usually edited before the last run too: checking these first, before the
+  /// rest of the record is read, turns most edit-and-run cycles away in a few `stat`s.
+  func recentFiles() -> [File] {
+    // The newest `recentCount`, kept sorted newest first (first seen first among equals).
+    var kept: [(time: Int64, file: File)] = []
+    for task in tasks {
+      for file in task.files {
+        let time = max(file.stamp.modified, file.stamp.changed)
+        if kept.count == Self.recentCount, time <= kept[kept.count - 1].time { continue }
+        let place = kept.firstIndex { $0.time < time } ?? kept.count
+        kept.insert((time, file), at: place)
+        if kept.count > Self.recentCount { kept.removeLast() }
+      }
+    }
+    return kept.map(\.file)
+  }
+
+  /// The record's key and its recently changed files, from the first bytes of the file (nil
+  /// if they do not start a record). Only whole lines count: `bytes` may end mid-line.
+  /// Reads no further than the head, however many bytes it is given.
+  package static func head(of bytes: [UInt8]) -> (key: String, recent: [File])? {
+    var start = bytes.startIndex
+    func nextLine() -> ArraySlice<UInt8>? {
+      guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+      defer { start = end + 1 }
+      return bytes[start..<end]
+    }
+    guard let first = nextLine(), String(decoding: first, as: UTF8.self) == header, let second = nextLine()
+    else { return nil }
+    let fields = BuildState.split(second)
+    guard fields.count == 2, fields[0] == "K" else { return nil }
+    var recent: [File] = []
+    while let line = nextLine(), line.first == UInt8(ascii: "R") {
+      let fields = BuildState.split(line)
+      guard fields.count == 7, fields[0] == "R", let stamp = Self.stamp(fields[2...]) else { break }
+      recent.append(File(path: fields[1], stamp: stamp))
+    }
+    return (fields[1], recent)
+  }
+
+  /// The record's key (nil if the bytes do not start a record).
+  static func key(of bytes: [UInt8]) -> String? {
+    head(of: bytes)?.key
+  }
+
+  /// - Returns: nil for a file that is truncated, corrupt or malformed in any way.
+  package init?(decoding bytes: [UInt8]) {
+    guard case .body(let bodyEnd) = LineWriter.checkTrailer(bytes), let head = Self.head(of: bytes) else {
+      return nil
+    }
+    key = head.key
+    tasks = []
+    // After the header, the key and the recent files `head` read (an R line it stopped at is
+    // malformed, and refused below).
+    for line in bytes[..<bodyEnd].split(separator: UInt8(ascii: "\n")).dropFirst(2 + head.recent.count) {
+      let fields = BuildState.split(line)
+      switch (fields[0], fields.count) {
+      case ("T", 3) where fields[2] == "-":
+        tasks.append(Task(name: fields[1], note: nil, walk: nil, files: []))
+      case ("T", 4) where fields[2] == "+":
+        tasks.append(Task(name: fields[1], note: fields[3], walk: nil, files: []))
+      case ("W", 1) where !tasks.isEmpty:
+        tasks[tasks.count - 1].walk = SourceWalk(key: "", listings: [], probes: [])
+      case ("L", 7) where tasks.last?.walk != nil:
+        guard let stamp = Self.stamp(fields[2...]) else { return nil }
+        tasks[tasks.count - 1].walk!.listings.append(SourceWalk.Listing(path: fields[1], stamp: stamp))
+      case ("P", 4) where tasks.last?.walk != nil:
+        guard let kind = SourceWalk.Kind(rawValue: fields[3]), fields[2] == "f" || fields[2] == "l" else { return nil }
+        tasks[tasks.count - 1].walk!.probes.append(
+          SourceWalk.Probe(path: fields[1], follow: fields[2] == "f", kind: kind))
+      case ("F", 7) where !tasks.isEmpty:
+        guard let stamp = Self.stamp(fields[2...]) else { return nil }
+        tasks[tasks.count - 1].files.append(File(path: fields[1], stamp: stamp))
+      default:
+        return nil
+      }
+    }
+  }
+
+  private static func stamp(_ fields: ArraySlice<String>) -> CacheFileSystem.Stamp? {
+    let numbers = fields.compactMap { Int64($0) }
+    guard numbers.count == 5 else { return nil }
+    return CacheFileSystem.Stamp(
+      device: numbers[0], inode: numbers[1], size: numbers[2], modified: numbers[3], changed: numbers[4])
+  }
+}

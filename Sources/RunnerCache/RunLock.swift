@@ -1,0 +1,52 @@
+import Glibc
+
+/// An exclusive `flock` on `.runner/lock`, so two runners in one directory never interleave
+/// their state and cache writes. The kernel drops it when the process ends, even on SIGKILL.
+package final class RunLock: Sendable {
+  let descriptor: Int32
+  package let path: String
+
+  private init(descriptor: Int32, path: String) {
+    self.descriptor = descriptor
+    self.path = path
+  }
+
+  deinit { close(descriptor) }
+
+  /// Takes the lock, waiting (polling, so the caller stays cancellable) if another runner holds it.
+  ///
+  /// - Parameters:
+  ///   - wait: false fails at once when the lock is held (`--no-wait`).
+  ///   - onWait: called once, with the holder's pid if known, before waiting.
+  /// - Throws: `CacheError.locked` (no wait, or cancelled while waiting) or `.io`.
+  package static func acquire(
+    directory: String, wait: Bool, onWait: (String) -> Void = { _ in }
+  ) async throws(CacheError) -> RunLock {
+    try CacheFileSystem.makeDirectories(directory)
+    let path = directory + "/lock"
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw .io(path, reason: CacheFileSystem.describe(errno)) }
+    var announced = false
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else {
+        let reason = CacheFileSystem.describe(errno)
+        close(descriptor)
+        throw .io(path, reason: reason)
+      }
+      guard wait, !Task.isCancelled else {
+        close(descriptor)
+        throw .locked(path)
+      }
+      if !announced {
+        announced = true
+        let holder = (try? CacheFileSystem.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        onWait(holder.isEmpty ? "another runner" : "another runner (pid \(holder))")
+      }
+      try? await Task.sleep(for: .milliseconds(50))
+    }
+    let pid = Array(String(getpid()).utf8)
+    ftruncate(descriptor, 0)
+    _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    return RunLock(descriptor: descriptor, path: path)
+  }
+}

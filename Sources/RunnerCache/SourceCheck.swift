@@ -1,0 +1,70 @@
+import RunnerModel
+
+/// The part of a task's fingerprint that needs neither its dependencies' results nor its
+/// environment: the digests of its operation and patterns, its source files found and hashed,
+/// and its recorded output files hashed again (the part that reads the file system).
+package struct SourceCheck: Sendable {
+  /// Digest of the operation: commands or image steps.
+  var operation: String
+  /// Digest of the `sources` and `outputs` patterns and of the source files' paths and hashes.
+  var digest: String
+  var walk: SourceWalk?
+  var sources: [FileRecord]
+  /// The recorded output files as they are now (nil until someone asks, or without a record).
+  package var outputs: [FileRecord]?
+  /// The whole fingerprint, if worked out ahead (`SourcePrefetch`).
+  package var expected: FingerprintExpectation?
+  /// The record the check was made against, when made ahead (`SourcePrefetch`): only the
+  /// task's own run replaces it, after taking the check.
+  package var record: TaskRecord?
+
+  /// Expands the task's source patterns (re-using the recorded walk while it holds) and hashes
+  /// the files (re-using recorded hashes of files whose stamps are unchanged).
+  ///
+  /// - Parameters:
+  ///   - outputs: also hash the recorded output files.
+  ///   - verdict: how the record's files compared with the file system, earlier in this run
+  ///     (`RecordChecks`); only for a check that is handed out while no file has changed.
+  init(
+    task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false,
+    verdict: RecordChecks.Verdict? = nil
+  ) {
+    let patterns = Fingerprint.sourcePatterns(of: task)
+    let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
+    let verdict = verdict.flatMap {
+      $0.fingerprint == previous?.fingerprint && $0.directory == workingDirectory ? $0 : nil
+    }
+    let paths: [String]
+    var reused = false
+    if let previous, let walk = previous.walk, walk.key == key, verdict?.walkHolds ?? walk.holds() {
+      paths = previous.sources.map(\.path)
+      self.walk = walk
+      reused = true
+    } else {
+      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
+      paths = SourceGlob.expand(patterns, in: workingDirectory, recording: &recorder)
+      self.walk = recorder?.finish(key: key)
+    }
+    if reused, verdict?.sourcesHold == true, let previous {
+      sources = previous.sources
+    } else {
+      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+    }
+    operation = Fingerprint.operationDigest(task)
+    var hasher = ContentHasher()
+    Fingerprint.addPatterns(of: task, to: &hasher)
+    hasher.add(Int64(sources.count))
+    for file in sources {
+      hasher.add(file.path)
+      hasher.add(file.hash)
+    }
+    digest = hasher.finalize()
+    if outputs, let previous {
+      self.outputs =
+        verdict?.outputsHold == true
+        ? previous.outputs
+        : Fingerprint.hashFiles(
+          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs)
+    }
+  }
+}

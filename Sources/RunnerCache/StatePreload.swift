@@ -1,0 +1,85 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Reads and decodes `.runner/state` on a thread of its own while the task file is parsed:
+/// on a large graph both take tens of milliseconds, and a run needs both before it starts.
+///
+/// The read happens before the run takes the lock, so `IncrementalStore` uses it only if the
+/// file is still the one that was read (same inode and stamps); otherwise it reads again.
+package final class StatePreload: Sendable {
+  struct Loaded: Sendable {
+    var state: BuildState
+    var stamp: CacheFileSystem.Stamp?
+    var warning: String?
+    /// The records' files compared with the file system (with a `base`, once read).
+    var checks: RecordChecks?
+  }
+
+  /// The state directory this preload read from.
+  let directory: String
+  let base: String?
+  private let loaded = Mutex<Loaded?>(nil)
+  /// Signalled once `loaded` is set (and again by each waiter, for the next one).
+  private let done = DispatchSemaphore(value: 0)
+
+  /// Starts reading `directory/state` (a missing file reads as an empty state).
+  ///
+  /// - Parameter base: the task file's directory. Given it, the thread goes on to compare
+  ///   the records' files with the file system once the state is handed over (`RecordChecks`).
+  package init(directory: String, base: String? = nil) {
+    self.directory = directory
+    self.base = base
+    final class Box {
+      let preload: StatePreload
+      init(_ preload: StatePreload) { self.preload = preload }
+    }
+    let box = Unmanaged.passRetained(Box(self)).toOpaque()
+    var thread = pthread_t()
+    let created = pthread_create(
+      &thread, nil,
+      { argument in
+        let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
+        var loaded = StatePreload.read(preload.directory)
+        if let base = preload.base, !loaded.state.tasks.isEmpty {
+          loaded.checks = RecordChecks(loaded.state, base: base)
+        }
+        preload.finish(loaded)
+        loaded.checks?.run()
+        return nil
+      }, box)
+    if created == 0 {
+      // Detached: a run that stops early (a bad task file) never waits for it.
+      pthread_detach(thread)
+    } else {
+      Unmanaged<Box>.fromOpaque(box).release()
+      finish(Self.read(directory))
+    }
+  }
+
+  private func finish(_ result: Loaded) {
+    loaded.withLock { $0 = result }
+    done.signal()
+  }
+
+  /// Waits for the read to finish.
+  func wait() -> Loaded {
+    done.wait()
+    done.signal()
+    return loaded.withLock { $0 }!
+  }
+
+  /// The state file's content, its stamp when read, and the warning if it had to be discarded.
+  static func read(_ directory: String) -> Loaded {
+    let path = directory + "/state"
+    guard let status = CacheFileSystem.status(path) else { return Loaded(state: BuildState(), stamp: nil) }
+    do {
+      let state = try BuildState(decoding: try CacheFileSystem.read(path), path: path)
+      return Loaded(state: state, stamp: status.stamp)
+    } catch {
+      return Loaded(
+        state: BuildState(), stamp: status.stamp,
+        warning: "discarding the incremental state: \(error); every task will run")
+    }
+  }
+}

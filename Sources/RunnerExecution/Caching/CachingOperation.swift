@@ -1,0 +1,208 @@
+import Glibc
+import Imaging
+import RunnerCache
+
+/// Wraps a task's operation with incremental behaviour: skip it when up to date, restore it
+/// from the local cache, or run it and record (and cache) what it did.
+///
+/// A cacheable task (one with `sources`, or an image task that loads no URL) computes its
+/// fingerprint first. Any other task just runs; its output values are still recorded, so a
+/// dry run can predict its dependents' fingerprints.
+struct CachingOperation: TaskOperation {
+  let inner: any TaskOperation
+  let store: IncrementalStore
+  let cacheable: Bool
+
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
+    let task = context.task
+    guard cacheable else {
+      // A group writes no file: the checks made ahead still hold after it.
+      if case .group = task.action {} else { store.prefetch.noteChange() }
+      let result = try await inner.run(context)
+      let contribution = Fingerprint.contribution(of: result, name: task.name)
+      // The same record again (a group, a task handing on the same values) leaves the state as it is.
+      if let old = store.record(task.name), old.fingerprint.isEmpty, old.outputDigest == contribution.outputDigest {
+        return result
+      }
+      let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
+      store.update(
+        task.name,
+        TaskRecord(
+          fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+          values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
+      return result
+    }
+    let checked = store.prefetch.take(task.index)
+    let previous = checked.map(\.record) ?? store.record(task.name)
+    let dependencies = context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }
+    let fingerprint: Fingerprint
+    if let expected = checked?.expected, expected.holds(for: dependencies) {
+      fingerprint = expected.fingerprint
+    } else {
+      fingerprint = Fingerprint(
+        task: task, workingDirectory: context.workingDirectory,
+        environment: store.environmentDigest(task) { name, key in
+          (context.inputs[name] as? any OutputProviding)?.outputs[key]
+        },
+        dependencies: dependencies, previous: previous, checked: checked)
+    }
+    if !store.settings.force {
+      if let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
+        return result
+      }
+      if store.settings.useCache, let result = restore(fingerprint, context) { return result }
+    }
+    if Task.isCancelled { throw .cancelled }
+    store.prefetch.noteChange()
+    let capture = LogCapture(forward: context.output)
+    var running = context
+    running.output = TaskOutput(task: context.output.task, observer: capture, start: context.output.start)
+    let result: any OperationResult
+    do {
+      result = try await inner.run(running)
+    } catch {
+      store.update(task.name, nil)
+      throw error
+    }
+    return record(result, fingerprint, log: capture.lines, context)
+  }
+
+  /// The recorded result if the fingerprint matches and every recorded output is present and unchanged.
+  ///
+  /// - Parameter outputs: the recorded output files as already hashed again, if they were.
+  func upToDate(
+    _ previous: TaskRecord, _ fingerprint: Fingerprint, _ context: OperationContext, outputs: [FileRecord]? = nil
+  ) -> (any OperationResult)? {
+    guard previous.fingerprint == fingerprint.value else { return nil }
+    let outputs =
+      outputs
+      ?? Fingerprint.hashFiles(previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs)
+    guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
+      return nil
+    }
+    var image: PixelImage?
+    if case .image = context.task.action {
+      // The image itself lives only in the cache entry.
+      guard store.settings.useCache, let entry = try? store.cache.load(fingerprint.value), let png = entry.image,
+        let decoded = try? ImageCodec.decode(png, name: "cached image of '\(context.task.name)'")
+      else { return nil }
+      image = decoded
+    }
+    if outputs != previous.outputs || fingerprint.sources != previous.sources || fingerprint.walk != previous.walk {
+      var refreshed = previous
+      refreshed.outputs = outputs
+      refreshed.sources = fingerprint.sources
+      refreshed.walk = fingerprint.walk
+      store.update(context.task.name, refreshed)
+    }
+    return CachedResult.make(
+      outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
+      fingerprint: previous.fingerprint, outputDigest: previous.outputDigest, note: CachedResult.upToDate)
+  }
+
+  /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
+  func restore(_ fingerprint: Fingerprint, _ context: OperationContext) -> (any OperationResult)? {
+    let entry: CacheEntry
+    do {
+      guard let found = try store.cache.load(fingerprint.value) else { return nil }
+      entry = found
+    } catch {
+      store.warn("discarding the cache entry of '\(context.task.name)': \(error); running it")
+      return nil
+    }
+    var image: PixelImage?
+    if let png = entry.image {
+      guard let decoded = try? ImageCodec.decode(png, name: "cached image of '\(context.task.name)'") else {
+        store.warn("discarding the cache entry of '\(context.task.name)': its image does not decode; running it")
+        return nil
+      }
+      image = decoded
+    } else if case .image = context.task.action {
+      return nil
+    }
+    store.prefetch.noteChange()
+    var outputs: [FileRecord] = []
+    for file in entry.files {
+      let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
+      do {
+        try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: full))
+        try CacheFileSystem.writeAtomically(full, file.bytes, mode: mode_t(file.mode & 0o7777))
+      } catch {
+        store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")
+        return nil
+      }
+      let hash = file.bytes.withUnsafeBytes { ContentHasher.digest($0) }
+      outputs.append(FileRecord(path: file.path, hash: hash, stamp: nil))
+    }
+    for line in entry.log {
+      line.bytes.withUnsafeBytes { context.output.receive($0, stream: line.stream, complete: true) }
+    }
+    let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
+    let digest = Fingerprint.outputDigest(
+      values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
+    store.update(
+      context.task.name,
+      TaskRecord(
+        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+        outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk))
+    return CachedResult.make(
+      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest,
+      note: "restored from cache")
+  }
+
+  /// Records a fresh run and stores it in the cache.
+  func record(
+    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogLine]?, _ context: OperationContext
+  ) -> any OperationResult {
+    let task = context.task
+    let values = (result as? any OutputProviding)?.outputs ?? [:]
+    let image = (result as? any ImageProviding)?.image
+    let paths = SourceGlob.expand(Fingerprint.outputPatterns(of: task), in: context.workingDirectory)
+    var entry = CacheEntry()
+    var cacheable = store.settings.useCache && log != nil
+    var outputs: [FileRecord] = []
+    for path in paths {
+      let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
+      if cacheable, let status = CacheFileSystem.status(full), let bytes = try? CacheFileSystem.read(full) {
+        entry.files.append(CacheEntry.File(path: path, mode: status.mode & 0o7777, bytes: bytes))
+        let hash = bytes.withUnsafeBytes { ContentHasher.digest($0) }
+        let recent = CacheFileSystem.now() - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
+        outputs.append(FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp))
+      } else {
+        cacheable = false
+        outputs.append(contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: []))
+      }
+    }
+    let sortedValues = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    let digest = Fingerprint.outputDigest(values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
+    if cacheable {
+      entry.values = sortedValues
+      entry.log = log ?? []
+      if let image {
+        do {
+          entry.image = try ImageCodec.encodePNG(image, fast: true)
+        } catch {
+          cacheable = false
+        }
+      }
+    }
+    if cacheable {
+      do {
+        try store.cache.save(entry, for: fingerprint.value)
+      } catch {
+        store.warn("cannot store '\(task.name)' in the cache: \(error)")
+        cacheable = false
+      }
+    }
+    store.update(
+      task.name,
+      TaskRecord(
+        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+        outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
+      storedInCache: cacheable)
+    return CachedResult.make(
+      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest, note: nil)
+  }
+}

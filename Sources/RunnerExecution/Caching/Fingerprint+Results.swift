@@ -1,0 +1,19 @@
+import RunnerCache
+import RunnerModel
+
+extension Fingerprint {
+  /// What a finished dependency contributes to its dependents' fingerprints.
+  package static func contribution(of result: any OperationResult, name: String) -> Dependency {
+    // The usual case (a task that was up to date) first: a cast to a struct costs less.
+    if let cached = result as? CachedResult {
+      return Dependency(name: name, fingerprint: cached.fingerprint, outputDigest: cached.outputDigest)
+    }
+    if let known = result as? any FingerprintProviding {
+      return Dependency(name: name, fingerprint: known.fingerprint, outputDigest: known.outputDigest)
+    }
+    let values = (result as? any OutputProviding)?.outputs ?? [:]
+    let pixels = (result as? any ImageProviding).map { pixelDigest($0.image) }
+    return Dependency(
+      name: name, fingerprint: "-", outputDigest: outputDigest(values: values, files: [], pixels: pixels))
+  }
+}

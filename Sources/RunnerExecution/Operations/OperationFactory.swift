@@ -1,0 +1,30 @@
+import RunnerCache
+import RunnerModel
+
+/// Makes the operation that runs a task, by the kind of its action.
+package struct OperationFactory: Sendable {
+  let reactor: ProcessReactor
+  /// Incremental state and cache; nil runs every task as written.
+  let store: IncrementalStore?
+
+  package init(reactor: ProcessReactor = .shared, store: IncrementalStore? = nil) {
+    self.reactor = reactor
+    self.store = store
+  }
+
+  package func operation(for task: TaskDefinition) -> any TaskOperation {
+    let operation: any TaskOperation
+    switch task.action {
+    case .group: return GroupOperation()
+    case .shell(let commands): operation = ShellOperation(commands: commands, reactor: reactor)
+    case .image(let steps): operation = ImageOperation(steps: steps)
+    }
+    guard let store else { return operation }
+    return CachingOperation(inner: operation, store: store, cacheable: task.isCacheable)
+  }
+}
+
+/// A task with only dependencies: succeeds at once.
+struct GroupOperation: TaskOperation {
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult { EmptyResult() }
+}

@@ -1,0 +1,216 @@
+import Glibc
+import RunnerBasics
+
+/// The reactor thread: owns every live child and is the only code that touches them.
+///
+/// Not Sendable on purpose: after `start` hands it to its thread, nothing else holds it.
+final class ReactorLoop {
+  private static let wakeToken = UInt64.max
+  private static let readBufferSize = 64 << 10
+  private static let maxEvents: Int32 = 64
+
+  private let inbox: ReactorInbox
+  private let executor: UnownedTaskExecutor
+  private let groups: ProcessGroupRegistry
+  private let locator: ExecutableLocator
+  private let epoll: Int32
+  private let devNull: Int32
+  private var children: [UInt64: RunningChild] = [:]
+  /// SIGKILL deadlines of cancelled runs, in monotonic nanoseconds.
+  private var deadlines: [(at: Int64, pgid: Int32)] = []
+  private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readBufferSize, alignment: 16)
+  private var commands: [ReactorCommand] = []
+
+  private init(
+    inbox: ReactorInbox, executor: UnownedTaskExecutor, groups: ProcessGroupRegistry, locator: ExecutableLocator
+  ) {
+    self.inbox = inbox
+    self.executor = executor
+    self.groups = groups
+    self.locator = locator
+    epoll = Kernel.epollCreate()
+    devNull = Kernel.openDevNull()
+    precondition(epoll >= 0 && devNull >= 0, "cannot set up the process reactor")
+    Kernel.epollAdd(epoll, fd: inbox.wakeFD, token: Self.wakeToken)
+  }
+
+  /// Starts the permanent reactor thread.
+  static func start(
+    inbox: ReactorInbox, executor: UnownedTaskExecutor, groups: ProcessGroupRegistry, locator: ExecutableLocator
+  ) {
+    let loop = ReactorLoop(inbox: inbox, executor: executor, groups: groups, locator: locator)
+    let context = Unmanaged.passRetained(loop).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(
+      &thread, nil,
+      { context in
+        let loop = Unmanaged<ReactorLoop>.fromOpaque(context!).takeRetainedValue()
+        loop.runForever()
+      }, context)
+    precondition(rc == 0, "cannot start the process reactor thread: \(Kernel.describe(errno: rc))")
+    pthread_detach(thread)
+  }
+
+  private func runForever() -> Never {
+    let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(Self.maxEvents))
+    let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(Self.maxEvents))
+    inbox.registerReactorThread()
+    Terminal.holdWrites()
+    Kernel.acceptChildExits()
+    while true {
+      Terminal.releaseHeld()
+      let count = Kernel.epollWait(
+        epoll, tokens: tokens, events: events, max: Self.maxEvents, timeoutMilliseconds: nextTimeout())
+      for index in 0..<Int(max(count, 0)) {
+        handle(token: tokens[index], events: events[index])
+      }
+      fireDeadlines()
+      drainOwnSubmissions()
+    }
+  }
+
+  /// Runs what this thread queued for itself (jobs resumed by a child's exit, the spawns they
+  /// ask for) until nothing is left, before sleeping in epoll again.
+  private func drainOwnSubmissions() {
+    while true {
+      inbox.takeQueued(swappingWith: &commands)
+      if commands.isEmpty { return }
+      for command in commands { perform(command) }
+      commands.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// - Parameter events: 1 readable, 2 hung up or failed (both: data is left before the end).
+  private func handle(token: UInt64, events: UInt32) {
+    if token == Self.wakeToken {
+      inbox.takeAll(swappingWith: &commands)
+      for command in commands { perform(command) }
+      commands.removeAll(keepingCapacity: true)
+      return
+    }
+    // Events of a child finished earlier in this batch find no record: its fds are closed.
+    guard let child = children[token >> 2] else { return }
+    let kind = Int(token & 3)
+    if kind == 2 {
+      finish(child)
+    } else if events == 2 {
+      // Hung up with nothing left to read (the usual end of a quiet task): the read that
+      // would return end-of-file is skipped.
+      child.closePipe(kind)
+    } else {
+      child.read(stream: kind, buffer: readBuffer, limit: 4 * Self.readBufferSize)
+    }
+  }
+
+  private func perform(_ command: ReactorCommand) {
+    switch command {
+    case .job(let job):
+      job.runSynchronously(on: executor)
+    case .spawn(let request):
+      spawn(request)
+    case .cancel(let id):
+      guard let child = children[id], !child.cancelled else { return }
+      child.cancelled = true
+      Kernel.killGroup(child.pid, Kernel.sigterm)
+      groups.startGrace(CollectionOfOne(child.pid))
+      deadlines.append((Kernel.now() + Self.nanoseconds(child.grace), child.pid))
+    }
+  }
+
+  private func spawn(_ request: SpawnRequest) {
+    guard request.ticket.start() else {
+      request.continuation.resume(returning: .success(.signaled(Kernel.sigterm)))
+      return
+    }
+    var plan = request.plan
+    var result = Kernel.spawn(plan, devnull: devNull)
+    // ETXTBSY: the file was just written and another process's fork still holds a write
+    // descriptor to it for an instant (the classic fork/exec race); try again briefly, as Go does.
+    var busyRetries = 0
+    while case .failure(let failure) = result, failure.stage == .exec, failure.errno == Kernel.etxtbsy,
+      busyRetries < 10
+    {
+      busyRetries += 1
+      usleep(UInt32(1000 * busyRetries))
+      result = Kernel.spawn(plan, devnull: devNull)
+    }
+    if case .failure(let failure) = result, failure.stage == .exec {
+      if failure.errno == Kernel.enoent, plan.searchedPath {
+        // The cached PATH answer went stale; the next run searches again.
+        locator.forget(path: plan.resolvedPath)
+      } else if failure.errno == Kernel.enoexec {
+        // A directly exec'd script without `#!` still runs, as it would under `sh -c`.
+        plan = plan.shellFallback()
+        result = Kernel.spawn(plan, devnull: devNull)
+      }
+    }
+    switch result {
+    case .failure(let failure):
+      request.ticket.finish()
+      request.continuation.resume(returning: .failure(Self.error(for: failure, plan: plan)))
+    case .success(let spawned):
+      let child = RunningChild(child: spawned, request: request)
+      children[child.id] = child
+      let base = child.id << 2
+      Kernel.epollAdd(epoll, fd: spawned.stdout, token: base)
+      Kernel.epollAdd(epoll, fd: spawned.stderr, token: base | 1)
+      Kernel.epollAdd(epoll, fd: spawned.pidfd, token: base | 2)
+    }
+  }
+
+  /// The direct child exited: the run is over whatever its descendants still hold open.
+  private func finish(_ child: RunningChild) {
+    child.drainAndClose(buffer: readBuffer)
+    let outcome = Kernel.reap(pidfd: child.pidfd) ?? .signaled(Kernel.sigkill)
+    Kernel.close(child.pidfd)
+    children[child.id] = nil
+    // A live group after its leader's exit means background processes: `reapLeftovers` ends them.
+    let groupAlive = GroupLiveness.hasLiveMember(child.pid)
+    if !child.cancelled, groupAlive { groups.addLeftover(child.pid) }
+    if child.cancelled, !groupAlive {
+      // Nothing left to SIGKILL; dropping the deadline also avoids signalling a reused group id.
+      deadlines.removeAll { $0.pgid == child.pid }
+      groups.endGrace(CollectionOfOne(child.pid))
+    }
+    child.ticket.finish()
+    child.continuation.resume(returning: .success(outcome))
+  }
+
+  private func fireDeadlines() {
+    guard !deadlines.isEmpty else { return }
+    let now = Kernel.now()
+    deadlines.removeAll { deadline in
+      guard deadline.at <= now else { return false }
+      Kernel.killGroup(deadline.pgid, Kernel.sigkill)
+      groups.endGrace(CollectionOfOne(deadline.pgid))
+      return true
+    }
+  }
+
+  private func nextTimeout() -> Int32 {
+    guard let earliest = deadlines.map(\.at).min() else { return -1 }
+    let remaining = earliest - Kernel.now()
+    if remaining <= 0 { return 0 }
+    return Int32(clamping: (remaining + 999_999) / 1_000_000)
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+  }
+
+  private static func error(for failure: Kernel.SpawnFailure, plan: SpawnPlan) -> SpawnError {
+    switch failure.stage {
+    case .workingDirectory:
+      return .workingDirectory(plan.workingDirectoryPath ?? "", errno: failure.errno)
+    case .exec where failure.errno == Kernel.enoent:
+      return .executableNotFound(plan.searchedPath ? plan.command : plan.resolvedPath)
+    case .exec where failure.errno == Kernel.eacces:
+      return .permissionDenied(plan.resolvedPath)
+    case .exec:
+      return .failed(plan.resolvedPath, errno: failure.errno)
+    case .parent, .setup:
+      return .failed(plan.command, errno: failure.errno)
+    }
+  }
+}

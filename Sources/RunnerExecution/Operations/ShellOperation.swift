@@ -1,0 +1,67 @@
+import Glibc
+import RunnerModel
+
+/// Runs a task's `run` commands in order, each in its own process group; the first failure
+/// ends the task. A command with no shell syntax is exec'd directly (as make does), which
+/// halves the cost of a no-op; anything else runs under `/bin/sh -c`.
+///
+/// The task's outputs come from the file named by `$RUNNER_OUTPUT` (`key=value` lines, or
+/// GitHub Actions' `key<<DELIM` form). They reach dependents only through the environment.
+package struct ShellOperation: TaskOperation {
+  package let commands: [Command]
+  let reactor: ProcessReactor
+
+  package init(commands: [Command], reactor: ProcessReactor = .shared) {
+    self.commands = commands
+    self.reactor = reactor
+  }
+
+  package func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
+    let outputPath = "\(context.scratchDirectory)/\(context.task.index).\(context.attempt).out"
+    var environment = context.environment()
+    environment["RUNNER_OUTPUT"] = outputPath
+    environment["RUNNER_TASK"] = context.task.name
+    // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
+    var written = true
+    defer { if written { unlink(outputPath) } }
+    for command in commands {
+      let arguments = CommandSplitter.directArguments(command.text) ?? ["/bin/sh", "-c", command.text]
+      let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
+      let outcome: ProcessOutcome
+      do {
+        outcome = try await reactor.run(spec, sink: context.output, grace: context.grace)
+      } catch {
+        throw .spawn(command.text, error)
+      }
+      context.output.finishLine()
+      if Task.isCancelled { throw .cancelled }
+      guard outcome.isSuccess else { throw .command(command.text, outcome) }
+    }
+    guard let outputs = try Self.readOutputs(outputPath) else {
+      written = false
+      return ShellResult(outputs: [:])
+    }
+    return ShellResult(outputs: outputs)
+  }
+
+  /// The values in the file at `path`; nil when there is no such file.
+  static func readOutputs(_ path: String) throws(TaskFailure) -> [String: String]? {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReader.read(path)
+    } catch {
+      if case .fileNotFound = error { return nil }
+      throw .outputs("cannot read $RUNNER_OUTPUT: \(error)")
+    }
+    do {
+      return try OutputFileParser.parseDictionary(bytes)
+    } catch {
+      throw .outputs("invalid $RUNNER_OUTPUT: \(error)")
+    }
+  }
+}
+
+/// What a shell task provides: its `$RUNNER_OUTPUT` values.
+package struct ShellResult: OutputProviding {
+  package var outputs: [String: String]
+}

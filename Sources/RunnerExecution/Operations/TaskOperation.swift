@@ -1,0 +1,91 @@
+import RunnerBasics
+import RunnerModel
+
+/// A task's executable form: what runs when the scheduler starts it.
+///
+/// The lifecycle (pending → ready → executing → succeeded / failed / cancelled, or skipped)
+/// belongs to the scheduler; an operation only runs once per attempt. Cancellation arrives
+/// as Swift task cancellation (fail-fast, Ctrl-C, timeout): an operation must then stop
+/// promptly and throw `TaskFailure.cancelled`.
+package protocol TaskOperation: Sendable {
+  /// - Returns: what the task provides to its dependents.
+  /// - Throws: `TaskFailure` saying why the task did not succeed.
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult
+}
+
+/// What a finished task hands to its dependents. Dependents ask for the capability they need
+/// (`OutputProviding`, `ImageProviding`) rather than for a concrete type.
+package protocol OperationResult: Sendable {}
+
+/// A result with named string outputs, read by dependents as `${{ deps.NAME.outputs.KEY }}`.
+package protocol OutputProviding: OperationResult {
+  var outputs: [String: String] { get }
+}
+
+/// A task that does nothing itself (a group) provides nothing.
+package struct EmptyResult: OperationResult {
+  package init() {}
+}
+
+/// Why a task attempt did not succeed.
+package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A command ended badly: `command` is its text, `outcome` how it ended.
+  case command(String, ProcessOutcome)
+  case spawn(String, SpawnError)
+  case timedOut(Duration)
+  case gate(String)
+  case outputs(String)
+  case cancelled
+  /// Any other reason, already worded (image steps use it).
+  case message(String)
+
+  package var description: String {
+    switch self {
+    case .command(let command, let outcome): return "'\(Self.shorten(command))' failed with \(outcome)"
+    case .spawn(let command, let error): return "could not start '\(Self.shorten(command))': \(error)"
+    case .timedOut(let limit): return "timed out after \(formatDuration(limit))"
+    case .gate(let reason): return reason
+    case .outputs(let reason): return reason
+    case .cancelled: return "cancelled"
+    case .message(let text): return text
+    }
+  }
+
+  static func shorten(_ command: String) -> String {
+    let line = command.split(separator: "\n").first.map(String.init) ?? command
+    let short = line.count > 60 ? String(line.prefix(57)) + "..." : line
+    return short + (line != command && !short.hasSuffix("...") ? " ..." : "")
+  }
+}
+
+/// Everything an operation needs for one attempt.
+package struct OperationContext: Sendable {
+  package var task: TaskDefinition
+  /// Results of the task's direct dependencies, by task name.
+  package var inputs: [String: any OperationResult]
+  /// The environment before the task's own `env`: runner's environment plus the file's `env`.
+  package var baseEnvironment: [String: String]
+  /// Where the task runs: the task file's directory joined with the task's `dir`.
+  package var workingDirectory: String
+  /// Receives the task's output lines.
+  package var output: TaskOutput
+  /// SIGTERM → SIGKILL grace period for cancelled processes.
+  package var grace: Duration
+  /// A directory private to this run, for `$RUNNER_OUTPUT` files.
+  package var scratchDirectory: String
+  /// 1 for the first attempt.
+  package var attempt: Int
+  /// The task's image input, chosen at load time (see `TaskGraph.imageInput(of:)`).
+  package var imageInput: String?
+
+  /// The task's environment: base, then the task's `env` with dependency outputs filled in.
+  package func environment() -> [String: String] {
+    var result = baseEnvironment
+    for entry in task.environment {
+      result[entry.name] = entry.value.render { name, key in
+        (inputs[name] as? any OutputProviding)?.outputs[key]
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,26 @@
+import RunnerCache
+
+/// How a run behaves, from the task file and the command line.
+package struct RunSettings: Sendable {
+  /// The most tasks executing at once.
+  package var concurrency: Int
+  /// Stop at the first failure (the default); false is `--keep-going`.
+  package var failFast: Bool
+  /// SIGTERM → SIGKILL grace for cancelled tasks.
+  package var grace: Duration
+  /// `--events FILE`.
+  package var eventsPath: String?
+  /// Up-to-date checks and the local cache (`--force`, `--no-cache`, `--no-wait`).
+  package var caching: CacheSettings
+
+  package init(
+    concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,
+    caching: CacheSettings = .disabled
+  ) {
+    self.concurrency = max(1, concurrency)
+    self.failFast = failFast
+    self.grace = grace
+    self.eventsPath = eventsPath
+    self.caching = caching
+  }
+}

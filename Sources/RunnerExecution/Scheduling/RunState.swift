@@ -1,0 +1,185 @@
+import RunnerBasics
+import RunnerModel
+
+/// The scheduler's bookkeeping: each task's state, what it waits on, who holds which
+/// resource. Plain synchronous code, owned by the scheduler loop alone.
+struct RunState {
+  let selection: GraphSelection
+  let failFast: Bool
+  private(set) var states: [TaskState]
+  private var waitingOn: [Int]
+  private(set) var results: [(any OperationResult)?]
+  private var ready: ReadyQueue
+  private var resourceBlocked: [Int] = []
+  private var resourcesInUse = Set<String>()
+  private var gated: [Int] = []
+  private var started: [ContinuousClock.Instant?]
+  private var attempts: [Int]
+  private(set) var running = 0
+  private(set) var gating = 0
+  private(set) var stopping = false
+  private var failures: [RunSummary.Failure] = []
+  private var deadlock: String?
+  /// Called for every state change: task, new state, attempt, reason.
+  var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
+
+  init(selection: GraphSelection, failFast: Bool) {
+    self.selection = selection
+    self.failFast = failFast
+    let count = selection.graph.count
+    states = [TaskState](repeating: .pending, count: count)
+    waitingOn = selection.graph.dependencies.map(\.count)
+    results = [(any OperationResult)?](repeating: nil, count: count)
+    ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
+    started = [ContinuousClock.Instant?](repeating: nil, count: count)
+    attempts = [Int](repeating: 1, count: count)
+  }
+
+  var graph: TaskGraph { selection.graph }
+
+  mutating func seedReady() {
+    for task in selection.members where waitingOn[task] == 0 { becomeReady(task) }
+  }
+
+  private mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {
+    states[task] = state
+    onTransition(task, state, attempts[task], reason)
+  }
+
+  private mutating func becomeReady(_ task: Int) {
+    if graph[task].waitFor.isEmpty {
+      set(task, .ready)
+      ready.insert(task)
+    } else {
+      gated.append(task)
+    }
+  }
+
+  /// Tasks whose dependencies are done but whose readiness gates must be checked first.
+  mutating func takeGated() -> [Int] {
+    defer { gated.removeAll() }
+    gating += gated.count
+    return gated
+  }
+
+  mutating func gateFinished(_ task: Int, failure: String?) {
+    gating -= 1
+    if stopping {
+      set(task, .cancelled)
+    } else if let failure {
+      fail(task, .gate(failure), tail: [])
+    } else {
+      set(task, .ready)
+      ready.insert(task)
+    }
+  }
+
+  /// The best ready task whose resources are free, marked executing; nil if none may start.
+  mutating func nextToStart() -> Int? {
+    guard !stopping else { return nil }
+    while let task = ready.popFirst() {
+      let resources = graph[task].resources
+      if resources.contains(where: resourcesInUse.contains) {
+        resourceBlocked.append(task)
+        continue
+      }
+      resourcesInUse.formUnion(resources)
+      running += 1
+      started[task] = .now
+      set(task, .executing)
+      return task
+    }
+    return nil
+  }
+
+  mutating func finished(
+    _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
+  ) {
+    running -= 1
+    attempts[task] = count
+    let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
+    if !graph[task].resources.isEmpty {
+      resourcesInUse.subtract(graph[task].resources)
+      for blocked in resourceBlocked { ready.insert(blocked) }
+      resourceBlocked.removeAll()
+    }
+    switch result {
+    case .success(let value):
+      results[task] = value
+      set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
+      for dependent in graph.dependents[task] where selection.isMember[dependent] {
+        waitingOn[dependent] -= 1
+        if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
+      }
+    // Once the run is stopping, a task that ends badly ends because we stopped it: a command
+    // that catches SIGTERM and exits 1 is a cancelled sibling, not a second root cause.
+    case .failure(let failure) where failure == .cancelled || stopping:
+      set(task, .cancelled, reason: "cancelled after \(elapsed)")
+    case .failure(let failure):
+      fail(task, failure, tail: tail, elapsed: elapsed)
+    }
+  }
+
+  private mutating func fail(_ task: Int, _ failure: TaskFailure, tail: [String], elapsed: String? = nil) {
+    set(task, .failed, reason: failure.description + (elapsed.map { " (\($0))" } ?? ""))
+    failures.append(RunSummary.Failure(task: task, reason: failure, tail: tail))
+    if failFast {
+      stop()
+    } else {
+      skipDependents(of: task)
+    }
+  }
+
+  private mutating func skipDependents(of task: Int) {
+    var work = graph.dependents[task]
+    while let next = work.popLast() {
+      guard selection.isMember[next], states[next] == .pending else { continue }
+      set(next, .skipped, reason: "'\(graph[task].name)' failed")
+      work.append(contentsOf: graph.dependents[next])
+    }
+  }
+
+  /// Stop starting tasks: everything not yet started is cancelled. Running tasks and gate
+  /// checks are cancelled by the scheduler and report back.
+  mutating func stop() {
+    guard !stopping else { return }
+    stopping = true
+    _ = ready.drain()
+    resourceBlocked.removeAll()
+    gated.removeAll()
+    for task in selection.members where states[task] == .pending || states[task] == .ready {
+      set(task, .cancelled)
+    }
+  }
+
+  /// When nothing runs and nothing is being checked, every task should be final; if not,
+  /// say what each waiting task waits on.
+  func deadlockReport() -> String? {
+    guard !stopping else { return nil }
+    let stuck = selection.members.filter { !states[$0].isFinal }
+    guard !stuck.isEmpty else { return nil }
+    let lines = stuck.prefix(20).map { task -> String in
+      let waits = graph.dependencies[task].filter { states[$0] != .succeeded }
+      let what =
+        waits.isEmpty
+        ? "a resource (\(graph[task].resources.joined(separator: ", ")))"
+        : waits.map { "'\(graph[$0].name)'" }.joined(separator: ", ")
+      return "'\(graph[task].name)' (\(states[task].rawValue)) waits on \(what)"
+    }
+    return "nothing is running and nothing can start; " + lines.joined(separator: "; ")
+      + (stuck.count > 20 ? "; and \(stuck.count - 20) more" : "")
+  }
+
+  mutating func declareDeadlock(_ report: String) {
+    deadlock = report
+    stop()
+  }
+
+  func summary() -> RunSummary {
+    var summary = RunSummary()
+    for task in selection.members { summary.counts[states[task], default: 0] += 1 }
+    summary.failures = failures
+    summary.deadlock = deadlock
+    return summary
+  }
+}

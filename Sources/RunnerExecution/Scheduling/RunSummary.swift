@@ -1,0 +1,40 @@
+import RunnerBasics
+
+/// How a run ended: a count per final state, the failures with their last lines, the time taken.
+package struct RunSummary: Sendable {
+  package struct Failure: Sendable {
+    package var task: Int
+    package var reason: TaskFailure
+    /// The last lines the task printed, oldest first.
+    package var tail: [String]
+  }
+
+  package var counts: [TaskState: Int] = [:]
+  /// In the order they happened; the first is the root cause under fail-fast.
+  package var failures: [Failure] = []
+  package var duration: Duration = .zero
+  /// The signal that interrupted the run, if one did.
+  package var interruption: Int32?
+  /// Set when the run stopped because nothing could make progress.
+  package var deadlock: String?
+
+  package var succeeded: Bool { failures.isEmpty && interruption == nil && deadlock == nil }
+
+  package var exitCode: Int32 {
+    if let interruption { return interruption == SIGTERM_NUMBER ? ExitStatus.terminated : ExitStatus.interrupted }
+    return succeeded ? ExitStatus.success : ExitStatus.taskFailed
+  }
+
+  package init(
+    counts: [TaskState: Int] = [:], failures: [Failure] = [], duration: Duration = .zero, interruption: Int32? = nil,
+    deadlock: String? = nil
+  ) {
+    self.counts = counts
+    self.failures = failures
+    self.duration = duration
+    self.interruption = interruption
+    self.deadlock = deadlock
+  }
+}
+
+package let SIGTERM_NUMBER: Int32 = 15

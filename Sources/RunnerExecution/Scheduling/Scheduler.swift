@@ -1,0 +1,182 @@
+import RunnerModel
+
+/// Runs a selected graph: at most `concurrency` operations at once, best-first among the
+/// ready, fail-fast or keep-going, deadlock detection, and cancellation.
+///
+/// One async function owns all the state; each attempt runs as a child task that returns
+/// its outcome to the loop (`group.next()`), so no state is shared between threads.
+package struct Scheduler: Sendable {
+  package let selection: GraphSelection
+  package let settings: RunSettings
+  package let observer: any RunObserver
+  let factory: OperationFactory
+  let scratchDirectory: String
+  let baseEnvironment: [String: String]
+
+  package init(
+    selection: GraphSelection, settings: RunSettings, observer: any RunObserver, scratchDirectory: String,
+    baseEnvironment: [String: String], factory: OperationFactory = OperationFactory()
+  ) {
+    self.selection = selection
+    self.settings = settings
+    self.observer = observer
+    self.scratchDirectory = scratchDirectory
+    self.baseEnvironment = baseEnvironment
+    self.factory = factory
+  }
+
+  /// What a child task reports back to the loop.
+  enum Completion: Sendable {
+    case finished(Int, Result<any OperationResult, TaskFailure>, tail: [String], attempts: Int)
+    case gate(Int, failure: String?)
+  }
+
+  /// Runs the selection to the end. Cancelling the calling task stops the run like fail-fast.
+  ///
+  /// Emits `runStarted` and every task event; `runFinished` is the caller's to emit, once it
+  /// knows what only it can (which signal interrupted the run).
+  package func run() async -> RunSummary {
+    await withTaskExecutorPreference(factory.reactor.executor) { await runLoop() }
+  }
+
+  private func runLoop() async -> RunSummary {
+    let start = ContinuousClock.now
+    var state = RunState(selection: selection, failFast: settings.failFast)
+    let emit = { @Sendable (task: Int?, kind: RunEvent.Kind) in
+      observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
+    }
+    emit(nil, .runStarted(tasks: selection.members.count, concurrency: settings.concurrency))
+    state.onTransition = { task, newState, attempt, reason in
+      emit(task, .state(newState, attempt: attempt, reason: reason))
+    }
+    state.seedReady()
+    factory.store?.startPrefetch(selection, workingDirectory: workingDirectory(of:))
+
+    await withTaskGroup(of: Completion.self) { group in
+      while true {
+        if Task.isCancelled, !state.stopping { state.stop() }
+        for task in state.takeGated() {
+          for gate in selection.graph[task].waitFor { emit(task, .waiting(gate: gate.description)) }
+          let directory = workingDirectory(of: task)
+          // Gate checks may block briefly (a TCP connect): off the reactor thread.
+          group.addTask(executorPreference: globalConcurrentExecutor) {
+            let failure = await GateWaiter(gates: selection.graph[task].waitFor, directory: directory).wait()
+            return .gate(task, failure: failure)
+          }
+        }
+        while state.running < settings.concurrency, let task = state.nextToStart() {
+          let context = makeContext(task, state: state, start: start)
+          let operation = factory.operation(for: selection.graph[task])
+          let events = { @Sendable (kind: RunEvent.Kind) in emit(task, kind) }
+          group.addTask {
+            await Self.attempt(operation, context: context, retries: selection.graph[task].retries, emit: events)
+          }
+        }
+        if state.running == 0, state.gating == 0 {
+          if let report = state.deadlockReport() { state.declareDeadlock(report) }
+          break
+        }
+        guard let completion = await group.next() else { break }
+        switch completion {
+        case .gate(let task, let failure):
+          state.gateFinished(task, failure: failure)
+        case .finished(let task, let result, let tail, let attempts):
+          state.finished(task, result: result, tail: tail, attempts: attempts)
+        }
+        if state.stopping, state.running > 0 || state.gating > 0 { group.cancelAll() }
+      }
+    }
+    var summary = state.summary()
+    summary.duration = ContinuousClock.now - start
+    return summary
+  }
+
+  package func workingDirectory(of task: Int) -> String {
+    let base = selection.graph.file.directory
+    guard let directory = selection.graph[task].directory else { return base }
+    return directory.hasPrefix("/") ? directory : base + "/" + directory
+  }
+
+  func makeContext(_ task: Int, state: RunState, start: ContinuousClock.Instant) -> OperationContext {
+    let graph = selection.graph
+    var inputs: [String: any OperationResult] = [:]
+    for dependency in graph.dependencies[task] {
+      if let result = state.results[dependency] { inputs[graph[dependency].name] = result }
+    }
+    return OperationContext(
+      task: graph[task], inputs: inputs, baseEnvironment: baseEnvironment,
+      workingDirectory: workingDirectory(of: task), output: TaskOutput(task: task, observer: observer, start: start),
+      grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
+      imageInput: graph.imageInput(of: task).map { graph[$0].name })
+  }
+
+  /// Runs one task with its timeout and retries (exponential backoff: 0.5 s, 1 s, 2 s, … up to 30 s).
+  static func attempt(
+    _ operation: any TaskOperation, context: OperationContext, retries: Int, emit: @Sendable (RunEvent.Kind) -> Void
+  ) async -> Completion {
+    var context = context
+    let task = context.task.index
+    while true {
+      let result = await runOnce(operation, context: context)
+      guard case .failure(let failure) = result, failure != .cancelled, context.attempt <= retries,
+        !Task.isCancelled
+      else {
+        return .finished(task, result, tail: context.output.tail, attempts: context.attempt)
+      }
+      let delay = Duration.milliseconds(min(30_000, 500 << min(context.attempt - 1, 16)))
+      emit(.retrying(attempt: context.attempt + 1, after: delay, reason: failure.description))
+      if (try? await Task.sleep(for: delay)) == nil {
+        return .finished(task, .failure(.cancelled), tail: context.output.tail, attempts: context.attempt)
+      }
+      context.attempt += 1
+      emit(.state(.executing, attempt: context.attempt, reason: nil))
+    }
+  }
+
+  /// One attempt, raced against the task's timeout.
+  static func runOnce(_ operation: any TaskOperation, context: OperationContext) async -> Result<
+    any OperationResult, TaskFailure
+  > {
+    let run = { @Sendable () async -> Result<any OperationResult, TaskFailure> in
+      do {
+        return .success(try await operation.run(context))
+      } catch let failure as TaskFailure {
+        return .failure(failure)
+      } catch {
+        return .failure(.message("\(error)"))
+      }
+    }
+    guard let timeout = context.task.timeout else { return await run() }
+    enum Race: Sendable {
+      case done(Result<any OperationResult, TaskFailure>)
+      case timerFired
+      case timerCancelled
+    }
+    return await withTaskGroup(of: Race.self) { race in
+      race.addTask { .done(await run()) }
+      race.addTask {
+        do {
+          try await Task.sleep(for: timeout)
+          return .timerFired
+        } catch {
+          return .timerCancelled
+        }
+      }
+      var timedOut = false
+      while let outcome = await race.next() {
+        switch outcome {
+        case .done(let result):
+          race.cancelAll()
+          if timedOut, case .failure = result { return .failure(.timedOut(timeout)) }
+          return result
+        case .timerFired:
+          timedOut = true
+          race.cancelAll()
+        case .timerCancelled:
+          continue
+        }
+      }
+      return .failure(.cancelled)
+    }
+  }
+}

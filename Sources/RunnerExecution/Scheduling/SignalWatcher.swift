@@ -1,0 +1,48 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Turns SIGINT and SIGTERM into cancellation of the run: the first cancels it (tasks get
+/// SIGTERM, then SIGKILL after the grace period), the second skips the grace period.
+package final class SignalWatcher {
+  private let sources: [any DispatchSourceSignal]
+  private let received = SignalLog()
+
+  /// - Parameters:
+  ///   - onFirst: cancel the run.
+  ///   - onSecond: kill what is left now.
+  package init(onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void) {
+    var sources: [any DispatchSourceSignal] = []
+    let received = self.received
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler {
+        let count = received.withLock {
+          $0.append(number)
+          return $0.count
+        }
+        if count == 1 { onFirst(number) } else { onSecond() }
+      }
+      source.resume()
+      sources.append(source)
+    }
+    self.sources = sources
+  }
+
+  /// The first signal received, if any.
+  package var firstSignal: Int32? { received.withLock { $0.first } }
+
+  deinit {
+    for source in sources { source.cancel() }
+  }
+}
+
+/// The signals received so far, shared with the handlers.
+final class SignalLog: Sendable {
+  private let signals = Mutex<[Int32]>([])
+
+  func withLock<T>(_ body: (inout [Int32]) -> T) -> T {
+    signals.withLock { body(&$0) }
+  }
+}

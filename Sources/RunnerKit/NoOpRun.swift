@@ -1,0 +1,147 @@
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
+import RunnerModel
+import RunnerReporting
+import Synchronization
+
+/// Watches a run for what `NoOpRecord` needs: the order tasks finished in and the reason each
+/// was shown with, and anything that rules a record out (output, a gate, a retry, a failure).
+final class NoOpWatcher: RunObserver {
+  struct Seen {
+    var finished: [(task: Int, note: String?)] = []
+    var ruledOut = false
+  }
+
+  let seen = Mutex(Seen())
+
+  func record(_ event: RunEvent) {
+    guard let task = event.task else { return }
+    seen.withLock { seen in
+      switch event.kind {
+      case .state(let state, let attempt, let reason):
+        if state == .succeeded, attempt == 1 {
+          seen.finished.append((task, reason))
+        } else if state.isFinal || attempt > 1 {
+          seen.ruledOut = true
+        }
+      case .waiting, .retrying:
+        seen.ruledOut = true
+      case .runStarted, .runFinished:
+        break
+      }
+    }
+  }
+
+  func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+    seen.withLock { $0.ruledOut = true }
+  }
+}
+
+extension NoOpRecord {
+  /// The record of a run in which every selected task was up to date or a group, or nil.
+  static func make(
+    _ watcher: NoOpWatcher, selection: GraphSelection, store: IncrementalStore, invocation: String,
+    workingDirectory: (Int) -> String
+  ) -> NoOpRecord? {
+    let seen = watcher.seen.withLock { $0 }
+    guard !seen.ruledOut, seen.finished.count == selection.members.count,
+      let stateStamp = CacheFileSystem.status(store.directory + "/state")?.stamp
+    else { return nil }
+    let state = store.state
+    var tasks: [Task] = []
+    tasks.reserveCapacity(seen.finished.count)
+    for (index, note) in seen.finished {
+      let definition = selection.graph[index]
+      guard definition.waitFor.isEmpty else { return nil }
+      switch definition.action {
+      case .group:
+        // Shown with the time it took, as a group always is.
+        tasks.append(Task(name: definition.name, note: nil, walk: nil, files: []))
+      case .image:
+        // Whether it is up to date also depends on its image in the cache.
+        return nil
+      case .shell:
+        guard note == CachedResult.upToDate, let record = state.tasks[definition.name], let walk = record.walk
+        else { return nil }
+        let directory = workingDirectory(index)
+        var files: [File] = []
+        for file in record.sources + record.outputs {
+          guard let stamp = file.stamp else { return nil }
+          files.append(File(path: file.path.hasPrefix("/") ? file.path : directory + "/" + file.path, stamp: stamp))
+        }
+        tasks.append(Task(name: definition.name, note: note, walk: walk, files: files))
+      }
+    }
+    return NoOpRecord(key: key(invocation: invocation, state: stateStamp), tasks: tasks)
+  }
+
+  /// Writes the record of this run, or removes the last one when this run does not make one.
+  static func save(_ record: NoOpRecord?, directory: String) {
+    let path = directory + "/noop"
+    guard let record else {
+      CacheFileSystem.remove(path)
+      return
+    }
+    // A record that cannot be written is only a slower next run: any old one is keyed to the
+    // state as it was, and a run that changed the state voids it.
+    try? CacheFileSystem.writeAtomically(path, record.encoded())
+  }
+}
+
+/// The run of a `NoOpRecord`: when the record's key and every `stat` agree, runner prints what
+/// the full run would print (each task "up to date", the summary) and is done.
+package enum NoOpRun {
+  /// Said after the summary's time, so a reader knows which way the run went.
+  static let remark = "nothing changed since the last run"
+
+  /// - Parameters:
+  ///   - invocation: `NoOpRecord.invocationKey` of this run.
+  ///   - stateDirectory: `.runner` next to the task file.
+  /// - Returns: the exit code, or nil when the run must take the full path.
+  package static func attempt(
+    invocation: String, stateDirectory: String, reports: ReportSettings, wait: Bool
+  ) async -> Int32? {
+    let start = ContinuousClock.now
+    let path = stateDirectory + "/noop"
+    // The head first (the key and the files changed last): a record that does not apply, or a
+    // run after an edit to a file edited before, costs one small read and a few stats.
+    guard let prefix = CacheFileSystem.readPrefix(path, count: 16 << 10), let head = NoOpRecord.head(of: prefix),
+      let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
+      head.key == NoOpRecord.key(invocation: invocation, state: state),
+      head.recent.allSatisfy({ CacheFileSystem.status($0.path)?.stamp == $0.stamp })
+    else { return nil }
+    let key = head.key
+    guard
+      let lock = try? await RunLock.acquire(
+        directory: stateDirectory, wait: wait,
+        onWait: { holder in
+          Terminal.write("runner: waiting for \(holder) to release '\(stateDirectory)/lock'…\n", to: 2)
+        })
+    else { return nil }
+    defer { withExtendedLifetime(lock) {} }
+    // Another runner may have run while this one waited.
+    guard CacheFileSystem.status(stateDirectory + "/state")?.stamp == state,
+      let bytes = try? CacheFileSystem.read(path), let record = NoOpRecord(decoding: bytes), record.key == key,
+      record.holds()
+    else { return nil }
+    let console = ConsoleReporter(
+      names: record.tasks.map(\.name), selected: Array(record.tasks.indices),
+      useColor: Terminal.colorEnabled(for: 1),
+      statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(), mode: reports.output)
+    Terminal.holdWrites()
+    defer { Terminal.stopHolding() }
+    for (index, task) in record.tasks.enumerated() {
+      let started = ContinuousClock.now
+      console.record(RunEvent(time: started - start, task: index, kind: .state(.executing, attempt: 1, reason: nil)))
+      let ended = ContinuousClock.now
+      let reason = task.note ?? formatDuration(ended - started)
+      console.record(RunEvent(time: ended - start, task: index, kind: .state(.succeeded, attempt: 1, reason: reason)))
+    }
+    var summary = RunSummary()
+    summary.counts[.succeeded] = record.tasks.count
+    summary.duration = ContinuousClock.now - start
+    console.printSummary(summary, graph: nil, remark: remark)
+    return ExitStatus.success
+  }
+}

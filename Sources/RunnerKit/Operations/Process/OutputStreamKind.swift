@@ -1,5 +1,0 @@
-/// Which pipe a line came from.
-public enum OutputStreamKind: Sendable, Hashable {
-  case stdout
-  case stderr
-}

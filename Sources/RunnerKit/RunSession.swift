@@ -1,0 +1,127 @@
+import Glibc
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
+import RunnerModel
+import RunnerReporting
+
+/// One run of a selected graph from the command line: reporters, signals, the scheduler,
+/// leftover processes, the summary, the exit code.
+package struct RunSession: Sendable {
+  package let selection: GraphSelection
+  package let settings: RunSettings
+  /// CI formats and pictures of the run (`--ci`, `--junit`, `--trace`, `--timeline`).
+  package let reports: ReportSettings
+
+  package init(selection: GraphSelection, settings: RunSettings, reports: ReportSettings = ReportSettings()) {
+    self.selection = selection
+    self.settings = settings
+    self.reports = reports
+  }
+
+  /// - Returns: the exit code: 0, 1, 130 or 143 (2 when the events file or a report cannot be
+  ///   created, or a write to it failed, in a run that otherwise succeeded).
+  package func run() async -> Int32 {
+    let graph = selection.graph
+    let names = graph.tasks.map(\.name)
+    guard let scratch = Self.makeScratchDirectory() else {
+      DiagnosticPrinter().print([
+        Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")
+      ])
+      return ExitStatus.usage
+    }
+    defer { Self.removeDirectory(scratch) }
+    let console = ConsoleReporter(
+      names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
+      statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
+      mode: reports.output, spoolDirectory: scratch)
+    let runReports = RunReports(
+      settings: reports, selection: selection, console: console, concurrency: settings.concurrency)
+    var observers = runReports.observers
+    // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.
+    let noOpWatcher =
+      settings.caching.noOpInvocation != nil && settings.eventsPath == nil && reports.ci == .none
+        && !reports.needsRecord ? NoOpWatcher() : nil
+    if let noOpWatcher { observers.append(noOpWatcher) }
+    var eventLog: EventLogWriter?
+    if let path = settings.eventsPath {
+      do {
+        let writer = try EventLogWriter(path: path, taskNames: names)
+        observers.append(writer)
+        eventLog = writer
+      } catch {
+        DiagnosticPrinter().print([.error(error, at: nil)])
+        return ExitStatus.usage
+      }
+    }
+    let environment = Self.environment(of: graph)
+    var store: IncrementalStore?
+    var lock: RunLock?
+    if settings.caching.enabled {
+      let directory = CacheSettings.stateDirectory(for: graph.file)
+      do {
+        lock = try await RunLock.acquire(directory: directory, wait: settings.caching.wait) { holder in
+          Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2)
+        }
+      } catch {
+        DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
+        return ExitStatus.usage
+      }
+      store = IncrementalStore(directory: directory, settings: settings.caching, environment: environment)
+    }
+    defer { withExtendedLifetime(lock) {} }
+    let observer = ObserverList(observers)
+    let scheduler = Scheduler(
+      selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
+      baseEnvironment: environment, factory: OperationFactory(store: store))
+    let run = Task { await scheduler.run() }
+    let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
+    var summary = await run.value
+    store?.finish()
+    summary.interruption = watcher.firstSignal
+    if let store, !settings.caching.force {
+      let record = noOpWatcher.flatMap { watcher -> NoOpRecord? in
+        guard summary.succeeded, let invocation = settings.caching.noOpInvocation else { return nil }
+        return NoOpRecord.make(
+          watcher, selection: selection, store: store, invocation: invocation,
+          workingDirectory: scheduler.workingDirectory(of:))
+      }
+      NoOpRecord.save(record, directory: store.directory)
+    }
+    observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
+    eventLog?.close()
+    await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
+    console.printSummary(summary, graph: graph)
+    let problems = runReports.finish(summary)
+    DiagnosticPrinter().print(problems)
+    // An incomplete events file or report fails an otherwise good run: a CI step must not pass
+    // with its log silently cut short.
+    let incomplete = !problems.isEmpty || eventLog?.writeFailure != nil
+    return incomplete && summary.succeeded ? ExitStatus.usage : summary.exitCode
+  }
+
+  /// Runner's environment plus the file's `env`: the base of every task's environment.
+  package static func environment(of graph: TaskGraph) -> [String: String] {
+    var environment = ProcessEnvironment.current
+    for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    return environment
+  }
+
+  static func makeScratchDirectory() -> String? {
+    let base = ProcessEnvironment.current["TMPDIR"] ?? "/tmp"
+    var template = Array("\(base)/runner-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { buffer in
+      mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+    }
+  }
+
+  static func removeDirectory(_ path: String) {
+    guard let directory = opendir(path) else { return }
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name != "." && name != ".." { unlink(path + "/" + name) }
+    }
+    closedir(directory)
+    rmdir(path)
+  }
+}

@@ -1,0 +1,89 @@
+/// The part of the graph a run needs: the targets and everything they depend on,
+/// with the shape the scheduler and the renderers use (stages, heights, critical path).
+///
+/// Requires an acyclic graph (check with `CycleDetector` first).
+package struct GraphSelection: Sendable {
+  package let graph: TaskGraph
+  /// The tasks asked for.
+  package let targets: [Int]
+  /// Selected task indices in file order.
+  package let members: [Int]
+  /// `isMember[i]`: task `i` is selected.
+  package let isMember: [Bool]
+  /// Stage of each selected task: 0 without dependencies, else one more than its deepest dependency.
+  package let stage: [Int]
+  /// Length in tasks of the longest path from each task down to a target (itself included):
+  /// the scheduler's critical-path priority.
+  package let height: [Int]
+
+  /// - Parameter targets: task indices; empty selects every task.
+  package init(graph: TaskGraph, targets: [Int]) {
+    self.graph = graph
+    self.targets = targets.isEmpty ? Array(0..<graph.count) : targets
+    var isMember = [Bool](repeating: false, count: graph.count)
+    var work = self.targets
+    while let node = work.popLast() {
+      guard !isMember[node] else { continue }
+      isMember[node] = true
+      work.append(contentsOf: graph.dependencies[node])
+    }
+    self.isMember = isMember
+    members = (0..<graph.count).filter { isMember[$0] }
+    let order = Self.topologicalOrder(graph, isMember: isMember, members: members)
+    var stage = [Int](repeating: 0, count: graph.count)
+    for node in order {
+      stage[node] = graph.dependencies[node].reduce(0) { max($0, stage[$1] + 1) }
+    }
+    var height = [Int](repeating: 0, count: graph.count)
+    for node in order.reversed() {
+      height[node] = 1 + graph.dependents[node].reduce(0) { isMember[$1] ? max($0, height[$1]) : $0 }
+    }
+    self.stage = stage
+    self.height = height
+  }
+
+  /// Dependencies before dependents; ties in file order.
+  static func topologicalOrder(_ graph: TaskGraph, isMember: [Bool], members: [Int]) -> [Int] {
+    var remaining = [Int](repeating: 0, count: graph.count)
+    for node in members { remaining[node] = graph.dependencies[node].count }
+    var order: [Int] = []
+    order.reserveCapacity(members.count)
+    var ready = members.filter { remaining[$0] == 0 }
+    var head = 0
+    while head < ready.count {
+      let node = ready[head]
+      head += 1
+      order.append(node)
+      for next in graph.dependents[node] where isMember[next] {
+        remaining[next] -= 1
+        if remaining[next] == 0 { ready.append(next) }
+      }
+    }
+    return order
+  }
+
+  /// Selected tasks grouped by stage, each stage in file order.
+  package var stages: [[Int]] {
+    var result: [[Int]] = []
+    for node in members {
+      while result.count <= stage[node] { result.append([]) }
+      result[stage[node]].append(node)
+    }
+    return result
+  }
+
+  /// The longest chain of selected tasks by task count, from a task with no dependencies to a target.
+  package var criticalPath: [Int] {
+    guard
+      var node = members.filter({ stage[$0] == 0 }).max(by: {
+        height[$0] < height[$1] || (height[$0] == height[$1] && $0 > $1)
+      })
+    else { return [] }
+    var path = [node]
+    while let next = graph.dependents[node].filter({ isMember[$0] && height[$0] == height[node] - 1 }).first {
+      path.append(next)
+      node = next
+    }
+    return path
+  }
+}

@@ -1,0 +1,57 @@
+/// The validated task graph: tasks as nodes (by index in file order), dependency edges both ways.
+///
+/// Built by `TaskGraph.init(file:)`, which checks that every dependency exists; cycles are
+/// found separately by `CycleDetector` so that every cycle can be reported at once.
+package struct TaskGraph: Sendable {
+  package let file: TaskFile
+  /// `dependencies[i]`: indices of the tasks task `i` depends on, in the order written.
+  package let dependencies: [[Int]]
+  /// `dependents[i]`: indices of the tasks that depend on task `i`, in file order.
+  package let dependents: [[Int]]
+  let indexByName: [String: Int]
+
+  package var tasks: [TaskDefinition] { file.tasks }
+  package var count: Int { file.tasks.count }
+
+  /// - Throws: `DiagnosticList` naming each dependency on an undefined task.
+  package init(file: TaskFile) throws(DiagnosticList) {
+    self.file = file
+    var indexByName: [String: Int] = [:]
+    indexByName.reserveCapacity(file.tasks.count)
+    for task in file.tasks { indexByName[task.name] = task.index }
+    var diagnostics: [Diagnostic] = []
+    var dependencies: [[Int]] = []
+    var dependents = [[Int]](repeating: [], count: file.tasks.count)
+    dependencies.reserveCapacity(file.tasks.count)
+    for task in file.tasks {
+      var edges: [Int] = []
+      for dependency in task.dependencies {
+        guard let target = indexByName[dependency.name] else {
+          let suggestion = Suggestion.closest(to: dependency.name, in: file.tasks.lazy.map(\.name))
+          diagnostics.append(
+            .error(
+              .undefinedDependency(task: task.name, dependency: dependency.name, suggestion: suggestion),
+              at: dependency.location))
+          continue
+        }
+        edges.append(target)
+        dependents[target].append(task.index)
+      }
+      dependencies.append(edges)
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
+    self.dependencies = dependencies
+    self.dependents = dependents
+    self.indexByName = indexByName
+  }
+
+  package func index(of name: String) -> Int? { indexByName[name] }
+
+  package subscript(index: Int) -> TaskDefinition { file.tasks[index] }
+
+  /// Where task `from` names task `to` in its `deps`.
+  package func edgeLocation(from: Int, to: Int) -> SourceLocation {
+    let name = file.tasks[to].name
+    return file.tasks[from].dependencies.first { $0.name == name }?.location ?? file.tasks[from].location
+  }
+}

@@ -1,0 +1,85 @@
+/// One task as written in the task file, checked against the schema.
+package struct TaskDefinition: Sendable, Identifiable {
+  package var id: String { name }
+  package var name: String
+  /// Where the task's key is written.
+  package var location: SourceLocation
+  /// Index in file order: the last tie-breaker of the scheduler, the order of listings.
+  package var index: Int
+  package var description: String?
+  package var dependencies: [Dependency] = []
+  package var action: TaskAction = .group
+  package var environment: [EnvironmentEntry] = []
+  /// Working directory, relative to the task file's directory.
+  package var directory: String?
+  package var priority: Int = 0
+  package var timeout: Duration?
+  package var retries: Int = 0
+  package var sources: [String] = []
+  package var outputs: [String] = []
+  package var waitFor: [ReadinessGate] = []
+  package var resources: [String] = []
+
+  package init(name: String, location: SourceLocation, index: Int) {
+    self.name = name
+    self.location = location
+    self.index = index
+  }
+}
+
+/// An edge as written: the name of the task depended on, and where.
+package struct Dependency: Sendable, Hashable {
+  package var name: String
+  package var location: SourceLocation
+}
+
+/// What a task does when it runs.
+package enum TaskAction: Sendable {
+  /// Only groups its dependencies.
+  case group
+  /// Shell commands, run in order with `/bin/sh -c`; the first failure stops the task.
+  case shell([Command])
+  /// Built-in image steps, applied in order.
+  case image([ImageStep])
+
+  package var kindName: String {
+    switch self {
+    case .group: return "group"
+    case .shell: return "shell"
+    case .image: return "image"
+    }
+  }
+}
+
+package struct Command: Sendable, Hashable {
+  package var text: String
+  package var location: SourceLocation
+}
+
+/// `NAME: value` in an `env` mapping; the value may read dependencies' outputs.
+package struct EnvironmentEntry: Sendable {
+  package var name: String
+  package var value: Template
+  package var location: SourceLocation
+}
+
+/// A condition that must hold before a task may start (Operation's `isReady`).
+package struct ReadinessGate: Sendable, Hashable, CustomStringConvertible {
+  package enum Condition: Sendable, Hashable {
+    case file(String)
+    case tcp(host: String, port: Int)
+    case command(String)
+  }
+
+  package var condition: Condition
+  package var timeout: Duration
+  package var location: SourceLocation
+
+  package var description: String {
+    switch condition {
+    case .file(let path): return "file '\(path)'"
+    case .tcp(let host, let port): return "tcp \(host):\(port)"
+    case .command(let command): return "command '\(command)'"
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/// A whole task file, checked: settings and tasks in file order.
+package struct TaskFile: Sendable {
+  /// The path as the user named it.
+  package var path: String
+  /// The directory task paths are relative to.
+  package var directory: String
+  /// nil: as many as the machine has CPUs.
+  package var concurrency: Int?
+  package var failFast = true
+  /// What runs when no target is named; empty: every task.
+  package var defaultTargets: [Dependency] = []
+  package var environment: [EnvironmentEntry] = []
+  package var tasks: [TaskDefinition] = []
+
+  package init(path: String, directory: String) {
+    self.path = path
+    self.directory = directory
+  }
+}

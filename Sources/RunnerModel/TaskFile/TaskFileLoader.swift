@@ -1,0 +1,126 @@
+/// Loads a task file into a validated, acyclic `TaskGraph`.
+///
+/// Phases: read → YAML → schema → graph (undefined dependencies) → cross-task checks
+/// (expressions, image inputs, save paths) → cycles. Each phase reports every problem it
+/// finds; a later phase runs only when the earlier ones found none.
+package struct TaskFileLoader: Sendable {
+  package var nodeBudget = YAMLParser.defaultNodeBudget
+
+  package init() {}
+
+  /// - Parameter path: the file as the user named it; messages repeat it as given.
+  /// - Throws: `DiagnosticList` (always with at least one error).
+  package func load(path: String) throws(DiagnosticList) -> TaskGraph {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReader.read(path)
+    } catch {
+      throw DiagnosticList([.error(error, at: nil)])
+    }
+    return try load(bytes: bytes, path: path)
+  }
+
+  package func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+    if let invalid = Self.firstInvalidUTF8(bytes) {
+      throw DiagnosticList([
+        .error(
+          .notUTF8(byte: bytes[invalid.offset]),
+          at: SourceLocation(file: path, line: invalid.line, column: invalid.column))
+      ])
+    }
+    var parser = YAMLParser(file: path)
+    parser.nodeBudget = nodeBudget
+    let root: YAMLNode
+    do {
+      guard let parsed = try parser.parse(bytes) else {
+        throw Diagnostic.error(.emptyFile, at: SourceLocation(file: path, line: 1, column: 1))
+      }
+      root = parsed
+    } catch let error as Diagnostic {
+      throw DiagnosticList([Self.explainTab(error, bytes: bytes)])
+    } catch {
+      throw DiagnosticList([Diagnostic(.error, "\(error)")])
+    }
+    var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
+    let file = try decoder.decode(root)
+    let graph = try TaskGraph(file: file)
+    var checks = GraphChecks(graph: graph)
+    checks.run()
+    guard checks.diagnostics.isEmpty else { throw DiagnosticList(checks.diagnostics) }
+    let cycles = CycleDetector(graph: graph).cycles()
+    guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
+    return graph
+  }
+
+  /// Where the first byte that is not valid UTF-8 sits (libyaml reports it without a position).
+  static func firstInvalidUTF8(_ bytes: [UInt8]) -> (offset: Int, line: Int, column: Int)? {
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    var line = 1
+    var lineStart = 0
+    while true {
+      let before = offset
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar):
+        offset += UTF8.width(scalar)
+        if scalar == "\n" {
+          line += 1
+          lineStart = offset
+        }
+      case .emptyInput:
+        return nil
+      case .error:
+        let column = String(decoding: bytes[lineStart..<before], as: UTF8.self).count + 1
+        return (before, line, column)
+      }
+    }
+  }
+
+  package static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// libyaml says "found character that cannot start any token" for a tab; say why.
+  static func explainTab(_ diagnostic: Diagnostic, bytes: [UInt8]) -> Diagnostic {
+    guard let location = diagnostic.location, diagnostic.message.contains("cannot start any token") else {
+      return diagnostic
+    }
+    var line = 1
+    var offset = 0
+    while offset < bytes.count, line < location.line {
+      if bytes[offset] == UInt8(ascii: "\n") { line += 1 }
+      offset += 1
+    }
+    let column = offset + location.column - 1
+    guard column < bytes.count, bytes[column] == UInt8(ascii: "\t") else { return diagnostic }
+    var result = diagnostic
+    result.message += " (a tab: YAML indents with spaces only)"
+    return result
+  }
+
+  static func diagnose(_ cycle: CycleDetector.Cycle, in graph: TaskGraph) -> Diagnostic {
+    let names = (cycle.path + [cycle.path[0]]).map { graph[$0].name }
+    var notes: [Diagnostic] = cycle.path.indices.map { position in
+      let from = cycle.path[position]
+      let to = cycle.path[(position + 1) % cycle.path.count]
+      return .note(
+        "'\(graph[from].name)' depends on '\(graph[to].name)' here", at: graph.edgeLocation(from: from, to: to))
+    }
+    if cycle.componentSize > cycle.path.count {
+      notes.append(
+        .note("\(cycle.componentSize - cycle.path.count) more task(s) form interlocking cycles with these"))
+    }
+    if let (from, to) = cycle.breakingEdge {
+      let edge =
+        from == to
+        ? "'\(graph[from].name)' from its own deps" : "'\(graph[to].name)' from the deps of '\(graph[from].name)'"
+      notes.append(.note("removing \(edge) (\(graph.edgeLocation(from: from, to: to))) breaks this cycle"))
+    } else {
+      notes.append(.note("no single edge removal breaks every cycle among these tasks"))
+    }
+    let first = graph.edgeLocation(from: cycle.path[0], to: cycle.path[cycle.path.count > 1 ? 1 : 0])
+    return .error(.cycle(names), at: first, notes: notes)
+  }
+}

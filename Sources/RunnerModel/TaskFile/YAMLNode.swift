@@ -1,0 +1,51 @@
+/// A YAML node as runner sees it: scalars stay strings (typing is the schema's job).
+package struct YAMLNode: Sendable {
+  package enum Kind: Sendable {
+    /// `plain` is false for quoted and block scalars, which are never null.
+    case scalar(String, plain: Bool)
+    case sequence([YAMLNode])
+    case mapping([YAMLEntry])
+  }
+
+  package var kind: Kind
+  package var location: SourceLocation
+  /// Nodes in this subtree, counting alias expansions: the budget against alias bombs.
+  var weight: Int
+
+  init(_ kind: Kind, at location: SourceLocation, weight: Int = 1) {
+    self.kind = kind
+    self.location = location
+    self.weight = weight
+  }
+
+  /// True for an absent value: an empty plain scalar, `~` or `null`.
+  package var isNull: Bool {
+    if case .scalar(let text, plain: true) = kind { return text.isEmpty || text == "~" || text == "null" }
+    return false
+  }
+
+  package var scalar: String? {
+    if case .scalar(let text, _) = kind, !isNull { return text }
+    return nil
+  }
+
+  /// The kind as a person would name it in an error: "a mapping", "a list", "a string".
+  package var kindName: String {
+    if isNull { return "nothing" }
+    switch kind {
+    case .scalar: return "a string"
+    case .sequence: return "a list"
+    case .mapping: return "a mapping"
+    }
+  }
+}
+
+package struct YAMLEntry: Sendable {
+  package var key: YAMLNode
+  package var value: YAMLNode
+  /// The key's text (mapping keys are always scalars: the parser rejects others).
+  package var name: String {
+    if case .scalar(let text, _) = key.kind { return text }
+    return ""
+  }
+}

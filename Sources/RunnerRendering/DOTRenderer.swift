@@ -1,0 +1,38 @@
+import RunnerModel
+
+/// `--graph dot`: Graphviz. Edges point the way work flows (dependency → dependent);
+/// edges that carry an image are bold and labelled.
+package struct DOTRenderer: Sendable {
+  package init() {}
+
+  package func render(_ selection: GraphSelection) -> String {
+    let graph = selection.graph
+    var out = "digraph tasks {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
+    let targets = Set(selection.targets)
+    for node in selection.members {
+      let task = graph[node]
+      var attributes = ["label=\(quote(task.name + "\n" + task.action.kindName))"]
+      if targets.contains(node) { attributes.append("penwidth=2") }
+      if case .image = task.action { attributes.append("style=\"rounded,filled\", fillcolor=\"#e8f0fe\"") }
+      out += "  \(quote(task.name)) [\(attributes.joined(separator: ", "))];\n"
+    }
+    for edge in selection.edges {
+      let style = edge.carriesImage ? " [style=bold, color=\"#1a73e8\", label=\"image\"]" : ""
+      out += "  \(quote(graph[edge.from].name)) -> \(quote(graph[edge.to].name))\(style);\n"
+    }
+    return out + "}\n"
+  }
+
+  func quote(_ text: String) -> String {
+    var escaped = "\""
+    for character in text {
+      switch character {
+      case "\"": escaped += "\\\""
+      case "\\": escaped += "\\\\"
+      case "\n": escaped += "\\n"
+      default: escaped.append(character)
+      }
+    }
+    return escaped + "\""
+  }
+}

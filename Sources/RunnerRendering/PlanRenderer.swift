@@ -1,0 +1,56 @@
+import RunnerCache
+import RunnerModel
+
+/// The dry run: the stages of the selected graph, each task with what it would run.
+package struct PlanRenderer: Sendable {
+  package init() {}
+
+  /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
+  package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
+    let graph = selection.graph
+    let stages = selection.stages
+    let width = selection.members.map { graph[$0].name.count }.max() ?? 0
+    let targets = selection.targets.map { graph[$0].name }.joined(separator: ", ")
+    var out =
+      "plan for \(graph.file.path): \(selection.members.count) task(s) in \(stages.count) stage(s); targets: \(targets)\n"
+    for (number, stage) in stages.enumerated() {
+      out += "\nstage \(number + 1)\n"
+      for node in stage {
+        let task = graph[node]
+        let lines = describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
+        let pad = String(repeating: " ", count: width - task.name.count)
+        out += "  \(task.name)\(pad)  \(lines[0])\n"
+        for line in lines.dropFirst() {
+          out += "  " + String(repeating: " ", count: width) + "  \(line)\n"
+        }
+      }
+    }
+    let path = selection.criticalPath.map { graph[$0].name }
+    out += "\ncritical path (\(path.count) task(s)): \(path.joined(separator: " -> "))\n"
+    return out
+  }
+
+  func describe(_ task: TaskDefinition, node: Int, graph: TaskGraph) -> [String] {
+    var lines: [String]
+    switch task.action {
+    case .group:
+      let deps = task.dependencies.map(\.name).joined(separator: ", ")
+      lines = [deps.isEmpty ? "(nothing to do)" : "(group of \(deps))"]
+    case .shell(let commands):
+      lines = commands.map {
+        "$ " + $0.text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ")
+      }
+    case .image(let steps):
+      var summary = steps.map(\.summary)
+      if let input = graph.imageInput(of: node), case .load(.dependency, _) = steps[0].kind {
+        summary[0] = "image from \(graph[input].name)"
+      } else if let input = graph.imageInput(of: node) {
+        summary.insert("image from \(graph[input].name)", at: 0)
+      }
+      lines = ["image: " + summary.joined(separator: " -> ")]
+    }
+    if let directory = task.directory { lines.append("in \(directory)") }
+    for entry in task.environment { lines.append("env \(entry.name)=\(entry.value)") }
+    return lines
+  }
+}

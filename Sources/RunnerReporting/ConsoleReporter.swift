@@ -1,0 +1,299 @@
+import Glibc
+import RunnerBasics
+import RunnerExecution
+import RunnerModel
+import Synchronization
+
+/// Live output for people and CI logs: each task's lines prefixed with its name, a line
+/// when a task starts and ends, and a summary that puts the root cause last.
+package final class ConsoleReporter: RunObserver {
+  static let palette = ["36", "33", "32", "35", "34", "91", "92", "93", "94", "95", "96"]
+  static let maximumPrefix = 24
+
+  struct State: ~Copyable {
+    var bytes: [UInt8] = []
+    /// nil when not on a terminal, and after the run.
+    var status: StatusArea?
+    /// Grouped and quiet modes: each running task's lines, spooled to a file until it ends
+    /// (a file, not memory: a task may print gigabytes). `unspooled` for a task whose spool
+    /// failed: its lines are printed as they come.
+    var spools: [Int: Int32] = [:]
+    /// Whether the warning about a failed spool was printed.
+    var warnedAboutSpool = false
+  }
+
+  static let unspooled: Int32 = -1
+
+  let names: [String]
+  let width: Int
+  let useColor: Bool
+  let descriptor: Int32
+  let mode: ReportSettings.OutputMode
+  let spoolDirectory: String
+  private let state: Mutex<State>
+  private let ticker = Mutex<Task<Void, Never>?>(nil)
+  private let prefixes = Mutex<[Int: String]>([:])
+
+  /// - Parameters:
+  ///   - names: every task's name, by graph index.
+  ///   - selected: the tasks of this run (their longest name sets the prefix width).
+  ///   - statusArea: keep a live status line at the bottom (for a terminal).
+  ///   - mode: prefixed lines as they come, or grouped/quiet (spooled in `spoolDirectory`).
+  package init(
+    names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false,
+    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp"
+  ) {
+    self.mode = mode
+    self.spoolDirectory = spoolDirectory
+    self.names = names
+    self.width = min(Self.maximumPrefix, selected.map { names[$0].count }.max() ?? 0)
+    self.useColor = useColor
+    self.descriptor = descriptor
+    state = Mutex(State(status: statusArea ? StatusArea(total: selected.count) : nil))
+    if statusArea {
+      // The clock in the status line moves even while no task prints.
+      ticker.withLock {
+        $0 = Task.detached { [weak self] in
+          while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            self?.emit("")
+          }
+        }
+      }
+    }
+  }
+
+  /// Whether runner's stdout deserves a status area: a terminal that understands escapes.
+  package static func wantsStatusArea(_ descriptor: Int32 = 1) -> Bool {
+    guard isatty(descriptor) == 1 else { return false }
+    if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+    return getenv("CI") == nil
+  }
+
+  func color(_ task: Int, _ text: String) -> String {
+    useColor ? "\u{1B}[\(Self.palette[task % Self.palette.count])m\(text)\u{1B}[0m" : text
+  }
+
+  func paint(_ code: String, _ text: String) -> String {
+    useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+  }
+
+  /// A task's line prefix, built once per task rather than once per output line.
+  func prefix(_ task: Int) -> String {
+    prefixes.withLock { cache in
+      if let known = cache[task] { return known }
+      let name = names[task]
+      let shown = name.count > width ? String(name.prefix(width - 1)) + "…" : name
+      let made = color(task, shown + String(repeating: " ", count: width - shown.count)) + " | "
+      cache[task] = made
+      return made
+    }
+  }
+
+  package func record(_ event: RunEvent) {
+    guard let task = event.task else { return }
+    if case .state(let newState, _, _) = event.kind {
+      state.withLock { state in
+        if newState == .executing { state.status?.started(names[task]) }
+        if newState.isFinal { state.status?.ended(names[task]) }
+      }
+      if newState.isFinal, mode != .prefixed { flushSpool(task, show: mode == .grouped || newState == .failed) }
+    }
+    if mode == .quiet, !Self.isFailure(event.kind) { return }
+    let name = color(task, names[task])
+    switch event.kind {
+    case .state(.executing, let attempt, _):
+      emit("▶ \(name)" + (attempt > 1 ? " (attempt \(attempt))" : "") + "\n")
+    case .state(.succeeded, _, let reason):
+      emit(paint("32", "✓") + " \(name)" + (reason.map { " \($0)" } ?? "") + "\n")
+    case .state(.failed, _, let reason):
+      emit(paint("1;31", "✗") + " \(name) " + paint("31", reason ?? "failed") + "\n")
+    case .state(.cancelled, _, let reason?):
+      emit(paint("33", "⊘") + " \(name) \(reason)\n")
+    case .state(.skipped, _, let reason):
+      emit(paint("33", "↷") + " \(name) skipped" + (reason.map { " (\($0))" } ?? "") + "\n")
+    case .waiting(let gate):
+      emit("… \(name) waiting for \(gate)\n")
+    case .retrying(let attempt, let delay, let reason):
+      emit(paint("33", "↻") + " \(name) \(reason); attempt \(attempt) in \(formatDuration(delay))\n")
+    default:
+      break
+    }
+  }
+
+  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+    let head = prefix(task)
+    if mode != .prefixed { return spool(task, head: head, line: line) }
+    state.withLock { state in
+      state.bytes.removeAll(keepingCapacity: true)
+      if state.status != nil { state.bytes.append(contentsOf: StatusArea.clear.utf8) }
+      state.bytes.append(contentsOf: head.utf8)
+      state.bytes.append(contentsOf: line)
+      state.bytes.append(UInt8(ascii: "\n"))
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+    }
+  }
+
+  /// One write per message, under the same lock as output lines, so lines never tear; on a
+  /// terminal the status line is cleared first and drawn again after.
+  func emit(_ text: String) {
+    state.withLock { state in
+      guard state.status != nil else { return Terminal.write(text, to: descriptor) }
+      state.bytes.removeAll(keepingCapacity: true)
+      state.bytes.append(contentsOf: StatusArea.clear.utf8)
+      state.bytes.append(contentsOf: text.utf8)
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+    }
+  }
+
+  private func appendStatus(_ state: inout State) {
+    guard let status = state.status else { return }
+    state.bytes.append(contentsOf: paint("2", status.line(width: StatusArea.terminalWidth(descriptor))).utf8)
+  }
+
+  static func isFailure(_ kind: RunEvent.Kind) -> Bool {
+    if case .state(.failed, _, _) = kind { return true }
+    return false
+  }
+
+  /// Appends a line to the task's spool. If the spool cannot be created or written (a full
+  /// disk), the task falls back to prefixed lines as they come, after what its spool already
+  /// held: the output arrives early rather than not at all. One warning says so.
+  private func spool(_ task: Int, head: String, line: UnsafeRawBufferPointer) {
+    let failure: Int32? = state.withLock { state in
+      state.bytes.removeAll(keepingCapacity: true)
+      state.bytes.append(contentsOf: head.utf8)
+      state.bytes.append(contentsOf: line)
+      state.bytes.append(UInt8(ascii: "\n"))
+      var failure: Int32?
+      var fd = state.spools[task]
+      if fd == nil {
+        let path = "\(spoolDirectory)/\(task).spool"
+        let opened = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if opened < 0 { failure = errno }
+        unlink(path)  // the descriptor keeps it; nothing is left behind even on a crash
+        fd = opened >= 0 ? opened : Self.unspooled
+        state.spools[task] = fd
+      }
+      if let open = fd, open != Self.unspooled {
+        let (written, error) = state.bytes.withUnsafeBufferPointer { Self.writeAll($0, to: open) }
+        guard let error else { return nil }
+        failure = error
+        // What the spool held before this line (the line itself is printed whole below).
+        copySpool(open, length: lseek(open, 0, SEEK_CUR) - off_t(written), state: &state)
+        close(open)
+        state.spools[task] = Self.unspooled
+      }
+      // Printed as a prefixed line would be (the bytes were composed above, without status).
+      if state.status != nil { state.bytes.insert(contentsOf: StatusArea.clear.utf8, at: 0) }
+      appendStatus(&state)
+      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+      guard let failure, !state.warnedAboutSpool else { return nil }
+      state.warnedAboutSpool = true
+      return failure
+    }
+    if let failure {
+      DiagnosticPrinter().print([
+        Diagnostic(
+          .warning,
+          "cannot spool task output in '\(spoolDirectory)': \(FileReader.describe(failure)); "
+            + "printing it as it comes instead")
+      ])
+    }
+  }
+
+  /// Prints the first `length` bytes of a spool, for a task that falls back to direct lines.
+  private func copySpool(_ fd: Int32, length: off_t, state: inout State) {
+    guard length > 0 else { return }
+    if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var offset: off_t = 0
+    while offset < length {
+      let want = Int(min(off_t(chunk.count), length - offset))
+      let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, offset) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      offset += off_t(count)
+    }
+  }
+
+  /// Writes every byte; returns how many were written and the errno that stopped it, if any.
+  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> (Int, Int32?) {
+    guard let base = bytes.baseAddress else { return (0, nil) }
+    var done = 0
+    while done < bytes.count {
+      let written = Glibc.write(fd, base + done, bytes.count - done)
+      if written < 0 {
+        if errno == EINTR { continue }
+        return (done, errno)
+      }
+      done += written
+    }
+    return (done, nil)
+  }
+
+  /// Prints (or drops) a finished task's spooled lines in one piece, then closes the spool.
+  private func flushSpool(_ task: Int, show: Bool) {
+    guard let fd = state.withLock({ $0.spools.removeValue(forKey: task) }), fd != Self.unspooled else { return }
+    defer { close(fd) }
+    guard show else { return }
+    state.withLock { state in
+      if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      lseek(fd, 0, SEEK_SET)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      }
+    }
+  }
+
+  /// Removes the status line for good (before the summary).
+  package func endStatusArea() {
+    ticker.withLock {
+      $0?.cancel()
+      $0 = nil
+    }
+    state.withLock { state in
+      guard state.status != nil else { return }
+      state.status = nil
+      Terminal.write(StatusArea.clear, to: descriptor)
+    }
+  }
+
+  /// The end of the run: counts and time, then each failure with its last lines — last,
+  /// where the eye lands.
+  ///
+  /// - Parameters:
+  ///   - graph: where failed tasks are defined (a run with failures has one).
+  ///   - remark: said after the time.
+  package func printSummary(_ summary: RunSummary, graph: TaskGraph?, remark: String? = nil) {
+    endStatusArea()
+    var out = "\n"
+    let counts = TaskState.allCases.filter(\.isFinal).compactMap { state -> String? in
+      guard let count = summary.counts[state], count > 0 else { return nil }
+      return "\(count) \(state.rawValue)"
+    }
+    let total = summary.counts.values.reduce(0, +)
+    out += "\(total) task(s): \(counts.joined(separator: ", ")) in \(formatDuration(summary.duration))"
+    out += (remark.map { " (\($0))" } ?? "") + "\n"
+    if let deadlock = summary.deadlock { out += paint("1;31", "deadlock: ") + deadlock + "\n" }
+    if let signal = summary.interruption {
+      out += paint("1;31", "interrupted") + " by \(signal == SIGTERM_NUMBER ? "SIGTERM" : "SIGINT")\n"
+    }
+    for failure in summary.failures.reversed() {
+      let location = graph.map { " (\($0[failure.task].location))" } ?? ""
+      out += "\n" + paint("1;31", "✗ \(names[failure.task])") + "\(location): \(failure.reason)\n"
+      if !failure.tail.isEmpty {
+        out += "  last lines of output:\n"
+        for line in failure.tail { out += "    " + paint("2", "|") + " \(line)\n" }
+      }
+    }
+    emit(out)
+  }
+}

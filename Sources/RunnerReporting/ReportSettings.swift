@@ -1,0 +1,76 @@
+import RunnerBasics
+import RunnerModel
+
+/// Which reports a run writes besides the console: CI formats and pictures of the run.
+package struct ReportSettings: Sendable {
+  package enum CI: String, Sendable, CaseIterable {
+    /// Plain console output.
+    case none
+    /// GitHub Actions: log groups, annotations, the step summary.
+    case github
+  }
+
+  /// How task output reaches the console.
+  package enum OutputMode: String, Sendable, CaseIterable {
+    /// Each line as it comes, prefixed with its task's name.
+    case prefixed
+    /// Each task's lines together, printed when the task ends.
+    case grouped
+    /// Only the output of tasks that fail, when they fail.
+    case quiet
+  }
+
+  package var ci: CI
+  /// `--output`.
+  package var output: OutputMode = .prefixed
+  /// `$GITHUB_STEP_SUMMARY`: where the Markdown summary is appended (GitHub only).
+  package var stepSummaryPath: String?
+  /// `$GITHUB_WORKSPACE`: annotation paths are made relative to it.
+  package var workspace: String?
+  /// `--junit FILE`.
+  package var junitPath: String?
+  /// `--trace FILE`.
+  package var tracePath: String?
+  /// `--timeline FILE`.
+  package var timelinePath: String?
+
+  package init(
+    ci: CI = .none, stepSummaryPath: String? = nil, workspace: String? = nil, junitPath: String? = nil,
+    tracePath: String? = nil, timelinePath: String? = nil
+  ) {
+    self.ci = ci
+    self.stepSummaryPath = stepSummaryPath
+    self.workspace = workspace
+    self.junitPath = junitPath
+    self.tracePath = tracePath
+    self.timelinePath = timelinePath
+  }
+
+  /// The CI named on the command line, else the one the environment reveals
+  /// (`GITHUB_ACTIONS=true`), with its variables.
+  package static func detect(ci: CI?, environment: [String: String]) -> ReportSettings {
+    let chosen = ci ?? (environment["GITHUB_ACTIONS"] == "true" ? .github : CI.none)
+    guard chosen == .github else { return ReportSettings() }
+    let summary = environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
+    return ReportSettings(ci: .github, stepSummaryPath: summary, workspace: environment["GITHUB_WORKSPACE"])
+  }
+
+  /// Whether the run needs a `RunRecorder`.
+  package var needsRecord: Bool {
+    stepSummaryPath != nil || junitPath != nil || tracePath != nil || timelinePath != nil
+  }
+}
+
+extension ReportSettings {
+  /// `detect(ci:environment:)` with runner's own environment.
+  package static func detect(ci: CI?) -> ReportSettings {
+    detect(ci: ci, environment: ProcessEnvironment.current)
+  }
+
+  /// On GitHub Actions, each diagnostic as an annotation on stdout (the CLI prints them to
+  /// stderr as well).
+  package func annotate(_ diagnostics: [Diagnostic]) {
+    guard ci == .github else { return }
+    Terminal.write(diagnostics.map { GitHubAnnotation($0).command(workspace: workspace) }.joined(), to: 1)
+  }
+}

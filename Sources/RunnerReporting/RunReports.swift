@@ -1,0 +1,68 @@
+import RunnerBasics
+import RunnerExecution
+import RunnerModel
+
+/// The console and the reports of one run, as `RunSession` uses them: the observers to
+/// attach, and the files and annotations to write once the run is over.
+package struct RunReports: Sendable {
+  package let settings: ReportSettings
+  package let selection: GraphSelection
+  /// Replaces the plain console in the observer list.
+  package let console: any RunObserver
+  let recorder: RunRecorder?
+
+  /// - Parameter concurrency: the run's limit; GitHub groups need it to be 1 (or one task).
+  package init(settings: ReportSettings, selection: GraphSelection, console: ConsoleReporter, concurrency: Int) {
+    self.settings = settings
+    self.selection = selection
+    if settings.ci == .github {
+      let grouped = concurrency == 1 || selection.members.count == 1
+      self.console = GitHubActionsReporter(
+        console: console, names: selection.graph.tasks.map(\.name), grouped: grouped)
+    } else {
+      self.console = console
+    }
+    recorder = settings.needsRecord ? RunRecorder() : nil
+  }
+
+  /// The console (or its GitHub form), then the recorder when a report needs one.
+  package var observers: [any RunObserver] {
+    [console] + (recorder.map { [$0] } ?? [])
+  }
+
+  /// Writes the annotations of the failures and every report file.
+  ///
+  /// - Returns: the problems, one diagnostic per file that could not be written.
+  package func finish(_ summary: RunSummary) -> [Diagnostic] {
+    if settings.ci == .github {
+      Terminal.write(annotations(summary).map { $0.command(workspace: settings.workspace) }.joined(), to: 1)
+    }
+    guard let record = recorder?.record else { return [] }
+    var problems: [Diagnostic] = []
+    let files: [(String?, () -> String)] = [
+      (settings.junitPath, { JUnitRenderer().render(selection, record: record, summary: summary) }),
+      (settings.tracePath, { TraceRenderer().render(selection, record: record, summary: summary) }),
+      (settings.timelinePath, { TimelineRenderer().render(selection, record: record, summary: summary) }),
+    ]
+    for case (let path?, let render) in files {
+      do { try ReportFile.write(render(), to: path) } catch { problems.append(.error(error, at: nil)) }
+    }
+    if let path = settings.stepSummaryPath {
+      let markdown = StepSummaryRenderer().render(selection, record: record, summary: summary)
+      do { try ReportFile.append(markdown, to: path) } catch { problems.append(.error(error, at: nil)) }
+    }
+    return problems
+  }
+
+  /// One `::error` per failed task, at its definition, with the end of its output.
+  package func annotations(_ summary: RunSummary) -> [GitHubAnnotation] {
+    var list = summary.failures.map { failure -> GitHubAnnotation in
+      let task = selection.graph[failure.task]
+      var message = failure.reason.description
+      if !failure.tail.isEmpty { message += "\n\nlast lines of output:\n" + failure.tail.joined(separator: "\n") }
+      return GitHubAnnotation(.error, message, title: "task '\(task.name)' failed", at: task.location)
+    }
+    if let deadlock = summary.deadlock { list.append(GitHubAnnotation(.error, deadlock, title: "deadlock")) }
+    return list
+  }
+}
