@@ -32,7 +32,8 @@ let package = Package(
     .target(name: "RunnerReporting", dependencies: ["RunnerExecution"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
-    .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"]),
+    .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"], plugins: ["VersionStamp"]),
+    .plugin(name: "VersionStamp", capability: .buildTool()),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),

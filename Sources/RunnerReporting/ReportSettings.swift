@@ -2,8 +2,8 @@ import RunnerBasics
 import RunnerModel
 
 /// Which reports a run writes besides the console: CI formats and pictures of the run.
-package struct ReportSettings: Sendable {
-  package enum CI: String, Sendable, CaseIterable {
+public struct ReportSettings: Sendable {
+  public enum CI: String, Sendable, CaseIterable {
     /// Plain console output.
     case none
     /// GitHub Actions: log groups, annotations, the step summary.
@@ -11,7 +11,7 @@ package struct ReportSettings: Sendable {
   }
 
   /// How task output reaches the console.
-  package enum OutputMode: String, Sendable, CaseIterable {
+  public enum OutputMode: String, Sendable, CaseIterable {
     /// Each line as it comes, prefixed with its task's name.
     case prefixed
     /// Each task's lines together, printed when the task ends.
@@ -20,21 +20,21 @@ package struct ReportSettings: Sendable {
     case quiet
   }
 
-  package var ci: CI
+  public var ci: CI
   /// `--output`.
-  package var output: OutputMode = .prefixed
+  public var output: OutputMode = .prefixed
   /// `$GITHUB_STEP_SUMMARY`: where the Markdown summary is appended (GitHub only).
-  package var stepSummaryPath: String?
+  public var stepSummaryPath: String?
   /// `$GITHUB_WORKSPACE`: annotation paths are made relative to it.
-  package var workspace: String?
+  public var workspace: String?
   /// `--junit FILE`.
-  package var junitPath: String?
+  public var junitPath: String?
   /// `--trace FILE`.
-  package var tracePath: String?
+  public var tracePath: String?
   /// `--timeline FILE`.
-  package var timelinePath: String?
+  public var timelinePath: String?
 
-  package init(
+  public init(
     ci: CI = .none, stepSummaryPath: String? = nil, workspace: String? = nil, junitPath: String? = nil,
     tracePath: String? = nil, timelinePath: String? = nil
   ) {
@@ -48,7 +48,7 @@ package struct ReportSettings: Sendable {
 
   /// The CI named on the command line, else the one the environment reveals
   /// (`GITHUB_ACTIONS=true`), with its variables.
-  package static func detect(ci: CI?, environment: [String: String]) -> ReportSettings {
+  public static func detect(ci: CI?, environment: [String: String]) -> ReportSettings {
     let chosen = ci ?? (environment["GITHUB_ACTIONS"] == "true" ? .github : CI.none)
     guard chosen == .github else { return ReportSettings() }
     let summary = environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -63,7 +63,7 @@ package struct ReportSettings: Sendable {
 
 extension ReportSettings {
   /// `detect(ci:environment:)` with runner's own environment.
-  package static func detect(ci: CI?) -> ReportSettings {
+  public static func detect(ci: CI?) -> ReportSettings {
     detect(ci: ci, environment: ProcessEnvironment.current)
   }
 

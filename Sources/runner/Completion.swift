@@ -1,6 +1,5 @@
 import Glibc
 import RunnerKit
-import RunnerModel
 
 extension RunnerCommand {
   /// Shell completion of task names (bash, zsh, fish: `runner --generate-completion-script SHELL`).
@@ -15,7 +14,6 @@ extension RunnerCommand {
     } else if let first = arguments.first(where: { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }) {
       path = first
     }
-    guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
-    return graph.tasks.map(\.name).filter { $0.hasPrefix(prefix) }.sorted()
+    return Runner.taskNames(inFile: path).filter { $0.hasPrefix(prefix) }.sorted()
   }
 }

@@ -20,14 +20,15 @@ enum Entrypoint {
     sigemptyset(&wanted)
     for number in [SIGINT, SIGTERM, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
-    let code: Int32
+    let command: RunnerCommand
     do {
-      var command = try RunnerCommand.parse()
-      code = await command.execute()
+      command = try RunnerCommand.parse()
     } catch {
-      code = usageExitCode(for: error)
+      exit(usageExitCode(for: error))
     }
-    exit(code)
+    let (code, runner) = await command.execute()
+    // Exit with what the run loaded still referenced: the kernel drops it at once.
+    withExtendedLifetime(runner) { exit(code) }
   }
 
   /// Help and version exit 0; every other parsing problem is a usage error: exit 2 (not 64).

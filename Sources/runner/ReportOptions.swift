@@ -43,29 +43,3 @@ struct ReportOptions: ParsableArguments {
 
 extension ReportSettings.CI: ExpressibleByArgument {}
 extension ReportSettings.OutputMode: ExpressibleByArgument {}
-
-extension GraphFormat {
-  /// Formats drawn by `draw(_:)` rather than rendered as text.
-  var isPicture: Bool { self == .svg || self == .png || self == .html }
-
-  /// Writes the graph as SVG or PNG (through Graphviz) or as an HTML page to stdout.
-  ///
-  /// - Returns: 0, or 2 (with a message naming the package) when Graphviz is missing or fails.
-  func draw(_ selection: GraphSelection) -> Int32 {
-    do {
-      switch self {
-      case .html:
-        let svg = GraphvizRenderer.isAvailable ? try GraphvizRenderer().render(selection, format: .svg) : nil
-        Terminal.write(
-          HTMLGraphRenderer().render(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }), to: 1)
-      default:
-        let bytes = try GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
-        bytes.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
-      }
-      return ExitStatus.success
-    } catch {
-      DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
-      return ExitStatus.usage
-    }
-  }
-}

@@ -1,11 +1,8 @@
 import ArgumentParser
 import Glibc
 import RunnerBasics
-import RunnerCache
-import RunnerExecution
 import RunnerKit
 import RunnerModel
-import RunnerRendering
 
 /// `runner [FILE] [TARGET...]`: load a task file and run, list or draw its graph.
 struct RunnerCommand: ParsableCommand {
@@ -19,7 +16,8 @@ struct RunnerCommand: ParsableCommand {
       "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 130 interrupted (SIGINT), "
         + "143 terminated (SIGTERM).",
       "The task file format: docs/tasks-file.md.",
-    ].joined(separator: "\n\n")
+    ].joined(separator: "\n\n"),
+    version: Runner.version
   )
 
   @Argument(
@@ -97,100 +95,23 @@ struct RunnerCommand: ParsableCommand {
     return ("tasks.yml", arguments)
   }
 
-  mutating func execute() async -> Int32 {
-    let printer = DiagnosticPrinter()
-    let (path, targetNames) = fileAndTargets()
-    if cleanCache { return await IncrementalStore.cleanCache(taskFile: path, wait: !noWait) }
-    var caching: CacheSettings
-    do {
-      caching = try CacheSettings(
-        force: force, noCache: noCache, noWait: noWait, environment: getenv("RUNNER_CACHE_MAX"))
-    } catch {
-      printer.print([Diagnostic(.error, "\(error)")])
-      return ExitStatus.usage
-    }
-    let graph: TaskGraph
-    let selection: GraphSelection
-    let running = describe == nil && !list && self.graph == nil && !dryRun
-    // Read here rather than by the loader: the bytes are part of the no-op record's key.
-    let bytes = try? FileReader.read(path)
-    if running, caching.enabled, !force, let bytes,
-      let invocation = NoOpRecord.invocationKey(
-        taskFile: path, bytes: bytes, arguments: Array(CommandLine.arguments.dropFirst()))
-    {
-      let stateDirectory = CacheSettings.stateDirectory(forTaskFile: path)
-      if let code = await NoOpRun.attempt(
-        invocation: invocation, stateDirectory: stateDirectory, reports: report.settings(), wait: !noWait)
-      {
-        return code
-      }
-      caching.noOpInvocation = invocation
-    }
-    if running, caching.enabled {
-      // Without --force, the preload's thread goes on to check the recorded files.
-      caching.preload = StatePreload(
-        directory: CacheSettings.stateDirectory(forTaskFile: path),
-        base: force ? nil : TaskFileLoader.directory(of: path))
-    }
-    do {
-      graph = try bytes.map { try TaskFileLoader().load(bytes: $0, path: path) } ?? TaskFileLoader().load(path: path)
-      selection = try GraphSelection(graph: graph, targetNames: targetNames)
-    } catch {
-      printer.print(error.diagnostics)
-      report.settings().annotate(error.diagnostics)
-      return ExitStatus.usage
-    }
-    if let name = describe {
-      guard let index = graph.index(of: name) else {
-        // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
-        do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch { printer.print(error.diagnostics) }
-        return ExitStatus.usage
-      }
-      Terminal.write(DescribeRenderer().render(index, in: graph), to: 1)
-      return ExitStatus.success
-    }
-    if list {
-      Terminal.write(ListRenderer().render(graph, json: json), to: 1)
-      return ExitStatus.success
-    }
-    if self.graph == .json || (self.graph == nil && dryRun) {
-      let store = IncrementalPlanner.store(
-        for: graph, settings: caching, environment: RunSession.environment(of: graph))
-      let predictions = IncrementalPlanner(selection: selection, store: store).predictShown()
-      let text =
-        dryRun && self.graph == nil
-        ? PlanRenderer().render(selection, predictions: predictions)
-        : JSONGraphRenderer().render(selection, predictions: predictions)
-      Terminal.write(text, to: 1)
-      return ExitStatus.success
-    }
-    if let format = self.graph {
-      if format.isPicture { return format.draw(selection) }
-      Terminal.write(format.render(selection), to: 1)
-      return ExitStatus.success
-    }
-    let settings = RunSettings(
-      concurrency: jobs ?? graph.file.concurrency ?? Terminal.processorCount,
-      failFast: keepGoing ? false : graph.file.failFast,
-      grace: RunnerModel.parseDuration(grace) ?? .seconds(5),
-      eventsPath: events, caching: caching)
-    let code = await RunSession(selection: selection, settings: settings, reports: report.settings()).run()
-    // Exit with the graph and the state still referenced: the kernel drops them at once,
-    // where freeing tens of thousands of records one by one is a noticeable part of a no-op run.
-    Glibc.exit(code)
+  /// Runs the command through the façade.
+  ///
+  /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
+  func execute() async -> (code: Int32, runner: Runner) {
+    let (path, targets) = fileAndTargets()
+    let runner = Runner(
+      RunOptions(
+        taskFile: path, targets: targets, arguments: Array(CommandLine.arguments.dropFirst()), jobs: jobs,
+        keepGoing: keepGoing, grace: RunnerModel.parseDuration(grace) ?? .seconds(5), eventsPath: events,
+        force: force, noCache: noCache, noWait: noWait, reports: report.settings()))
+    if cleanCache { return (await runner.cleanCache(), runner) }
+    if let describe { return (runner.describe(describe), runner) }
+    if list { return (runner.list(json: json), runner) }
+    if let graph { return (runner.graph(graph), runner) }
+    if dryRun { return (runner.dryRun(), runner) }
+    return (await runner.run(), runner)
   }
 }
 
-enum GraphFormat: String, ExpressibleByArgument, CaseIterable {
-  case tree, dot, mermaid, json, svg, png, html
-
-  func render(_ selection: GraphSelection) -> String {
-    switch self {
-    case .tree: return TreeRenderer().render(selection)
-    case .dot: return DOTRenderer().render(selection)
-    case .mermaid: return MermaidRenderer().render(selection)
-    case .json: return JSONGraphRenderer().render(selection)
-    case .svg, .png, .html: return ""  // drawn by draw(_:)
-    }
-  }
-}
+extension GraphFormat: ExpressibleByArgument {}

@@ -1,0 +1,45 @@
+import RunnerReporting
+
+/// What the command line asks of a run: the task file, the targets and every run flag.
+public struct RunOptions: Sendable {
+  /// The task file's path as given (default `tasks.yml`).
+  public var taskFile: String
+  /// The targets; empty runs the file's `default` tasks (or every task).
+  public var targets: [String]
+  /// The whole command line without the program's name: part of what decides that nothing changed.
+  public var arguments: [String]
+  /// `-j`: at most this many tasks at once (nil: the file's `concurrency`, else the number of CPUs).
+  public var jobs: Int?
+  /// `-k`: keep running independent tasks after a failure.
+  public var keepGoing: Bool
+  /// SIGTERM → SIGKILL grace for cancelled tasks.
+  public var grace: Duration
+  /// `--events FILE`.
+  public var eventsPath: String?
+  /// `--force`: run every selected task, even those up to date or in the cache.
+  public var force: Bool
+  /// `--no-cache`: neither restore from nor store in `.runner/cache`.
+  public var noCache: Bool
+  /// `--no-wait`: fail at once if another runner holds the lock.
+  public var noWait: Bool
+  /// CI formats and pictures of the run.
+  public var reports: ReportSettings
+
+  public init(
+    taskFile: String = "tasks.yml", targets: [String] = [], arguments: [String] = [], jobs: Int? = nil,
+    keepGoing: Bool = false, grace: Duration = .seconds(5), eventsPath: String? = nil, force: Bool = false,
+    noCache: Bool = false, noWait: Bool = false, reports: ReportSettings = ReportSettings()
+  ) {
+    self.taskFile = taskFile
+    self.targets = targets
+    self.arguments = arguments
+    self.jobs = jobs
+    self.keepGoing = keepGoing
+    self.grace = grace
+    self.eventsPath = eventsPath
+    self.force = force
+    self.noCache = noCache
+    self.noWait = noWait
+    self.reports = reports
+  }
+}

@@ -1,0 +1,149 @@
+import Glibc
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
+import RunnerModel
+import RunnerRendering
+import RunnerReporting
+import Synchronization
+
+/// The façade: one entry point per command of the command line. Each prints what the command
+/// prints and returns its exit code; none exits.
+///
+/// Exit codes: 0 success; 1 a task failed; 2 invalid task file or usage; 130/143 interrupted by
+/// SIGINT/SIGTERM.
+public final class Runner: Sendable {
+  public let options: RunOptions
+  /// What a command loaded, kept for as long as the runner is: a process that exits right after
+  /// a run lets the kernel drop it at once, where freeing tens of thousands of records one by
+  /// one is a noticeable part of a short run.
+  private let kept = Mutex<[any Sendable]>([])
+
+  public init(_ options: RunOptions) {
+    self.options = options
+  }
+
+  /// The version: semantic version, and the commit when built from a git checkout.
+  public static var version: String { RunnerVersion.text }
+
+  /// `runner [TARGET...]`: runs the selected tasks.
+  public func run() async -> Int32 {
+    guard var caching = cacheSettings() else { return ExitStatus.usage }
+    let bytes = try? FileReader.read(options.taskFile)
+    if caching.enabled, !options.force, let bytes,
+      let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, bytes: bytes, arguments: options.arguments)
+    {
+      let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
+      if let code = await NoOpRun.attempt(
+        invocation: invocation, stateDirectory: stateDirectory, reports: options.reports, wait: !options.noWait)
+      {
+        return code
+      }
+      caching.noOpInvocation = invocation
+    }
+    if caching.enabled {
+      // Without --force, the preload's thread goes on to check the recorded files.
+      caching.preload = StatePreload(
+        directory: CacheSettings.stateDirectory(forTaskFile: options.taskFile),
+        base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
+    }
+    guard let (graph, selection) = load(bytes: bytes) else { return ExitStatus.usage }
+    let settings = RunSettings(
+      concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
+      failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
+      eventsPath: options.eventsPath, caching: caching)
+    let session = RunSession(selection: selection, settings: settings, reports: options.reports)
+    let code = await session.run()
+    keep(selection)
+    return code
+  }
+
+  /// `runner -n`: prints the plan (what would run, what is up to date or cached) and runs nothing.
+  public func dryRun() -> Int32 {
+    guard let caching = cacheSettings(), let (graph, selection) = load() else { return ExitStatus.usage }
+    Terminal.write(PlanRenderer().render(selection, predictions: predictions(graph, selection, caching)), to: 1)
+    return ExitStatus.success
+  }
+
+  /// `runner --graph FORMAT`: prints the selected graph.
+  public func graph(_ format: GraphFormat) -> Int32 {
+    guard let caching = cacheSettings(), let (graph, selection) = load() else { return ExitStatus.usage }
+    if format == .json {
+      let predictions = predictions(graph, selection, caching)
+      Terminal.write(JSONGraphRenderer().render(selection, predictions: predictions), to: 1)
+      return ExitStatus.success
+    }
+    if format.isPicture { return format.draw(selection) }
+    Terminal.write(format.render(selection), to: 1)
+    return ExitStatus.success
+  }
+
+  /// `runner --list [--json]`: the tasks with their descriptions.
+  public func list(json: Bool) -> Int32 {
+    guard let (graph, _) = load() else { return ExitStatus.usage }
+    Terminal.write(ListRenderer().render(graph, json: json), to: 1)
+    return ExitStatus.success
+  }
+
+  /// `runner --describe TASK`: everything about one task.
+  public func describe(_ name: String) -> Int32 {
+    guard let (graph, _) = load() else { return ExitStatus.usage }
+    guard let index = graph.index(of: name) else {
+      // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
+      do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch {
+        DiagnosticPrinter().print(error.diagnostics)
+      }
+      return ExitStatus.usage
+    }
+    Terminal.write(DescribeRenderer().render(index, in: graph), to: 1)
+    return ExitStatus.success
+  }
+
+  /// `runner --clean-cache`: removes `.runner/cache` next to the task file.
+  public func cleanCache() async -> Int32 {
+    await IncrementalStore.cleanCache(taskFile: options.taskFile, wait: !options.noWait)
+  }
+
+  /// The task names a shell offers to complete: none when the file does not load.
+  public static func taskNames(inFile path: String) -> [String] {
+    guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
+    return graph.tasks.map(\.name)
+  }
+
+  /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the
+  /// annotations) when either fails.
+  private func load(bytes: [UInt8]? = nil) -> (TaskGraph, GraphSelection)? {
+    do {
+      let path = options.taskFile
+      let graph =
+        try bytes.map { try TaskFileLoader().load(bytes: $0, path: path) } ?? TaskFileLoader().load(path: path)
+      let selection = try GraphSelection(graph: graph, targetNames: options.targets)
+      return (graph, selection)
+    } catch {
+      DiagnosticPrinter().print(error.diagnostics)
+      options.reports.annotate(error.diagnostics)
+      return nil
+    }
+  }
+
+  private func cacheSettings() -> CacheSettings? {
+    do {
+      return try CacheSettings(
+        force: options.force, noCache: options.noCache, noWait: options.noWait, environment: getenv("RUNNER_CACHE_MAX"))
+    } catch {
+      DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
+      return nil
+    }
+  }
+
+  private func predictions(_ graph: TaskGraph, _ selection: GraphSelection, _ caching: CacheSettings)
+    -> [Int: CachePrediction]
+  {
+    let store = IncrementalPlanner.store(for: graph, settings: caching, environment: RunSession.environment(of: graph))
+    return IncrementalPlanner(selection: selection, store: store).predictShown()
+  }
+
+  private func keep(_ value: any Sendable) {
+    kept.withLock { $0.append(value) }
+  }
+}
