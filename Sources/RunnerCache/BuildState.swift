@@ -1,3 +1,6 @@
+import RunnerBasics
+import RunnerModel
+
 /// What runner remembers between runs (`.runner/state`): for each task, the fingerprint of its
 /// last successful run, the pieces it was made of (to say why a task re-runs), and the files
 /// it read and wrote with their content hashes and `stat` stamps.
@@ -14,8 +17,16 @@ package struct BuildState: Sendable {
 
 /// One file a task read or wrote.
 package struct FileRecord: Sendable, Equatable {
-  /// Nanoseconds: a file modified this recently when hashed is re-hashed next time.
-  package static let trustWindow: Int64 = 2_000_000_000
+  /// Nanoseconds: a file modified this recently when hashed is re-hashed next time. 2 s, or
+  /// `RUNNER_STAMP_WINDOW` (a duration such as `500ms`; tests of the binary set `0s` rather
+  /// than wait for their files to age).
+  package static let trustWindow: Int64 = {
+    let standard: Int64 = 2_000_000_000
+    guard let text = ProcessEnvironment.current["RUNNER_STAMP_WINDOW"], let window = parseDuration(text) else {
+      return standard
+    }
+    return window.components.seconds * 1_000_000_000 + window.components.attoseconds / 1_000_000_000
+  }()
 
   /// As the pattern spells it: relative to the task's directory, or absolute.
   package var path: String

@@ -50,7 +50,7 @@ package struct Fingerprint: Sendable {
     sources = checked.sources
     walk = checked.walk
     var whole = ContentHasher()
-    whole.add("runner-fingerprint-3")
+    whole.add("runner-fingerprint-4")
     for part in [operation, directory, environment, self.dependencies, checked.digest] { whole.add(part) }
     value = whole.finalize()
   }
@@ -97,15 +97,43 @@ package struct Fingerprint: Sendable {
     for pattern in task.outputs { hasher.add(pattern) }
   }
 
-  /// Variables left out of fingerprints: runner's own per-run values and what a shell or
-  /// terminal changes from one window to the next.
+  /// Inherited variables that count in every key whatever the task file says: the one that
+  /// decides which programs a command finds.
+  package static let keyedByDefault: [String] = ["PATH"]
+
+  /// The variables whose values are the base of every task's key: `PATH`, the names the file's
+  /// `env` sets and the file's `key_env`. Nothing else of runner's environment counts, so a
+  /// variable new in the shell (`FOO=1 runner`) re-runs nothing.
+  package static func keyedVariables(of file: TaskFile) -> Set<String> {
+    Set(keyedByDefault + file.environment.map(\.name) + file.keyEnvironment)
+  }
+
+  /// The digest of `names`' values in `environment`, sorted by name; an unset variable counts
+  /// as unset, which differs from set to the empty string.
+  package static func keyedEnvironmentDigest(_ environment: [String: String], names: some Sequence<String>) -> String {
+    var hasher = ContentHasher()
+    for name in Set(names).sorted() {
+      hasher.add(name)
+      if let value = environment[name] {
+        hasher.add(Int64(1))
+        hasher.add(value)
+      } else {
+        hasher.add(Int64(0))
+      }
+    }
+    return hasher.finalize()
+  }
+
+  /// Variables left out of the no-op record's key: runner's own per-run values and what a shell
+  /// or terminal changes from one window to the next.
   static let volatileVariables: Set<String> = [
     "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
     "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
   ]
 
-  /// The digest of runner's environment (every variable but the volatile ones, sorted by name).
-  static func baseEnvironmentDigest(_ environment: [String: String]) -> String {
+  /// The digest of runner's whole environment (every variable but the volatile ones, sorted by
+  /// name), for the no-op record's key, which is made before the task file is read.
+  static func wholeEnvironmentDigest(_ environment: [String: String]) -> String {
     var hasher = ContentHasher()
     for name in environment.keys.sorted() where !volatileVariables.contains(name) {
       hasher.add(name)

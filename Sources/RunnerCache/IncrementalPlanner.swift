@@ -19,7 +19,8 @@ package struct IncrementalPlanner {
     -> IncrementalStore
   {
     IncrementalStore(
-      directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment)
+      directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment,
+      keyed: Fingerprint.keyedVariables(of: graph.file))
   }
 
   /// The predictions worth showing: for the tasks that can be up to date or restored, and only

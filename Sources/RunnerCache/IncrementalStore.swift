@@ -15,6 +15,8 @@ package final class IncrementalStore: Sendable {
   package let directory: String
   package let cache: CacheStore
   let baseEnvironment: String
+  /// The environment tasks inherit, for the variables a task's `key_env` names.
+  let inherited: [String: String]
   /// The environment digest of every task without `env` of its own.
   let plainEnvironment: String
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
@@ -35,13 +37,18 @@ package final class IncrementalStore: Sendable {
   ///
   /// - Parameters:
   ///   - environment: runner's environment (after the file's `env`), the base of every task's.
+  ///   - keyed: the variables of `environment` that count in every key (`Fingerprint.keyedVariables`).
   ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
-  package init(directory: String, settings: CacheSettings, environment: [String: String], printWarnings: Bool = true) {
+  package init(
+    directory: String, settings: CacheSettings, environment: [String: String],
+    keyed: Set<String> = Set(Fingerprint.keyedByDefault), printWarnings: Bool = true
+  ) {
     self.directory = directory
     self.settings = settings
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
-    baseEnvironment = Fingerprint.baseEnvironmentDigest(environment)
+    baseEnvironment = Fingerprint.keyedEnvironmentDigest(environment, names: keyed)
+    inherited = environment
     plainEnvironment = Fingerprint.environmentDigest(base: baseEnvironment, environment: []) { _, _ in nil }
     var loaded: StatePreload.Loaded
     if let preload = settings.preload, preload.directory == directory {
@@ -74,9 +81,15 @@ package final class IncrementalStore: Sendable {
 
   /// The digest of the environment `task` sees; `lookup` gives a dependency's output value.
   package func environmentDigest(_ task: TaskDefinition, lookup: (String, String) -> String?) -> String {
-    task.environment.isEmpty
-      ? plainEnvironment
-      : Fingerprint.environmentDigest(base: baseEnvironment, environment: task.environment, lookup: lookup)
+    guard !task.environment.isEmpty || !task.keyEnvironment.isEmpty else { return plainEnvironment }
+    var base = baseEnvironment
+    if !task.keyEnvironment.isEmpty {
+      var hasher = ContentHasher()
+      hasher.add(base)
+      hasher.add(Fingerprint.keyedEnvironmentDigest(inherited, names: task.keyEnvironment))
+      base = hasher.finalize()
+    }
+    return Fingerprint.environmentDigest(base: base, environment: task.environment, lookup: lookup)
   }
 
   package func record(_ task: String) -> TaskRecord? {

@@ -71,7 +71,7 @@ package struct NoOpRecord: Sendable {
     hasher.add(path)
     hasher.add(Int64(arguments.count))
     for argument in arguments { hasher.add(argument) }
-    hasher.add(Fingerprint.baseEnvironmentDigest(ProcessEnvironment.current))
+    hasher.add(Fingerprint.wholeEnvironmentDigest(ProcessEnvironment.current))
     bytes.withUnsafeBytes { hasher.add(bytes: $0) }
     return hasher.finalize()
   }

@@ -67,7 +67,9 @@ package struct RunSession: Sendable {
         DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
         return ExitStatus.usage
       }
-      store = IncrementalStore(directory: directory, settings: settings.caching, environment: environment)
+      store = IncrementalStore(
+        directory: directory, settings: settings.caching, environment: environment,
+        keyed: Fingerprint.keyedVariables(of: graph.file))
     }
     defer { withExtendedLifetime(lock) {} }
     let observer = ObserverList(observers)

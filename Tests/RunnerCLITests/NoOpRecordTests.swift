@@ -4,8 +4,10 @@ import Testing
 /// `.runner/noop`: a run in which nothing ran is remembered, and the same run again concludes
 /// the same from `stat`s alone; never when anything it rests on changed.
 ///
-/// Each project is settled first: its files are left older than the 2 s window within which
-/// runner does not trust a file's stamp, so the runs record stamps as a user's would.
+/// The binary runs with `RUNNER_STAMP_WINDOW=0s`, so a file's stamp is trusted as soon as it is
+/// hashed (by default not within 2 s of its last change) and the runs record stamps at once, as
+/// a user's would once the files have aged. Every file a test writes gets its own modification
+/// time in the past, so no rewrite can hide within the file system's timestamp granularity.
 @Suite struct NoOpRecordTests {
   static let remark = "(nothing changed since the last run)"
 
@@ -29,13 +31,16 @@ import Testing
     let directory: URL
 
     func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BinaryRunner.Output {
-      try BinaryRunner.run(arguments, in: directory, environment: environment)
+      try BinaryRunner.run(
+        arguments, in: directory, environment: environment.merging(["RUNNER_STAMP_WINDOW": "0s"]) { $1 })
     }
 
     func write(_ name: String, _ text: String) throws {
       let url = directory.appendingPathComponent(name)
       try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try text.write(to: url, atomically: false, encoding: .utf8)
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
     }
 
     func read(_ name: String) -> String? {
@@ -62,11 +67,9 @@ import Testing
     try project.write("lib/x/one.txt", "one\n")
     try FileManager.default.createDirectory(
       at: directory.appendingPathComponent("out"), withIntermediateDirectories: true)
-    Thread.sleep(forTimeInterval: 2.2)
     let first = try project.run()
     #expect(first.status == 0)
     #expect(!project.hasRecord, "tasks ran: no record")
-    Thread.sleep(forTimeInterval: 2.2)
     let second = try project.run()
     #expect(second.stdout.contains("✓ use up to date"))
     #expect(!second.stdout.contains(Self.remark))
@@ -122,12 +125,9 @@ import Testing
   @Test func anotherEnvironmentTaskFileOrCommandLineTakesTheFullPath() throws {
     let project = try settledProject()
     let environment = try project.run(environment: ["NOOP_TEST_VALUE": "1"])
-    #expect(!environment.stdout.contains(Self.remark))
-    #expect(!environment.stdout.contains("✓ gen up to date"), "the environment is part of every fingerprint")
-    Thread.sleep(forTimeInterval: 2.2)
-    _ = try project.run()  // back to the first environment: runs again, leaving fresh outputs
-    Thread.sleep(forTimeInterval: 2.2)
-    _ = try project.run()  // records their stamps, and the record
+    #expect(!environment.stdout.contains(Self.remark), "the record's key holds the whole environment")
+    #expect(environment.stdout.contains("✓ gen up to date"), "an inherited variable is not part of a task's key")
+    _ = try project.run()  // back to the first environment: the full path again, which records it
     #expect(try project.run().stdout.contains(Self.remark))
     let target = try project.run(["use"])
     #expect(!target.stdout.contains(Self.remark))
@@ -174,7 +174,6 @@ import Testing
   @Test func tasksThatAlwaysRunLeaveNoRecord() throws {
     let project = try settledProject()
     try project.write("tasks.yml", Self.tasks + "  echo:\n    deps: [all]\n    run: echo hi\n")
-    Thread.sleep(forTimeInterval: 2.2)
     _ = try project.run()
     let again = try project.run()
     #expect(again.stdout.contains("echo | hi"))

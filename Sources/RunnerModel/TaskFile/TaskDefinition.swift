@@ -10,6 +10,8 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var dependencies: [Dependency] = []
   package var action: TaskAction = .group
   package var environment: [EnvironmentEntry] = []
+  /// `key_env`: inherited variables that count in this task's key.
+  package var keyEnvironment: [String] = []
   /// Working directory, relative to the task file's directory.
   package var directory: String?
   package var priority: Int = 0

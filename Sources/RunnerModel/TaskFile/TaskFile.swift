@@ -10,6 +10,8 @@ package struct TaskFile: Sendable {
   /// What runs when no target is named; empty: every task.
   package var defaultTargets: [Dependency] = []
   package var environment: [EnvironmentEntry] = []
+  /// `key_env`: inherited variables that count in every task's key (besides `PATH`).
+  package var keyEnvironment: [String] = []
   package var tasks: [TaskDefinition] = []
 
   package init(path: String, directory: String) {

@@ -1,9 +1,9 @@
 /// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
 struct TaskFileDecoder {
-  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "tasks"]
+  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "key_env", "tasks"]
   static let taskKeys = [
-    "desc", "deps", "run", "image", "env", "dir", "priority", "timeout", "retries", "sources", "outputs",
-    "wait_for", "resources",
+    "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
+    "outputs", "wait_for", "resources",
   ]
   static let maximumNameLength = 200
 
@@ -43,6 +43,8 @@ struct TaskFileDecoder {
           .map { Dependency(name: $0.0, location: $0.1) }
       case "env":
         file.environment = environment(value, what: "'env' of the task file", task: nil)
+      case "key_env":
+        file.keyEnvironment = variableNames(value, what: "'key_env' of the task file")
       case "tasks":
         sawTasks = true
         file.tasks = tasks(value)
@@ -132,6 +134,7 @@ struct TaskFileDecoder {
       case "run": run = value
       case "image": image = value
       case "env": task.environment = environment(value, what: what(), task: name)
+      case "key_env": task.keyEnvironment = variableNames(value, what: what())
       case "dir":
         task.directory = reader.string(value, what: what())
         if let dir = task.directory { rejectExpression(dir, task: name, key: "dir", at: value) }
@@ -179,6 +182,22 @@ struct TaskFileDecoder {
       result.append(Dependency(name: name, location: location))
     }
     return result
+  }
+
+  /// `key_env`: a list of environment variable names.
+  mutating func variableNames(_ node: YAMLNode, what: @autoclosure () -> String) -> [String] {
+    guard let items = reader.strings(node, what: what(), expected: "a list of environment variable names") else {
+      return []
+    }
+    var names: [String] = []
+    for (name, location) in items {
+      if name.isEmpty || name.contains("=") || name.contains("\0") {
+        reader.fail(.invalidValue(what: "environment variable name '\(name)'", reason: "is not valid"), at: location)
+      } else if !names.contains(name) {
+        names.append(name)
+      }
+    }
+    return names
   }
 
   mutating func environment(_ node: YAMLNode, what: @autoclosure () -> String, task: String?) -> [EnvironmentEntry] {

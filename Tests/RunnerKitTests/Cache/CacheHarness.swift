@@ -49,7 +49,8 @@ extension RunHarness {
     base.merge(environment) { $1 }
     let lock = try await RunLock.acquire(directory: stateDirectory, wait: true)
     let store = IncrementalStore(
-      directory: stateDirectory, settings: settings, environment: base, printWarnings: false)
+      directory: stateDirectory, settings: settings, environment: base,
+      keyed: Fingerprint.keyedVariables(of: graph.file), printWarnings: false)
     let observer = RecordingObserver()
     let scheduler = Scheduler(
       selection: selection, settings: RunSettings(concurrency: 4, grace: .seconds(2), caching: settings),

@@ -3,6 +3,7 @@ import Testing
 
 @testable import RunnerCache
 @testable import RunnerKit
+@testable import RunnerModel
 
 /// Up-to-date checks and the local cache, on real files and processes.
 @Suite struct IncrementalRunTests {
@@ -95,13 +96,52 @@ import Testing
     #expect(try await harness.runCached().ran == ["a", "b"])
   }
 
-  @Test func environmentChangeReruns() async throws {
+  /// Of runner's environment only PATH counts unless the file says otherwise: a variable new or
+  /// changed in the shell (`FOO=1 runner`) re-runs nothing.
+  @Test func onlyPathCountsOfTheInheritedEnvironment() async throws {
     let harness = try makeChain()
     _ = try await harness.runCached(environment: ["MODE": "fast"])
-    #expect(try await harness.runCached(environment: ["MODE": "fast"]).ran == [])
-    #expect(try await harness.runCached(environment: ["MODE": "slow"]).ran == ["a", "b", "c"])
-    // Volatile variables do not count.
-    #expect(try await harness.runCached(environment: ["MODE": "slow", "SHLVL": "7", "OLDPWD": "/x"]).ran == [])
+    #expect(try await harness.runCached(environment: ["MODE": "slow", "FOO": "1"]).ran == [])
+    #expect(try await harness.runCached(environment: ["PATH": "/usr/bin:/bin:/opt/elsewhere"]).ran == ["a", "b", "c"])
+  }
+
+  /// `key_env` at the top makes an inherited variable count for every task; on a task, for that
+  /// task (and, through its fingerprint, its dependents). Unset differs from empty.
+  @Test func keyEnvMakesInheritedVariablesCount() async throws {
+    let harness = try RunHarness(
+      """
+      key_env: [MODE]
+      tasks:
+        a:
+          run: echo a >> runs.log
+          sources: [a.txt]
+        b:
+          deps: [a]
+          run: echo b >> runs.log
+          sources: [b.txt]
+        c:
+          key_env: [CC]
+          run: echo c >> runs.log
+          sources: [c.txt]
+      """)
+    for name in ["a.txt", "b.txt", "c.txt"] { try harness.write(name, name) }
+    #expect(try await harness.runCached(environment: ["MODE": "fast", "CC": "gcc"]).ran == ["a", "b", "c"])
+    #expect(try await harness.runCached(environment: ["MODE": "fast", "CC": "gcc", "OTHER": "1"]).ran == [])
+    #expect(try await harness.runCached(environment: ["MODE": "fast", "CC": "clang"]).ran == ["c"])
+    #expect(try await harness.runCached(environment: ["MODE": "slow", "CC": "clang"]).ran == ["a", "b", "c"])
+    #expect(try await harness.runCached(environment: ["MODE": "", "CC": "clang"]).ran == ["a", "b", "c"])
+    #expect(try await harness.runCached(environment: ["CC": "clang"]).ran == ["a", "b", "c"])
+    #expect(try await harness.runCached(environment: ["CC": "clang"]).ran == [])
+  }
+
+  /// `key_env` takes names: anything else is an error at its place.
+  @Test func keyEnvRejectsWhatIsNotAName() throws {
+    let harness = try RunHarness("tasks: {a: 'true'}")
+    try harness.write("tasks.yml", "tasks:\n  a:\n    key_env: [CC, \"A=B\"]\n    run: \"true\"\n")
+    let error = #expect(throws: DiagnosticList.self) { try TaskFileLoader().load(path: harness.path("tasks.yml")) }
+    #expect(
+      error?.diagnostics.map(\.headline).joined().contains("tasks.yml:3:19: error: environment variable name 'A=B'")
+        == true)
   }
 
   @Test func dependencyOutputChangeReruns() async throws {
