@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The no-op run: a TASKS-task graph (3 source files per task) where every task is up to date,
-# runner vs ninja on the same graph. Median of 7 runs each, after the builds and a warm-up.
-# runner's figure is for a run that finds its no-op record (.runner/noop) valid; the last line
-# is for runs whose task file was just edited, which take the full path.
+# The three incremental paths on a TASKS-task graph (3 source files per task), runner vs ninja
+# at -j2, each tool in its own copy of the graph, in paired rounds (ninja, then runner):
+#   no-op        nothing changed since the last run;
+#   one edit     one source file of one task (the last, which nothing depends on) was edited,
+#                so that task runs again;
+#   task file    the task file was edited without changing any task (a comment appended);
+#                ninja's figure for this row is its no-op (it reads its manifest on every run).
+# Prints the median of ROUNDS rounds (default 7) of each, and the spread.
 #
 # usage: Benchmarks/noop/bench.sh [RUNNER] [TASKS]
 #   RUNNER defaults to the release build: swift build -c release --scratch-path .build-cache-release
@@ -18,43 +22,46 @@ trap 'rm -rf "$dir"' EXIT
 python3 "$here/gen.py" "$tasks" "$dir/ninja"
 python3 "$here/gen.py" "$tasks" "$dir/runner"
 echo "graph: $tasks tasks, $((tasks * 3)) source files; runner $runner; ninja $($ninja --version)"
-python3 - "$runner" "$ninja" "$dir" <<'PY'
+python3 - "$runner" "$ninja" "$dir" "$tasks" "${ROUNDS:-7}" <<'PY'
 import statistics, subprocess, sys, time
-runner, ninja, root = sys.argv[1], sys.argv[2], sys.argv[3]
-# Every run starts from here, with this environment (which is part of runner's fingerprints:
-# a different PATH, as a pyenv shim sets, would rightly re-run everything).
+runner, ninja, root, tasks, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 def run(command, where):
     subprocess.run(command, stdout=subprocess.DEVNULL, check=True, cwd=f"{root}/{where}")
-run([ninja, "-j2"], "ninja")
-run([runner, "-j2"], "runner")
+def timed(command, where):
+    start = time.perf_counter()
+    run(command, where)
+    return time.perf_counter() - start
+N, R = [ninja, "-j2"], [runner, "-j2"]
+run(N, "ninja")
+run(R, "runner")
 # Files hashed within 2 s of their last change get no trusted stamp; let them age, then one
 # run that records the stamps (rewriting the state once), as a user's next run would.
 time.sleep(2.5)
-run([runner, "-j2"], "runner")
-run([ninja, "-j2"], "ninja")
-def median(command, where):
-    times = []
-    for _ in range(7):
-        start = time.perf_counter()
-        run(command, where)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-n = median([ninja, "-j2"], "ninja")
-r = median([runner, "-j2"], "runner")
-last = subprocess.run([runner, "-j2"], capture_output=True, text=True, cwd=f"{root}/runner").stdout
-up = last.count(" up to date")
-# The full path, which a run takes when its no-op record does not apply: here because the task
-# file changed (a comment appended before each run, outside the timing).
-times = []
-for round in range(7):
-    with open(f"{root}/runner/tasks.yml", "a") as tasks:
-        tasks.write(f"# edit {round}\n")
-    start = time.perf_counter()
-    run([runner, "-j2"], "runner")
-    times.append(time.perf_counter() - start)
-full = statistics.median(times)
-print(f"ninja  no-op: {n * 1000:7.1f} ms")
-print(f"runner no-op: {r * 1000:7.1f} ms  ({r / n:.2f}x ninja; {up} tasks up to date)")
-print("runner's last summary:", last.strip().splitlines()[-1])
-print(f"runner, task file edited (full path): {full * 1000:7.1f} ms  ({full / n:.2f}x ninja)")
+run(R, "runner")
+run(N, "ninja")
+last = tasks - 1
+rows = {"no-op": ([], []), "one edit": ([], []), "task file": ([], [])}
+for round in range(rounds):
+    # One source edited (outside the timing), in both copies.
+    for where in ("ninja", "runner"):
+        with open(f"{root}/{where}/src/t{last}/a.c", "a") as source:
+            source.write(f"/* edit {round} */\n")
+    rows["one edit"][0].append(timed(N, "ninja"))
+    rows["one edit"][1].append(timed(R, "runner"))
+    # The run after an edit is a no-op that may take longer (the edited file is hashed again);
+    # settle, then time the steady no-op.
+    run(R, "runner")
+    rows["no-op"][0].append(timed(N, "ninja"))
+    rows["no-op"][1].append(timed(R, "runner"))
+    with open(f"{root}/runner/tasks.yml", "a") as file:
+        file.write(f"# edit {round}\n")
+    rows["task file"][0].append(timed(N, "ninja"))
+    rows["task file"][1].append(timed(R, "runner"))
+summary = subprocess.run(R, capture_output=True, text=True, cwd=f"{root}/runner").stdout.strip().splitlines()[-1]
+print(f"{'path':10} {'ninja ms':>9} {'runner ms':>10} {'runner/ninja':>13}   spread of the paired ratios")
+for name, (n, r) in rows.items():
+    ratios = sorted(b / a for a, b in zip(n, r))
+    print(f"{name:10} {statistics.median(n) * 1000:9.1f} {statistics.median(r) * 1000:10.1f} "
+          f"{statistics.median(ratios):12.2f}x   {ratios[0]:.2f}-{ratios[-1]:.2f}")
+print("runner's last summary:", summary)
 PY
