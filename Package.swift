@@ -41,13 +41,12 @@ let package = Package(
     .target(name: "CRunnerShim"),
     // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(
-      name: "RunnerKitTests",
-      dependencies: [
-        "RunnerBasics", "RunnerModel", "RunnerCache", "RunnerExecution", "RunnerReporting", "RunnerRendering",
-        "RunnerKit", "Imaging", "TestSupport",
-      ]
-    ),
+    // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
+    // which share one scripted run.
+    .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
+    .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
+    .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],

@@ -1,0 +1,120 @@
+import Testing
+
+@testable import RunnerModel
+
+@Suite struct YAMLParserTests {
+  func parse(_ text: String, budget: Int = YAMLParser.defaultNodeBudget) throws(Diagnostic) -> YAMLNode? {
+    var parser = YAMLParser(file: "f.yml")
+    parser.nodeBudget = budget
+    return try parser.parse(Array(text.utf8))
+  }
+
+  @Test func locationsAreOneBased() throws {
+    let root = try #require(try parse("a:\n  b: [x, y]\n"))
+    guard case .mapping(let entries) = root.kind, case .mapping(let inner) = entries[0].value.kind,
+      case .sequence(let items) = inner[0].value.kind
+    else { Issue.record("unexpected shape"); return }
+    #expect(entries[0].key.location == SourceLocation(file: "f.yml", line: 1, column: 1))
+    #expect(inner[0].key.location == SourceLocation(file: "f.yml", line: 2, column: 3))
+    #expect(items[1].location == SourceLocation(file: "f.yml", line: 2, column: 10))
+  }
+
+  @Test func emptyStreamHasNoRoot() throws {
+    #expect(try parse("") == nil)
+    #expect(try parse("# only a comment\n") == nil)
+  }
+
+  @Test func duplicateKeysAreRejectedWithBothPlaces() {
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("a", first: SourceLocation(file: "f.yml", line: 1, column: 1)),
+        at: SourceLocation(file: "f.yml", line: 2, column: 1))
+    ) {
+      try parse("a: 1\na: 2\n")
+    }
+  }
+
+  /// Small mappings are searched, large ones indexed: a duplicate is found on either side
+  /// of the switch, and repeated merge keys stay allowed.
+  @Test(arguments: [3, 15, 16, 17, 40])
+  func duplicateKeysInMappingsOfAnySize(keys: Int) throws {
+    let lines = (1...keys).map { "k\($0): \($0)" }
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("k1", first: SourceLocation(file: "f.yml", line: 1, column: 1)),
+        at: SourceLocation(file: "f.yml", line: keys + 1, column: 1))
+    ) {
+      try parse((lines + ["k1: again"]).joined(separator: "\n") + "\n")
+    }
+    #expect(
+      throws: Diagnostic.error(
+        .duplicateKey("k\(keys)", first: SourceLocation(file: "f.yml", line: keys, column: 1)),
+        at: SourceLocation(file: "f.yml", line: keys + 2, column: 1))
+    ) {
+      try parse((lines + ["other: 1", "k\(keys): again"]).joined(separator: "\n") + "\n")
+    }
+    let merges = "base: &b {x: 1}\n" + lines.joined(separator: "\n") + "\n<<: *b\n<<: *b\n"
+    #expect(throws: Never.self) { try parse(merges) }
+  }
+
+  @Test func quotedScalarsAreNotNull() throws {
+    let root = try #require(try parse("a: ''\nb: ~\nc: null\n"))
+    guard case .mapping(let entries) = root.kind else { Issue.record("not a mapping"); return }
+    #expect(!entries[0].value.isNull)
+    #expect(entries[1].value.isNull)
+    #expect(entries[2].value.isNull)
+  }
+
+  @Test func mergeKeysKeepExplicitKeys() throws {
+    let root = try #require(try parse("base: &b {x: 1, y: 2}\nt:\n  <<: *b\n  y: 3\n"))
+    guard case .mapping(let entries) = root.kind, case .mapping(let merged) = entries[1].value.kind else {
+      Issue.record("unexpected shape"); return
+    }
+    #expect(merged.map(\.name) == ["y", "x"])
+    #expect(merged[0].value.scalar == "3")
+  }
+
+  @Test func recursiveAliasIsAnError() {
+    #expect(throws: Diagnostic.self) { try parse("a: &a [*a]\n") }
+    do {
+      _ = try parse("a: &a [*a]\n")
+    } catch {
+      #expect(error.message.contains("recursive alias"))
+    }
+  }
+
+  @Test func aliasBombStopsAtTheBudget() {
+    var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+    for level in 1...9 {
+      text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+    }
+    do {
+      _ = try parse(text, budget: 100_000)
+      Issue.record("the bomb was expanded")
+    } catch {
+      #expect(error.message.contains("alias bomb"))
+    }
+  }
+
+  @Test func syntaxErrorsPointAtTheProblem() {
+    do {
+      _ = try parse("a: [1, 2\nb: 3\n")
+      Issue.record("no error")
+    } catch {
+      #expect(error.message.hasPrefix("invalid YAML: "))
+      #expect(error.location?.line ?? 0 >= 2)
+    }
+  }
+
+  @Test func deepNestingDoesNotOverflow() throws {
+    let depth = YAMLParser.maximumDepth
+    let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    #expect(try parse(text) != nil)
+    let deeper = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+    #expect(
+      throws: Diagnostic.error(.tooDeep(limit: depth), at: SourceLocation(file: "f.yml", line: 1, column: depth + 1))
+    ) {
+      try parse(deeper)
+    }
+  }
+}
