@@ -23,15 +23,15 @@ public enum GraphFormat: String, Sendable, CaseIterable {
   /// Writes the graph as SVG or PNG (through Graphviz) or as an HTML page to stdout.
   ///
   /// - Returns: 0, or 2 (with a message naming the package) when Graphviz is missing or fails.
-  func draw(_ selection: GraphSelection) -> Int32 {
+  func draw(_ selection: GraphSelection) async -> Int32 {
     do {
       switch self {
       case .html:
-        let svg = GraphvizRenderer.isAvailable ? try GraphvizRenderer().render(selection, format: .svg) : nil
+        let svg = GraphvizRenderer.isAvailable ? try await GraphvizRenderer().render(selection, format: .svg) : nil
         Terminal.write(
           HTMLGraphRenderer().render(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }), to: 1)
       default:
-        let bytes = try GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
+        let bytes = try await GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
         bytes.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
       }
       return ExitStatus.success

@@ -1,8 +1,10 @@
 import Glibc
 import RunnerBasics
+import RunnerExecution
 import RunnerModel
 import RunnerRendering
 import RunnerReporting
+import Synchronization
 
 /// `--graph svg|png`: the DOT of `DOTRenderer`, laid out and drawn by Graphviz's `dot`.
 package struct GraphvizRenderer: Sendable {
@@ -35,7 +37,9 @@ package struct GraphvizRenderer: Sendable {
 
   /// - Returns: the drawing's bytes.
   /// - Throws: `Failure.notInstalled` without `dot`; `Failure.failed` when it fails.
-  package func render(_ selection: GraphSelection, format: Format) throws(Failure) -> [UInt8] {
+  /// `dot` runs as a task's command does: through the process reactor, in its own process
+  /// group, under the orphan watchdog.
+  package func render(_ selection: GraphSelection, format: Format) async throws(Failure) -> [UInt8] {
     guard Self.isAvailable else { throw .notInstalled }
     let base = (ProcessEnvironment.current["TMPDIR"] ?? "/tmp") + "/runner-graph-\(getpid())"
     let input = base + ".dot"
@@ -49,16 +53,35 @@ package struct GraphvizRenderer: Sendable {
     } catch {
       throw .failed("\(error)")
     }
-    let arguments = ["dot", "-T\(format.rawValue)", "-o", output, input]
-    var pid = pid_t()
-    var argv = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    let spawned = posix_spawnp(&pid, "dot", nil, nil, &argv, environ)
-    guard spawned == 0 else { throw spawned == ENOENT ? .notInstalled : .failed(FileReader.describe(spawned)) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    guard status == 0 else { throw .failed("exit status \(status >> 8)") }
+    let spec = ProcessSpec(
+      arguments: ["dot", "-T\(format.rawValue)", "-o", output, input], environment: ProcessEnvironment.current)
+    let messages = MessageSink()
+    let outcome: ProcessOutcome
+    do {
+      outcome = try await ProcessReactor.shared.run(spec, sink: messages, grace: .seconds(1))
+    } catch .executableNotFound {
+      throw .notInstalled
+    } catch {
+      throw .failed("\(error)")
+    }
+    guard outcome.isSuccess else {
+      let said = messages.text
+      throw .failed(said.isEmpty ? "\(outcome)" : "\(outcome): \(said)")
+    }
     guard let bytes = try? FileReader.read(output) else { throw .failed("it wrote no output") }
     return bytes
+  }
+}
+
+/// The first lines a tool prints, for its error message.
+final class MessageSink: OutputLineSink {
+  private let lines = Mutex<[String]>([])
+
+  var text: String { lines.withLock { $0.joined(separator: "; ") } }
+
+  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+    lines.withLock { lines in
+      if lines.count < 5 { lines.append(String(decoding: line, as: UTF8.self)) }
+    }
   }
 }

@@ -66,14 +66,14 @@ public final class Runner: Sendable {
   }
 
   /// `runner --graph FORMAT`: prints the selected graph.
-  public func graph(_ format: GraphFormat) -> Int32 {
+  public func graph(_ format: GraphFormat) async -> Int32 {
     guard let caching = cacheSettings(), let (graph, selection) = load() else { return ExitStatus.usage }
     if format == .json {
       let predictions = predictions(graph, selection, caching)
       Terminal.write(JSONGraphRenderer().render(selection, predictions: predictions), to: 1)
       return ExitStatus.success
     }
-    if format.isPicture { return format.draw(selection) }
+    if format.isPicture { return await format.draw(selection) }
     Terminal.write(format.render(selection), to: 1)
     return ExitStatus.success
   }

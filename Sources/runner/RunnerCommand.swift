@@ -108,7 +108,7 @@ struct RunnerCommand: ParsableCommand {
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }
     if list { return (runner.list(json: json), runner) }
-    if let graph { return (runner.graph(graph), runner) }
+    if let graph { return (await runner.graph(graph), runner) }
     if dryRun { return (runner.dryRun(), runner) }
     return (await runner.run(), runner)
   }

@@ -44,7 +44,7 @@ extension ImageOperation {
         bytes = try ImageCodec.read(path: name)
       case .url(let url):
         name = url
-        bytes = try await fetch(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload)
+        bytes = try await URLDownload(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload).run()
       case .dependency:
         preconditionFailure("a dependency's image is already decoded")
       }

@@ -81,7 +81,7 @@ package struct ImageOperation: TaskOperation {
         switch source {
         case .path(let path): return try ImageCodec.load(path: resolve(path, context), maxPixels: maxPixels)
         case .url(let url):
-          let bytes = try await fetch(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload)
+          let bytes = try await URLDownload(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload).run()
           return try ImageCodec.decode(bytes, name: url, maxPixels: maxPixels)
         case .dependency(let name): return try input(named: name, context)
         }

@@ -118,7 +118,8 @@ import Testing
   @Test func loadsFromALoopbackURL() async throws {
     let harness = try RunHarness("tasks:\n  placeholder: \"true\"\n")
     try writeSource(harness, name: "served.png")
-    let server = try LoopbackServer(directory: harness.directory)
+    let served = try Data(contentsOf: harness.directory.appendingPathComponent("served.png"))
+    let server = try RouteServer(routes: ["/served.png": .init(status: 200, body: Array(served))])
     defer { server.stop() }
     let web = try RunHarness(
       """
@@ -130,46 +131,5 @@ import Testing
     #expect(observer.finalState(of: web.index("fetch")) == .succeeded)
     #expect(FileManager.default.fileExists(atPath: web.directory.appendingPathComponent("got.png").path))
     #expect(summary.failures.first?.reason.description.contains("404") == true)
-  }
-}
-
-/// `python3 -m http.server` on 127.0.0.1, on a port that was free a moment before.
-struct LoopbackServer {
-  let process = Process()
-  let port: Int
-
-  init(directory: URL) throws {
-    port = Self.freePort()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1"]
-    process.currentDirectoryURL = directory
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    for _ in 0..<500 where !GateWaiter.canConnect(host: "127.0.0.1", port: port) { usleep(10_000) }
-  }
-
-  /// Binds port 0 on loopback and returns what the kernel chose.
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  /// SIGKILL: Foundation spawns from a Dispatch thread whose blocked signal mask the child
-  /// inherits, so SIGTERM would stay pending forever.
-  func stop() {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
   }
 }

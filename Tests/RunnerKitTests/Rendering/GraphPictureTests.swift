@@ -40,8 +40,8 @@ import Testing
     #expect(HTMLGraphRenderer.stripProlog(svg) == "<svg width=\"1\"></svg>\n")
   }
 
-  @Test(.enabled(if: GraphvizRenderer.isAvailable)) func graphvizDrawsSVG() throws {
-    let bytes = try GraphvizRenderer().render(selection, format: .svg)
+  @Test(.enabled(if: GraphvizRenderer.isAvailable)) func graphvizDrawsSVG() async throws {
+    let bytes = try await GraphvizRenderer().render(selection, format: .svg)
     let text = String(decoding: bytes, as: UTF8.self)
     #expect(text.contains("<svg") && text.contains("build"))
   }

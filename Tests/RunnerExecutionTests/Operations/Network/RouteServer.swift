@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,11 +9,13 @@ import Synchronization
 ///
 /// Each connection gets one response and is closed. It serves at most `maxConnections`
 /// requests and stops when `stop()` is called.
-final class LoopbackServer: Sendable {
+final class RouteServer: Sendable {
   struct Response: Sendable {
     var status: Int
     var headers: [String] = []
     var body: [UInt8] = []
+    /// Read the request, then answer nothing until `stop()`.
+    var hang = false
   }
 
   let port: Int
@@ -24,7 +26,7 @@ final class LoopbackServer: Sendable {
   init(routes: [String: Response], maxConnections: Int = 20) throws {
     self.routes = routes
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ImagingErrorForTests("socket failed") }
+    guard fd >= 0 else { throw RouteServerError("socket failed") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
@@ -32,14 +34,16 @@ final class LoopbackServer: Sendable {
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard bound == 0, listen(fd, 16) == 0 else { throw ImagingErrorForTests("bind/listen failed") }
+    guard bound == 0, listen(fd, 16) == 0 else { throw RouteServerError("bind/listen failed") }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
     listener = fd
     port = Int(UInt16(bigEndian: address.sin_port))
-    DispatchQueue.global().async { [self] in serve(limit: maxConnections) }
+    // A thread of its own: blocked in accept() on a Dispatch worker, it would starve the pool
+    // that Swift concurrency runs the downloads on.
+    Thread { [self] in serve(limit: maxConnections) }.start()
   }
 
   var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -71,6 +75,10 @@ final class LoopbackServer: Sendable {
     let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
     let path = line.count > 1 ? String(line[1]) : "/"
     let response = routes[path] ?? Response(status: 404, body: Array("not found".utf8))
+    if response.hang {
+      while !finished.withLock({ $0 }) { usleep(10_000) }
+      return
+    }
     var head = "HTTP/1.0 \(response.status) X\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
     for header in response.headers { head += header + "\r\n" }
     head += "\r\n"
@@ -84,7 +92,7 @@ final class LoopbackServer: Sendable {
   }
 }
 
-struct ImagingErrorForTests: Error {
+struct RouteServerError: Error {
   let message: String
   init(_ message: String) { self.message = message }
 }
