@@ -1,7 +1,8 @@
-/// The state file's format: text lines of tab-separated, escaped fields, then a SHA-256 trailer.
+/// The state file's format (version 3): a header line, then segments. A segment is lines of
+/// tab-separated, escaped fields, closed by a line with the SHA-256 of the segment's lines:
 ///
 /// ```
-/// runner-state 1
+/// runner-state 3
 /// T name fingerprint operation directory environment dependencies outputDigest
 /// S path hash device inode size mtime ctime      (a source of the task above; "-" stamp: none)
 /// O path hash device inode size mtime ctime      (an output file)
@@ -9,18 +10,36 @@
 /// W key                                          (how the sources were found: `SourceWalk`)
 /// L path device inode size mtime ctime           (a directory listed)
 /// P path f|l absent|directory|other              (a path looked up, following links or not)
-/// sha256 <hex of every byte above this line>
+/// X name                                         (the task's record is dropped)
+/// sha256 <hex of the segment's lines>
 /// ```
 ///
-/// A line-based format rather than JSON keeps the no-op path (tens of thousands of lines)
-/// fast with a byte-level parser and no Foundation.
+/// A later record of a task replaces an earlier one. Like ninja's build log, the file is
+/// appended to: a run that changed records adds one segment with them, rather than writing
+/// every record again (10 MB for 10 000 tasks). When the segments appended since the file was
+/// last written whole outgrow it, the next save writes it whole again, one segment of every
+/// record. A segment cut short or not matching its checksum ends the read: the records before
+/// it are used, and the next save writes the file whole.
+///
+/// A line-based format rather than JSON keeps the read (tens of thousands of lines) fast with a
+/// byte-level parser and no Foundation.
 extension BuildState {
+  static let header = "runner-state \(formatVersion)\n"
+
+  /// The whole file: the header and one segment with every record.
   func encoded() -> [UInt8] {
+    Array(Self.header.utf8) + Self.segment(tasks.keys.sorted().map { ($0, tasks[$0]) })
+  }
+
+  /// A segment with `changes` in order: a record, or nil to drop the task's record.
+  static func segment(_ changes: [(name: String, record: TaskRecord?)]) -> [UInt8] {
     var out = LineWriter()
-    out.bytes.reserveCapacity(tasks.count * 1024)
-    out.bytes.append(contentsOf: "runner-state \(Self.formatVersion)\n".utf8)
-    for name in tasks.keys.sorted() {
-      let record = tasks[name]!
+    out.bytes.reserveCapacity(changes.count * 1024)
+    for (name, record) in changes {
+      guard let record else {
+        out.line("X", [name])
+        continue
+      }
       out.line(
         "T",
         [
@@ -40,19 +59,63 @@ extension BuildState {
     return out.bytes
   }
 
-  /// - Throws: `CacheError.corrupt` for a wrong trailer, a truncated file or a malformed line.
+  /// What a read of the state file found.
+  struct Decoded {
+    var state = BuildState()
+    /// Why the read stopped before the end of the file, if it did.
+    var damage: String?
+    /// The records (`T` and `X` lines) read, superseded ones included.
+    var records = 0
+  }
+
+  /// Reads every whole segment, up to the first one that is cut short, does not match its
+  /// checksum, or does not parse. Never fails: a file of another format or version reads as
+  /// empty, with `damage` saying why.
+  static func decode(_ bytes: [UInt8], path: String) -> Decoded {
+    var decoded = Decoded()
+    let header = Array(Self.header.utf8)
+    guard bytes.count >= header.count, Array(bytes[..<header.count]) == header else {
+      let first = bytes.prefix(64).prefix { $0 != UInt8(ascii: "\n") }
+      decoded.damage = "not a state file of format \(formatVersion) ('\(String(decoding: first, as: UTF8.self))')"
+      return decoded
+    }
+    var position = header.count
+    bytes.withUnsafeBufferPointer { buffer in
+      while position < buffer.count {
+        guard let trailer = LineWriter.trailer(in: buffer, from: position) else {
+          decoded.damage = "its last segment is cut short"
+          return
+        }
+        guard trailer.matches else {
+          decoded.damage = "a segment does not match its checksum"
+          return
+        }
+        // Parsed whole before any of it is applied: a segment that does not parse leaves no
+        // part of itself behind.
+        var reader = StateReader(buffer[position..<trailer.start], path: path)
+        let changes: [(name: String, record: TaskRecord?)]
+        do {
+          changes = try reader.changes()
+        } catch {
+          decoded.damage = "\(error)"
+          return
+        }
+        if decoded.state.tasks.isEmpty { decoded.state.tasks.reserveCapacity(changes.count) }
+        for change in changes { decoded.state.tasks[change.name] = change.record }
+        decoded.records += reader.records
+        position = trailer.end
+      }
+    }
+    return decoded
+  }
+
+  /// The whole file, or an error naming the first damage (for tests and tools).
+  ///
+  /// - Throws: `CacheError.corrupt` when any part of the file cannot be used.
   init(decoding bytes: [UInt8], path: String) throws(CacheError) {
-    let bodyEnd: Int
-    switch LineWriter.checkTrailer(bytes) {
-    case .body(let end): bodyEnd = end
-    case .truncated: throw .corrupt(path, reason: "truncated")
-    case .mismatch: throw .corrupt(path, reason: "checksum mismatch")
-    }
-    let decoded = try bytes.withUnsafeBufferPointer { buffer throws(CacheError) in
-      var reader = StateReader(buffer[..<bodyEnd], path: path)
-      return try reader.tasks()
-    }
-    tasks = decoded
+    let decoded = Self.decode(bytes, path: path)
+    if let damage = decoded.damage { throw .corrupt(path, reason: damage) }
+    self = decoded.state
   }
 
   static func fields(of stamp: CacheFileSystem.Stamp) -> [String] {

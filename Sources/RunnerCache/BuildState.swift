@@ -10,7 +10,7 @@ import RunnerModel
 /// of being hashed gets no stamp, so a change within the file system's timestamp granularity
 /// is never missed.
 package struct BuildState: Sendable {
-  static let formatVersion = 2
+  static let formatVersion = 3
 
   package var tasks: [String: TaskRecord] = [:]
 }

@@ -130,6 +130,23 @@ package enum CacheFileSystem {
     syncDirectory(parent(of: path))
   }
 
+  /// Appends `bytes` to an existing file, without fsync: the state file's segments carry their
+  /// own checksums, so an append cut short by a crash reads as the end of the file.
+  package static func append(_ path: String, _ bytes: [UInt8]) throws(CacheError) {
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .io(path, reason: describe(errno)) }
+    defer { close(descriptor) }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .io(path, reason: describe(errno))
+      }
+      written += count
+    }
+  }
+
   static func syncDirectory(_ path: String) {
     let descriptor = open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard descriptor >= 0 else { return }

@@ -4,9 +4,11 @@ import Synchronization
 /// The incremental state of one run: the records loaded from `.runner/state`, the records
 /// this run makes, the local cache, and warnings. Shared by every `CachingOperation` of the run.
 ///
-/// State is written atomically at the end of the run and, during a long run, at most every
-/// `saveInterval`, so a crash or SIGKILL loses at most the latest records (the cache entries
-/// written meanwhile still restore those tasks), never corrupts the file.
+/// The records this run changed are appended to the state file at the end of the run and,
+/// during a long run, at most every `saveInterval` (a crash or SIGKILL loses at most the latest
+/// records; the cache entries written meanwhile still restore those tasks). When the file holds
+/// more superseded records than live ones, or part of it was damaged, it is written whole
+/// instead, atomically.
 package final class IncrementalStore: Sendable {
   static let saveInterval = Duration.seconds(2)
 
@@ -24,13 +26,28 @@ package final class IncrementalStore: Sendable {
 
   private struct Mutable {
     var state: BuildState
+    /// Tasks whose record changed since the last save.
+    var changed: Set<String> = []
     var dirty = false
-    var stored = false
+    /// Bytes this run added to the cache.
+    var storedBytes: Int64 = 0
     var lastSave = ContinuousClock.now
     var warnings: [String] = []
   }
 
   private let mutable: Mutex<Mutable>
+
+  /// What this store knows of the state file; held while it writes, so saves never interleave.
+  private struct FileState {
+    /// The stamp as this store last read or wrote it: an append needs the file unchanged since.
+    var stamp: CacheFileSystem.Stamp?
+    /// The records in the file, superseded ones included.
+    var records: Int
+    /// Write the file whole at the next save (part of it was damaged, or a write failed).
+    var writeWhole: Bool
+  }
+
+  private let file: Mutex<FileState>
   private let printWarnings: Bool
 
   /// Loads `.runner/state`; a corrupt or truncated state is discarded with a warning.
@@ -62,6 +79,7 @@ package final class IncrementalStore: Sendable {
       loaded = StatePreload.read(directory)
     }
     prefetch = SourcePrefetch(checks: loaded.checks)
+    file = Mutex(FileState(stamp: loaded.stamp, records: loaded.records, writeWhole: loaded.damaged))
     let state = loaded.state
     let warnings = loaded.warning.map { [$0] } ?? []
     mutable = Mutex(Mutable(state: state, warnings: warnings))
@@ -99,30 +117,53 @@ package final class IncrementalStore: Sendable {
   package var state: BuildState { mutable.withLock { $0.state } }
 
   /// Replaces (or, with nil, forgets) a task's record; saves if the last save is old enough.
-  package func update(_ task: String, _ record: TaskRecord?, storedInCache: Bool = false) {
+  ///
+  /// - Parameter storedInCache: the bytes of the cache entry this run stored for the task.
+  package func update(_ task: String, _ record: TaskRecord?, storedInCache: Int64 = 0) {
     let due = mutable.withLock { mutable -> Bool in
       mutable.state.tasks[task] = record
+      mutable.changed.insert(task)
       mutable.dirty = true
-      mutable.stored = mutable.stored || storedInCache
+      mutable.storedBytes += storedInCache
       return ContinuousClock.now - mutable.lastSave > Self.saveInterval
     }
     if due { save() }
   }
 
-  /// Writes the state if anything changed since it was read or last written.
+  /// Writes what changed since the state was read or last saved: one segment appended to the
+  /// file, or the whole file when it holds more superseded records than live ones, was damaged,
+  /// or changed under this store.
   package func save() {
-    let snapshot = mutable.withLock { mutable -> BuildState? in
-      guard mutable.dirty else { return nil }
-      mutable.dirty = false
-      mutable.lastSave = .now
-      return mutable.state
-    }
-    guard let snapshot else { return }
-    do {
-      try CacheFileSystem.makeDirectories(directory)
-      try CacheFileSystem.writeAtomically(directory + "/state", snapshot.encoded())
-    } catch {
-      warn("cannot write the incremental state: \(error)")
+    file.withLock { file in
+      let taken = mutable.withLock { mutable -> (state: BuildState, changed: [String])? in
+        guard mutable.dirty else { return nil }
+        mutable.dirty = false
+        mutable.lastSave = .now
+        defer { mutable.changed.removeAll() }
+        return (mutable.state, mutable.changed.sorted())
+      }
+      guard let taken else { return }
+      let path = directory + "/state"
+      do {
+        try CacheFileSystem.makeDirectories(directory)
+        let live = taken.state.tasks.count
+        if !file.writeWhole, let known = file.stamp, CacheFileSystem.status(path)?.stamp == known,
+          file.records + taken.changed.count <= 2 * live + 64
+        {
+          try CacheFileSystem.append(path, BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }))
+          file.records += taken.changed.count
+        } else {
+          try CacheFileSystem.writeAtomically(path, taken.state.encoded())
+          file.records = live
+          file.writeWhole = false
+        }
+        file.stamp = CacheFileSystem.status(path)?.stamp
+      } catch {
+        // What this save held is not in the file: the next save (if any) writes every record.
+        file.writeWhole = true
+        mutable.withLock { $0.dirty = true }
+        warn("cannot write the incremental state: \(error)")
+      }
     }
   }
 
@@ -130,7 +171,8 @@ package final class IncrementalStore: Sendable {
   package func finish() {
     prefetch.stop()
     save()
-    if settings.useCache, mutable.withLock({ $0.stored }) { cache.evict() }
+    let added = mutable.withLock { $0.storedBytes }
+    if settings.useCache, added > 0 { cache.bound(added: added) }
   }
 
   /// Starts checking the sources of the selection's cacheable tasks on another thread,

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes the line format of the files in `.runner`: a kind letter, then tab-separated fields
 /// with `\\`, tab and newline escaped, then a newline (`BuildState.split` reads a line back).
 ///
@@ -82,7 +84,40 @@ struct LineWriter {
     bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
   }
 
-  /// What a file's trailer says of the bytes above it.
+  /// The segment's trailer: where its line starts and ends, and whether it matches.
+  struct SegmentTrailer {
+    var start: Int
+    var end: Int
+    var matches: Bool
+  }
+
+  /// The first trailer line (`sha256 <hex>`) at or after `start`, and whether it holds the
+  /// digest of `bytes[start..<trailer]`; nil when the file ends first. No other line begins
+  /// with `s`: each begins with its kind letter.
+  static func trailer(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> SegmentTrailer? {
+    let prefix = "sha256 ".utf8
+    let length = prefix.count + 64 + 1
+    guard let base = bytes.baseAddress else { return nil }
+    var lineStart = start
+    while lineStart < bytes.count {
+      if bytes.count - lineStart >= prefix.count, zip(bytes[lineStart...], prefix).allSatisfy({ $0 == $1 }) {
+        guard bytes.count - lineStart >= length, bytes[lineStart + length - 1] == UInt8(ascii: "\n") else {
+          return nil
+        }
+        let digest = ContentHasher.hex(
+          ContentHasher.rawDigest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<lineStart]))))
+        let written = String(decoding: bytes[(lineStart + prefix.count)..<(lineStart + length - 1)], as: UTF8.self)
+        return SegmentTrailer(start: lineStart, end: lineStart + length, matches: written == digest)
+      }
+      guard let newline = memchr(base + lineStart, Int32(UInt8(ascii: "\n")), bytes.count - lineStart) else {
+        return nil
+      }
+      lineStart = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
+    }
+    return nil
+  }
+
+  /// What a whole file's trailer (one segment from the first byte) says of the bytes above it.
   enum Trailer: Equatable {
     /// The trailer matches; the body is `bytes[..<end]`.
     case body(end: Int)

@@ -12,6 +12,11 @@ package final class StatePreload: Sendable {
     var state: BuildState
     var stamp: CacheFileSystem.Stamp?
     var warning: String?
+    /// Part of the file could not be used: the next save writes it whole rather than append
+    /// after the damage.
+    var damaged = false
+    /// The records the file holds, superseded ones included.
+    var records = 0
     /// The records' files compared with the file system (with a `base`, once read).
     var checks: RecordChecks?
   }
@@ -69,17 +74,29 @@ package final class StatePreload: Sendable {
     return loaded.withLock { $0 }!
   }
 
-  /// The state file's content, its stamp when read, and the warning if it had to be discarded.
+  /// The state file's records, its stamp when read, and a warning when part of it (or all)
+  /// could not be used.
   static func read(_ directory: String) -> Loaded {
     let path = directory + "/state"
     guard let status = CacheFileSystem.status(path) else { return Loaded(state: BuildState(), stamp: nil) }
+    let bytes: [UInt8]
     do {
-      let state = try BuildState(decoding: try CacheFileSystem.read(path), path: path)
-      return Loaded(state: state, stamp: status.stamp)
+      bytes = try CacheFileSystem.read(path)
     } catch {
       return Loaded(
         state: BuildState(), stamp: status.stamp,
-        warning: "discarding the incremental state: \(error); every task will run")
+        warning: "discarding the incremental state: \(error); every task will run", damaged: true)
     }
+    let decoded = BuildState.decode(bytes, path: path)
+    guard let damage = decoded.damage else {
+      return Loaded(state: decoded.state, stamp: status.stamp, records: decoded.records)
+    }
+    let consequence =
+      decoded.state.tasks.isEmpty
+      ? "every task will run" : "the tasks recorded after that point will run"
+    return Loaded(
+      state: decoded.state, stamp: status.stamp,
+      warning: "discarding the incremental state from where it is damaged ('\(path)': \(damage)); \(consequence)",
+      damaged: true)
   }
 }

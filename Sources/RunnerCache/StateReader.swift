@@ -1,11 +1,13 @@
-/// Reads the body of `.runner/state` (the format is in `BuildState+Codec.swift`) field by field,
+/// Reads one segment of `.runner/state` (the format is in `BuildState+Codec.swift`) field by field,
 /// straight from the bytes: no array of lines, no array of fields per line. The no-op run
 /// reads tens of thousands of lines before it can start, so this is on its critical path.
 struct StateReader {
   private let bytes: Slice<UnsafeBufferPointer<UInt8>>
   private var position: Int
   private let path: String
-  private var line = 1
+  private var line = 0
+  /// The `T` and `X` lines read so far.
+  private(set) var records = 0
 
   init(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, path: String) {
     self.bytes = bytes
@@ -16,13 +18,10 @@ struct StateReader {
   private static let tab = UInt8(ascii: "\t")
   private static let newline = UInt8(ascii: "\n")
 
-  /// Every task's record. Version 1 files (without walks) read as version 2.
-  mutating func tasks() throws(CacheError) -> [String: TaskRecord] {
-    let header = restOfLine()
-    guard header == "runner-state 1" || header == "runner-state \(BuildState.formatVersion)" else {
-      throw .corrupt(path, reason: "unknown format")
-    }
-    var tasks: [String: TaskRecord] = [:]
+  /// One segment's records in order: a record replaces the task's earlier one, nil (an `X`
+  /// line) drops it.
+  mutating func changes() throws(CacheError) -> [(name: String, record: TaskRecord?)] {
+    var changes: [(name: String, record: TaskRecord?)] = []
     var name: String?
     var record = TaskRecord(
       fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
@@ -32,11 +31,17 @@ struct StateReader {
       let kind = bytes[position]
       position += 1
       if kind == UInt8(ascii: "T") {
-        if let name { tasks[name] = record }
+        records += 1
+        if let name { changes.append((name, record)) }
         name = try field()
         record = TaskRecord(
           fingerprint: try field(), operation: try field(), directory: try field(), environment: try field(),
           dependencies: try field(), sources: [], outputs: [], values: [], outputDigest: try field())
+      } else if kind == UInt8(ascii: "X") {
+        records += 1
+        if let name { changes.append((name, record)) }
+        name = nil
+        changes.append((try field(), nil))
       } else {
         guard name != nil else { throw malformed("a task's line before any task") }
         switch kind {
@@ -61,20 +66,12 @@ struct StateReader {
       guard position < bytes.endIndex, bytes[position] == Self.newline else { throw malformed("extra fields") }
       position += 1
     }
-    if let name { tasks[name] = record }
-    return tasks
+    if let name { changes.append((name, record)) }
+    return changes
   }
 
   private func malformed(_ what: String) -> CacheError {
     .corrupt(path, reason: "line \(line): \(what)")
-  }
-
-  private mutating func restOfLine() -> String {
-    let start = position
-    while position < bytes.endIndex, bytes[position] != Self.newline { position += 1 }
-    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-    if position < bytes.endIndex { position += 1 }
-    return text
   }
 
   /// The next field: a tab, then bytes up to the next tab or newline, with escapes undone.

@@ -120,29 +120,32 @@ import Testing
     #expect(record.values.map { "\($0.key)=\($0.value)" } == ["k=v\\1"])
   }
 
-  /// A state written by the previous format (no walks) still reads; a malformed walk line is
-  /// a corrupt state, not a crash.
-  @Test func versionOneStatesReadAndBadWalkLinesAreCorrupt() throws {
+  /// A state of an earlier format reads as empty (every task runs once, as the fingerprint
+  /// format changed with it); a malformed walk line is damage, not a crash.
+  @Test func earlierFormatsReadAsEmptyAndBadWalkLinesAreDamage() throws {
     func sealed(_ body: String) -> [UInt8] {
       let bytes = Array(body.utf8)
       let digest = bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-      return bytes + Array("sha256 \(digest)\n".utf8)
+      return Array(BuildState.header.utf8) + bytes + Array("sha256 \(digest)\n".utf8)
     }
-    let old = "runner-state 1\nT\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\nV\tk\tv\n"
-    let record = try #require(try BuildState(decoding: sealed(old), path: "state").tasks["t"])
-    #expect(record.walk == nil)
+    let old = Array("runner-state 2\nT\tt\tf\to\t.\te\td\tod\n".utf8)
+    let decoded = BuildState.decode(old, path: "state")
+    #expect(decoded.state.tasks.isEmpty)
+    #expect(decoded.damage == "not a state file of format 3 ('runner-state 2')")
+    let good = try BuildState(decoding: sealed("T\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\n"), path: "state")
     #expect(
-      record.sources == [
+      good.tasks["t"]?.sources == [
         FileRecord(path: "a.c", hash: "h", stamp: .init(device: 1, inode: 2, size: 3, modified: 4, changed: 5))
       ])
     for bad in [
-      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nL\t/x\t1\t2\t3\t4\t5\n",  // a listing before its W line
-      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nW\tk\nP\t/x\tq\tabsent\n",  // neither f nor l
-      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nW\tk\nL\t/x\t-\t-\t-\t-\t-\n",  // a listing without a stamp
-      "runner-state 2\nT\tt\tf\to\t.\te\td\tod\nS\ta\th\t1\t2\t99999999999999999999\t4\t5\n",  // out of range
-      "runner-state 3\n",
+      "T\tt\tf\to\t.\te\td\tod\nL\t/x\t1\t2\t3\t4\t5\n",  // a listing before its W line
+      "T\tt\tf\to\t.\te\td\tod\nW\tk\nP\t/x\tq\tabsent\n",  // neither f nor l
+      "T\tt\tf\to\t.\te\td\tod\nW\tk\nL\t/x\t-\t-\t-\t-\t-\n",  // a listing without a stamp
+      "T\tt\tf\to\t.\te\td\tod\nS\ta\th\t1\t2\t99999999999999999999\t4\t5\n",  // out of range
+      "S\ta\th\t1\t2\t3\t4\t5\n",  // a source before any task
     ] {
       #expect(throws: CacheError.self) { try BuildState(decoding: sealed(bad), path: "state") }
+      #expect(BuildState.decode(sealed(bad), path: "state").state.tasks.isEmpty, "no part of a bad segment is used")
     }
   }
 }

@@ -187,9 +187,10 @@ struct CachingOperation: TaskOperation {
         }
       }
     }
+    var storedBytes: Int64 = 0
     if cacheable {
       do {
-        try store.cache.save(entry, for: fingerprint.value)
+        storedBytes = try store.cache.save(entry, for: fingerprint.value)
       } catch {
         store.warn("cannot store '\(task.name)' in the cache: \(error)")
         cacheable = false
@@ -201,7 +202,7 @@ struct CachingOperation: TaskOperation {
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
         outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
-      storedInCache: cacheable)
+      storedInCache: storedBytes)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest, note: nil)
   }

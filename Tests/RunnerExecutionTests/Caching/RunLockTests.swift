@@ -18,7 +18,8 @@ import Testing
         announced.withLock { $0 = holder }
       }
     }
-    try await Task.sleep(for: .milliseconds(150))
+    // Waits for the announcement itself, not for a clock: under load it can take a while.
+    for _ in 0..<1000 where announced.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
     #expect(announced.withLock { $0 } == "another runner (pid \(getpid()))")
     withExtendedLifetime(first) {}
     _ = consume first
