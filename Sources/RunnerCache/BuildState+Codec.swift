@@ -16,9 +16,8 @@
 ///
 /// A later record of a task replaces an earlier one. Like ninja's build log, the file is
 /// appended to: a run that changed records adds one segment with them, rather than writing
-/// every record again (10 MB for 10 000 tasks). When the segments appended since the file was
-/// last written whole outgrow it, the next save writes it whole again, one segment of every
-/// record. A segment cut short or not matching its checksum ends the read: the records before
+/// every record again (10 MB for 10 000 tasks). When superseded records would pass a quarter
+/// of the live ones, the save writes the file whole again, one segment of every record. A segment cut short or not matching its checksum ends the read: the records before
 /// it are used, and the next save writes the file whole.
 ///
 /// A line-based format rather than JSON keeps the read (tens of thousands of lines) fast with a

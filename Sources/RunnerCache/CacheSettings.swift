@@ -16,6 +16,8 @@ package struct CacheSettings: Sendable {
   package var preload: StatePreload?
   /// `NoOpRecord.invocationKey` of this run, when it may record a run in which nothing ran.
   package var noOpInvocation: String?
+  /// The task file's bytes, for the record's digests of it.
+  package var noOpTaskFile: [UInt8] = []
 
   package init(
     enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,

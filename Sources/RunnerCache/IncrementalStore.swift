@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// The records this run changed are appended to the state file at the end of the run and,
 /// during a long run, at most every `saveInterval` (a crash or SIGKILL loses at most the latest
-/// records; the cache entries written meanwhile still restore those tasks). When the file holds
-/// more superseded records than live ones, or part of it was damaged, it is written whole
-/// instead, atomically.
+/// records; the cache entries written meanwhile still restore those tasks). When superseded
+/// records would pass a quarter of the live ones, or part of the file was damaged, it is
+/// written whole instead, atomically.
 package final class IncrementalStore: Sendable {
   static let saveInterval = Duration.seconds(2)
 
@@ -131,8 +131,8 @@ package final class IncrementalStore: Sendable {
   }
 
   /// Writes what changed since the state was read or last saved: one segment appended to the
-  /// file, or the whole file when it holds more superseded records than live ones, was damaged,
-  /// or changed under this store.
+  /// file, or the whole file when superseded records would pass a quarter of the live ones,
+  /// part of it was damaged, or it changed under this store.
   package func save() {
     file.withLock { file in
       let taken = mutable.withLock { mutable -> (state: BuildState, changed: [String])? in
@@ -147,8 +147,11 @@ package final class IncrementalStore: Sendable {
       do {
         try CacheFileSystem.makeDirectories(directory)
         let live = taken.state.tasks.count
+        // Appended while superseded records stay under a quarter of the live ones (a read
+        // then costs at most a quarter more than that of a file written whole); a save that
+        // changes most records writes the file whole at once.
         if !file.writeWhole, let known = file.stamp, CacheFileSystem.status(path)?.stamp == known,
-          file.records + taken.changed.count <= 2 * live + 64
+          file.records + taken.changed.count <= live + live / 4 + 64
         {
           try CacheFileSystem.append(path, BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }))
           file.records += taken.changed.count

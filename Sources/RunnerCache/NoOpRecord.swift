@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import RunnerBasics
+import RunnerModel
 import Synchronization
 
 /// A run in which nothing ran, remembered in `.runner/noop` so that the same run again can
@@ -8,13 +9,15 @@ import Synchronization
 /// scheduler. (ninja's no-op is the same idea: trust the log while every `stat` agrees.)
 ///
 /// It is sound because the key pins everything a fingerprint is made of except files: this
-/// runner binary, the directory, the arguments, the environment, the task file's bytes and
-/// the state file (its stamp, so any run that changed a record invalidates it). The files are
+/// runner binary, the directory, the arguments, the environment, and the state file (its
+/// stamp, so any run that changed a record invalidates it); beside it, the task file is pinned
+/// by its bytes or, when they differ, by its YAML content (`TaskFileDigests`), so a comment
+/// added to the file does not void the record. The files are
 /// pinned as the full path pins them: the listings and probes of each task's source walk, and
 /// the trusted stamps of its sources and outputs. Any difference, and the run takes the full
 /// path, which writes a new record if again nothing ran, and removes this one otherwise.
 package struct NoOpRecord: Sendable {
-  static let header = "runner-noop 1"
+  static let header = "runner-noop 2"
 
   /// One task as the run finished it, in the order it did.
   package struct Task: Sendable, Equatable {
@@ -46,19 +49,55 @@ package struct NoOpRecord: Sendable {
   /// `invocationKey`, plus the state file's stamp.
   package var key: String
   package var tasks: [Task]
+  /// The task file the record was made with.
+  package var taskFile: TaskFileDigests
 
-  package init(key: String, tasks: [Task]) {
+  package init(key: String, taskFile: TaskFileDigests = TaskFileDigests(bytes: "", content: ""), tasks: [Task]) {
     self.key = key
+    self.taskFile = taskFile
     self.tasks = tasks
+  }
+
+  /// A task file, by the SHA-256 of its bytes and of its YAML content
+  /// (`YAMLParser.canonicalContent`).
+  package struct TaskFileDigests: Sendable, Equatable {
+    package var bytes: String
+    package var content: String
+
+    package init(bytes: String, content: String) {
+      self.bytes = bytes
+      self.content = content
+    }
+
+    /// The digest of the file's bytes.
+    package static func bytes(_ bytes: [UInt8]) -> String {
+      var hasher = ContentHasher()
+      bytes.withUnsafeBytes { hasher.add(bytes: $0) }
+      return hasher.finalize()
+    }
+
+    /// The digest of its YAML content; nil when it is not well-formed YAML.
+    package static func content(_ bytes: [UInt8]) -> String? {
+      guard let canonical = YAMLParser.canonicalContent(bytes) else { return nil }
+      var hasher = ContentHasher()
+      canonical.withUnsafeBytes { hasher.add(bytes: $0) }
+      return hasher.finalize()
+    }
+
+    /// Both digests of `bytes`.
+    package init?(of bytes: [UInt8]) {
+      guard let content = Self.content(bytes) else { return nil }
+      self.init(bytes: Self.bytes(bytes), content: content)
+    }
   }
 
   /// Everything besides the files and the state that decides how a run turns out.
   ///
   /// - Parameters:
-  ///   - taskFile: the task file's path as given, and its bytes.
+  ///   - taskFile: the task file's path as given (its content is pinned beside the key).
   ///   - arguments: the command line, without the program's name.
   /// - Returns: nil when runner cannot tell which build of itself is running (no /proc).
-  package static func invocationKey(taskFile path: String, bytes: [UInt8], arguments: [String]) -> String? {
+  package static func invocationKey(taskFile path: String, arguments: [String]) -> String? {
     // Another build of runner may decide differently.
     guard let executable = CacheFileSystem.status("/proc/self/exe")?.stamp else { return nil }
     var hasher = ContentHasher()
@@ -72,7 +111,6 @@ package struct NoOpRecord: Sendable {
     hasher.add(Int64(arguments.count))
     for argument in arguments { hasher.add(argument) }
     hasher.add(Fingerprint.wholeEnvironmentDigest(ProcessEnvironment.current))
-    bytes.withUnsafeBytes { hasher.add(bytes: $0) }
     return hasher.finalize()
   }
 
@@ -106,7 +144,7 @@ extension NoOpRecord {
     var out = LineWriter()
     out.bytes.reserveCapacity(tasks.count * 400)
     out.bytes.append(contentsOf: (Self.header + "\n").utf8)
-    out.line("K", [key])
+    out.line("K", [key, taskFile.bytes, taskFile.content])
     for file in recentFiles() { out.line("R", path: file.path, stamp: file.stamp) }
     for task in tasks {
       out.begin("T")
@@ -153,7 +191,7 @@ extension NoOpRecord {
   /// The record's key and its recently changed files, from the first bytes of the file (nil
   /// if they do not start a record). Only whole lines count: `bytes` may end mid-line.
   /// Reads no further than the head, however many bytes it is given.
-  package static func head(of bytes: [UInt8]) -> (key: String, recent: [File])? {
+  package static func head(of bytes: [UInt8]) -> (key: String, taskFile: TaskFileDigests, recent: [File])? {
     var start = bytes.startIndex
     func nextLine() -> ArraySlice<UInt8>? {
       guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
@@ -163,14 +201,14 @@ extension NoOpRecord {
     guard let first = nextLine(), String(decoding: first, as: UTF8.self) == header, let second = nextLine()
     else { return nil }
     let fields = BuildState.split(second)
-    guard fields.count == 2, fields[0] == "K" else { return nil }
+    guard fields.count == 4, fields[0] == "K" else { return nil }
     var recent: [File] = []
     while let line = nextLine(), line.first == UInt8(ascii: "R") {
       let fields = BuildState.split(line)
       guard fields.count == 7, fields[0] == "R", let stamp = Self.stamp(fields[2...]) else { break }
       recent.append(File(path: fields[1], stamp: stamp))
     }
-    return (fields[1], recent)
+    return (fields[1], TaskFileDigests(bytes: fields[2], content: fields[3]), recent)
   }
 
   /// The record's key (nil if the bytes do not start a record).
@@ -184,6 +222,7 @@ extension NoOpRecord {
       return nil
     }
     key = head.key
+    taskFile = head.taskFile
     tasks = []
     // After the header, the key and the recent files `head` read (an R line it stopped at is
     // malformed, and refused below).

@@ -42,7 +42,7 @@ extension NoOpRecord {
   /// The record of a run in which every selected task was up to date or a group, or nil.
   static func make(
     _ watcher: NoOpWatcher, selection: GraphSelection, store: IncrementalStore, invocation: String,
-    workingDirectory: (Int) -> String
+    taskFile: [UInt8], workingDirectory: (Int) -> String
   ) -> NoOpRecord? {
     let seen = watcher.seen.withLock { $0 }
     guard !seen.ruledOut, seen.finished.count == selection.members.count,
@@ -73,7 +73,8 @@ extension NoOpRecord {
         tasks.append(Task(name: definition.name, note: note, walk: walk, files: files))
       }
     }
-    return NoOpRecord(key: key(invocation: invocation, state: stateStamp), tasks: tasks)
+    guard let digests = TaskFileDigests(of: taskFile) else { return nil }
+    return NoOpRecord(key: key(invocation: invocation, state: stateStamp), taskFile: digests, tasks: tasks)
   }
 
   /// Writes the record of this run, or removes the last one when this run does not make one.
@@ -97,10 +98,11 @@ package enum NoOpRun {
 
   /// - Parameters:
   ///   - invocation: `NoOpRecord.invocationKey` of this run.
+  ///   - taskFile: the task file's bytes.
   ///   - stateDirectory: `.runner` next to the task file.
   /// - Returns: the exit code, or nil when the run must take the full path.
   package static func attempt(
-    invocation: String, stateDirectory: String, reports: ReportSettings, wait: Bool
+    invocation: String, taskFile: [UInt8], stateDirectory: String, reports: ReportSettings, wait: Bool
   ) async -> Int32? {
     let start = ContinuousClock.now
     let path = stateDirectory + "/noop"
@@ -111,6 +113,10 @@ package enum NoOpRun {
       head.key == NoOpRecord.key(invocation: invocation, state: state),
       head.recent.allSatisfy({ CacheFileSystem.status($0.path)?.stamp == $0.stamp })
     else { return nil }
+    // The task file: the same bytes, or (edited) the same YAML content, so the same tasks.
+    let fileBytes = NoOpRecord.TaskFileDigests.bytes(taskFile)
+    let sameBytes = head.taskFile.bytes == fileBytes
+    guard sameBytes || NoOpRecord.TaskFileDigests.content(taskFile) == head.taskFile.content else { return nil }
     let key = head.key
     guard
       let lock = try? await RunLock.acquire(
@@ -122,9 +128,14 @@ package enum NoOpRun {
     defer { withExtendedLifetime(lock) {} }
     // Another runner may have run while this one waited.
     guard CacheFileSystem.status(stateDirectory + "/state")?.stamp == state,
-      let bytes = try? CacheFileSystem.read(path), let record = NoOpRecord(decoding: bytes), record.key == key,
-      record.holds()
+      let bytes = try? CacheFileSystem.read(path), var record = NoOpRecord(decoding: bytes), record.key == key,
+      record.taskFile == head.taskFile, record.holds()
     else { return nil }
+    if !sameBytes {
+      // Edited without a change of content: the next run need not look at the content again.
+      record.taskFile.bytes = fileBytes
+      NoOpRecord.save(record, directory: stateDirectory)
+    }
     let console = ConsoleReporter(
       names: record.tasks.map(\.name), selected: Array(record.tasks.indices),
       useColor: Terminal.colorEnabled(for: 1),

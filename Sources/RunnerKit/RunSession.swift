@@ -86,6 +86,7 @@ package struct RunSession: Sendable {
         guard summary.succeeded, let invocation = settings.caching.noOpInvocation else { return nil }
         return NoOpRecord.make(
           watcher, selection: selection, store: store, invocation: invocation,
+          taskFile: settings.caching.noOpTaskFile,
           workingDirectory: scheduler.workingDirectory(of:))
       }
       NoOpRecord.save(record, directory: store.directory)

@@ -31,15 +31,17 @@ public final class Runner: Sendable {
     guard var caching = cacheSettings() else { return ExitStatus.usage }
     let bytes = try? FileReader.read(options.taskFile)
     if caching.enabled, !options.force, let bytes,
-      let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, bytes: bytes, arguments: options.arguments)
+      let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, arguments: options.arguments)
     {
       let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
       if let code = await NoOpRun.attempt(
-        invocation: invocation, stateDirectory: stateDirectory, reports: options.reports, wait: !options.noWait)
+        invocation: invocation, taskFile: bytes, stateDirectory: stateDirectory, reports: options.reports,
+        wait: !options.noWait)
       {
         return code
       }
       caching.noOpInvocation = invocation
+      caching.noOpTaskFile = bytes
     }
     if caching.enabled {
       // Without --force, the preload's thread goes on to check the recorded files.

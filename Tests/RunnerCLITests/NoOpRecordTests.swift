@@ -122,6 +122,25 @@ import Testing
     #expect(project.read("out/use.txt") == "a\nb\none\n")
   }
 
+  /// A comment, blank lines or another layout leave the tasks as they were: the record still
+  /// applies (and notes the new bytes). A change of content, even one that parses to the same
+  /// tasks as the old (a quoted number), takes the full path.
+  @Test func aTaskFileEditedWithoutChangingItsContentKeepsTheRecord() throws {
+    let project = try settledProject()
+    let (_, full) = try settled()
+    try project.write(
+      "tasks.yml", "# a comment\n\n" + Self.tasks.replacingOccurrences(of: "deps: [gen]", with: "deps:\n      - gen"))
+    let edited = try project.run()
+    #expect(edited.stdout.contains(Self.remark))
+    #expect(edited.stdout.components(separatedBy: "\n").count == full.stdout.components(separatedBy: "\n").count)
+    #expect(try project.run().stdout.contains(Self.remark))
+    try project.write("tasks.yml", Self.tasks.replacingOccurrences(of: "cat out/gen.txt", with: "cat  out/gen.txt"))
+    let changed = try project.run()
+    #expect(!changed.stdout.contains(Self.remark))
+    #expect(changed.stdout.contains("✓ gen up to date"))
+    #expect(!changed.stdout.contains("✓ use up to date"), "its command changed")
+  }
+
   @Test func anotherEnvironmentTaskFileOrCommandLineTakesTheFullPath() throws {
     let project = try settledProject()
     let environment = try project.run(environment: ["NOOP_TEST_VALUE": "1"])
@@ -132,7 +151,7 @@ import Testing
     let target = try project.run(["use"])
     #expect(!target.stdout.contains(Self.remark))
     #expect(target.stdout.contains("2 task(s): 2 succeeded"))
-    try project.write("tasks.yml", Self.tasks + "# a comment\n")
+    try project.write("tasks.yml", Self.tasks + "  extra: 'true'\n")
     let edited = try project.run()
     #expect(!edited.stdout.contains(Self.remark))
     #expect(edited.stdout.contains("✓ use up to date"))

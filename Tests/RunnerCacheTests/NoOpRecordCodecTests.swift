@@ -43,7 +43,7 @@ import Testing
   }
 
   @Test func aLineOutOfPlaceIsRefusedEvenWithAGoodTrailer() {
-    var body = Array("runner-noop 1\nK\tk\nF\t./a\t1\t2\t3\t4\t5\n".utf8)
+    var body = Array("runner-noop 2\nK\tk\tb\tc\nF\t./a\t1\t2\t3\t4\t5\n".utf8)
     let digest = body.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
     body.append(contentsOf: "sha256 \(digest)\n".utf8)
     #expect(NoOpRecord.key(of: body) == "k")

@@ -84,7 +84,7 @@ import Testing
     #expect(third.state.tasks.count == 49)
   }
 
-  /// Once the file holds more superseded records than live ones, a save writes it whole.
+  /// Once superseded records would pass a quarter of the live ones, a save writes it whole.
   @Test func aFileOfMostlySupersededRecordsIsWrittenWhole() throws {
     let directory = try temporaryDirectory()
     let initial = store(directory)

@@ -6,7 +6,7 @@ import CYaml
 /// gets wrong for a task file: duplicate keys are rejected (libyaml accepts them silently),
 /// aliases are expanded under a node budget (so "billion laughs" fails in microseconds),
 /// a recursive alias is an error, and `<<` merge keys are resolved.
-struct YAMLParser {
+package struct YAMLParser {
   /// The most nodes a file may expand to, aliases included.
   static let defaultNodeBudget = 5_000_000
   /// The deepest nesting of sequences and mappings accepted.
@@ -248,6 +248,64 @@ extension YAMLParser {
       }
       return Diagnostic.error(
         .syntax(problem: problem, context: context), at: location(parser.problem_mark), notes: notes)
+    }
+  }
+}
+
+extension YAMLParser {
+  /// The document's content as a canonical byte string: every event libyaml reports, with its
+  /// anchor, tag, value and scalar style, and nothing of where it stood. Comments, blank lines,
+  /// indentation and flow or block layout leave it unchanged; any change of meaning changes it.
+  /// This is how runner tells a task file edited without changing any task from one whose
+  /// tasks changed, without decoding it.
+  ///
+  /// - Returns: nil when the bytes are not well-formed YAML.
+  package static func canonicalContent(_ bytes: [UInt8]) -> [UInt8]? {
+    var parser = yaml_parser_t()
+    guard yaml_parser_initialize(&parser) == 1 else { return nil }
+    defer { yaml_parser_delete(&parser) }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    func field(_ pointer: UnsafeMutablePointer<UInt8>?, length: Int? = nil) {
+      guard let pointer else {
+        out.append(0)
+        return
+      }
+      let count = length ?? strlen(pointer)
+      out.append(1)
+      withUnsafeBytes(of: UInt64(count).littleEndian) { out.append(contentsOf: $0) }
+      out.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+    }
+    return bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
+      yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+      var event = yaml_event_t()
+      while true {
+        guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+        defer { yaml_event_delete(&event) }
+        out.append(UInt8(truncatingIfNeeded: event.type.rawValue))
+        switch event.type {
+        case YAML_STREAM_END_EVENT:
+          return out
+        case YAML_SCALAR_EVENT:
+          let scalar = event.data.scalar
+          field(scalar.anchor)
+          field(scalar.tag)
+          field(scalar.value, length: scalar.length)
+          out.append(UInt8(truncatingIfNeeded: scalar.style.rawValue))
+          out.append(UInt8(scalar.plain_implicit))
+          out.append(UInt8(scalar.quoted_implicit))
+        case YAML_ALIAS_EVENT:
+          field(event.data.alias.anchor)
+        case YAML_SEQUENCE_START_EVENT:
+          field(event.data.sequence_start.anchor)
+          field(event.data.sequence_start.tag)
+        case YAML_MAPPING_START_EVENT:
+          field(event.data.mapping_start.anchor)
+          field(event.data.mapping_start.tag)
+        default:
+          break
+        }
+      }
     }
   }
 }

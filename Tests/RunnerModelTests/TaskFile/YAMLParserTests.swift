@@ -118,3 +118,32 @@ import Testing
     }
   }
 }
+
+@Suite struct YAMLContentTests {
+  func content(_ text: String) -> [UInt8]? { YAMLParser.canonicalContent(Array(text.utf8)) }
+
+  /// Comments, blank lines, indentation and flow or block layout are not content.
+  @Test func layoutAndCommentsAreNotContent() {
+    let base = content("tasks:\n  a: {run: x, deps: [b]}\n  b: y\n")
+    #expect(base != nil)
+    #expect(
+      content("# top\ntasks:\n\n    a:   # the first\n      run: x\n      deps:\n        - b\n    b: y\n") == base)
+  }
+
+  /// Anything that can change meaning is content: a value, a key, a quoted scalar where a
+  /// plain one stood (`"1"` against `1`, `"~"` against `~`), an anchor, the order of entries.
+  @Test func everyChangeOfMeaningIsContent() {
+    let base = content("tasks:\n  a: {run: x, deps: [b]}\n  b: y\n")
+    for other in [
+      "tasks:\n  a: {run: z, deps: [b]}\n  b: y\n",
+      "tasks:\n  a: {run: x, deps: [b]}\n  c: y\n",
+      "tasks:\n  a: {run: \"x\", deps: [b]}\n  b: y\n",
+      "tasks:\n  a: {deps: [b], run: x}\n  b: y\n",
+      "tasks:\n  a: &x {run: x, deps: [b]}\n  b: y\n",
+      "tasks:\n  a: {run: x, deps: [b]}\n  b: y\n---\nother: 1\n",
+    ] {
+      #expect(content(other) != base, "\(other)")
+    }
+    #expect(content("tasks: [") == nil, "not well-formed")
+  }
+}
