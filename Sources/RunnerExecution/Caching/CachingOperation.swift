@@ -12,26 +12,39 @@ struct CachingOperation: TaskOperation {
   let inner: any TaskOperation
   let store: IncrementalStore
   let cacheable: Bool
+  /// The fingerprint and record worked out by `conclude`, when it could not finish the task.
+  var prepared: Prepared?
 
-  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
-    let task = context.task
-    guard cacheable else {
-      // A group writes no file: the checks made ahead still hold after it.
-      if case .group = task.action {} else { store.prefetch.noteChange() }
-      let result = try await inner.run(context)
-      let contribution = Fingerprint.contribution(of: result, name: task.name)
-      // The same record again (a group, a task handing on the same values) leaves the state as it is.
-      if let old = store.record(task.name), old.fingerprint.isEmpty, old.outputDigest == contribution.outputDigest {
-        return result
-      }
-      let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
-      store.update(
-        task.name,
-        TaskRecord(
-          fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
-          values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
-      return result
+  struct Prepared: Sendable {
+    var fingerprint: Fingerprint
+    var previous: TaskRecord?
+    var checked: SourceCheck?
+  }
+
+  init(inner: any TaskOperation, store: IncrementalStore, cacheable: Bool) {
+    self.inner = inner
+    self.store = store
+    self.cacheable = cacheable
+  }
+
+  /// A shell task that is up to date finishes on the scheduler's thread. Image tasks (their
+  /// image is decoded from the cache) and forced runs always go on to `run`.
+  func conclude(_ context: OperationContext) -> Conclusion {
+    guard cacheable, !store.settings.force, case .shell = context.task.action else { return .run(self) }
+    let prepared = prepare(context)
+    if let previous = prepared.previous,
+      let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs)
+    {
+      return .finished(result)
     }
+    var next = self
+    next.prepared = prepared
+    return .run(next)
+  }
+
+  /// The task's fingerprint and last record: from the check made ahead when it still holds.
+  func prepare(_ context: OperationContext) -> Prepared {
+    let task = context.task
     let checked = store.prefetch.take(task.index)
     let previous = checked.map(\.record) ?? store.record(task.name)
     let dependencies = context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }
@@ -46,8 +59,43 @@ struct CachingOperation: TaskOperation {
         },
         dependencies: dependencies, previous: previous, checked: checked)
     }
+    return Prepared(fingerprint: fingerprint, previous: previous, checked: checked)
+  }
+
+  /// Records what a task that is not cacheable handed on, so a dry run can predict its
+  /// dependents' fingerprints.
+  func recordUncached(_ result: any OperationResult, _ context: OperationContext) -> any OperationResult {
+    let task = context.task
+    let contribution = Fingerprint.contribution(of: result, name: task.name)
+    // The same record again (a group, a task handing on the same values) leaves the state as it is.
+    if let old = store.record(task.name), old.fingerprint.isEmpty, old.outputDigest == contribution.outputDigest {
+      return result
+    }
+    let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
+    store.update(
+      task.name,
+      TaskRecord(
+        fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+        values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
+    return result
+  }
+
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
+    let task = context.task
+    guard cacheable else {
+      // A group writes no file: the checks made ahead still hold after it.
+      if case .group = task.action {} else { store.prefetch.noteChange() }
+      return recordUncached(try await inner.run(context), context)
+    }
+    // `conclude` already found the task not up to date, with this fingerprint (a retry works
+    // it out again: the failed attempt may have changed files).
+    let concluded = prepared != nil && context.attempt == 1
+    let (fingerprint, previous, checked) = {
+      let prepared = concluded ? self.prepared! : prepare(context)
+      return (prepared.fingerprint, prepared.previous, prepared.checked)
+    }()
     if !store.settings.force {
-      if let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
+      if !concluded, let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
         return result
       }
       if store.settings.useCache, let result = restore(fingerprint, context) { return result }

@@ -27,4 +27,6 @@ package struct OperationFactory: Sendable {
 /// A task with only dependencies: succeeds at once.
 struct GroupOperation: TaskOperation {
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult { EmptyResult() }
+
+  func conclude(_ context: OperationContext) -> Conclusion { .finished(EmptyResult()) }
 }

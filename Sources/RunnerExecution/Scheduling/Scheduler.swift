@@ -64,9 +64,17 @@ package struct Scheduler: Sendable {
             return .gate(task, failure: failure)
           }
         }
-        while state.running < settings.concurrency, let task = state.nextToStart() {
+        while state.running < settings.concurrency, !state.stopping, let task = state.nextToStart() {
           let context = makeContext(task, state: state, start: start)
-          let operation = factory.operation(for: selection.graph[task])
+          let operation: any TaskOperation
+          switch factory.operation(for: selection.graph[task]).conclude(context) {
+          case .finished(let result):
+            state.finished(task, result: .success(result), tail: [], attempts: 1)
+            if Task.isCancelled, !state.stopping { state.stop() }
+            continue
+          case .run(let prepared):
+            operation = prepared
+          }
           let events = { @Sendable (kind: RunEvent.Kind) in emit(task, kind) }
           group.addTask {
             await Self.attempt(operation, context: context, retries: selection.graph[task].retries, emit: events)
