@@ -49,28 +49,23 @@ stale() {
   return 1
 }
 
+# Builds the static library of module $1 from the sources listed on stdin, when any of them
+# (or of the libraries given as further arguments) is newer than it.
+library() {
+  local module=$1 sources
+  shift
+  mapfile -t sources
+  if stale "$objs/lib$module.a" "${sources[@]}" "$@"; then
+    echo "== fuzz: building $module"
+    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name "$module" "${sources[@]}" \
+      -o "$objs/lib$module.a"
+  fi
+}
+
 build() {
-  local imaging
-  mapfile -t imaging < <(find Sources/Imaging -name '*.swift' | sort)
-  if stale "$objs/libImaging.a" "${imaging[@]}"; then
-    echo "== fuzz: building Imaging"
-    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name Imaging "${imaging[@]}" \
-      -o "$objs/libImaging.a"
-  fi
-  local basics
-  mapfile -t basics < <(find Sources/RunnerBasics -name '*.swift' | sort)
-  if stale "$objs/libRunnerBasics.a" "${basics[@]}"; then
-    echo "== fuzz: building RunnerBasics"
-    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name RunnerBasics "${basics[@]}" \
-      -o "$objs/libRunnerBasics.a"
-  fi
-  local runnerkit
-  mapfile -t runnerkit < <(runnerkit_sources)
-  if stale "$objs/libRunnerKit.a" "${runnerkit[@]}" "$objs/libImaging.a" "$objs/libRunnerBasics.a"; then
-    echo "== fuzz: building RunnerKit (task files, outputs)"
-    swiftc "${swift_flags[@]}" -emit-library -static -emit-module -module-name RunnerKit "${runnerkit[@]}" \
-      -o "$objs/libRunnerKit.a"
-  fi
+  find Sources/Imaging -name '*.swift' | sort | library Imaging
+  find Sources/RunnerBasics -name '*.swift' | sort | library RunnerBasics
+  runnerkit_sources | library RunnerKit "$objs/libImaging.a" "$objs/libRunnerBasics.a"
   for target in "${targets[@]}"; do
     local source=Fuzz/Targets/$target.swift
     if stale "$out/fuzz-$target" "$source" "$objs/libRunnerKit.a" "$objs/libRunnerBasics.a" "$objs/libImaging.a"; then

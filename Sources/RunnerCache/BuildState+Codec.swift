@@ -16,8 +16,9 @@
 ///
 /// A later record of a task replaces an earlier one. Like ninja's build log, the file is
 /// appended to: a run that changed records adds one segment with them, rather than writing
-/// every record again (10 MB for 10 000 tasks). When superseded records would pass a quarter
-/// of the live ones, the save writes the file whole again, one segment of every record. A segment cut short or not matching its checksum ends the read: the records before
+/// every record again (10 MB for 10 000 tasks). When the appended segments would pass a
+/// quarter of the file's last whole write, the save writes it whole again, one segment of every
+/// record. A segment cut short or not matching its checksum ends the read: the records before
 /// it are used, and the next save writes the file whole.
 ///
 /// A line-based format rather than JSON keeps the read (tens of thousands of lines) fast with a
@@ -65,6 +66,13 @@ extension BuildState {
     var damage: String?
     /// The records (`T` and `X` lines) read, superseded ones included.
     var records = 0
+    /// Where the first segment (the last whole write) ends.
+    var wholeBytes = 0
+    /// The damage is an appended segment cut short: a save that a crash interrupted, or one
+    /// still being written by a run whose lock this reader does not hold (a dry run).
+    var tornAppend = false
+    /// The file is a state of another format version.
+    var otherVersion = false
   }
 
   /// Reads every whole segment, up to the first one that is cut short, does not match its
@@ -76,6 +84,7 @@ extension BuildState {
     guard bytes.count >= header.count, Array(bytes[..<header.count]) == header else {
       let first = bytes.prefix(64).prefix { $0 != UInt8(ascii: "\n") }
       decoded.damage = "not a state file of format \(formatVersion) ('\(String(decoding: first, as: UTF8.self))')"
+      decoded.otherVersion = first.starts(with: "runner-state ".utf8)
       return decoded
     }
     var position = header.count
@@ -83,6 +92,7 @@ extension BuildState {
       while position < buffer.count {
         guard let trailer = LineWriter.trailer(in: buffer, from: position) else {
           decoded.damage = "its last segment is cut short"
+          decoded.tornAppend = decoded.wholeBytes > 0
           return
         }
         guard trailer.matches else {
@@ -103,6 +113,7 @@ extension BuildState {
         for change in changes { decoded.state.tasks[change.name] = change.record }
         decoded.records += reader.records
         position = trailer.end
+        if decoded.wholeBytes == 0 { decoded.wholeBytes = position }
       }
     }
     return decoded

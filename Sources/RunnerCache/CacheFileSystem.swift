@@ -181,12 +181,12 @@ package enum CacheFileSystem {
     return entries
   }
 
-  /// `rm -rf` without following symbolic links.
   /// Removes a file, if there is one.
   package static func remove(_ path: String) {
     unlink(path)
   }
 
+  /// `rm -rf` without following symbolic links.
   static func removeTree(_ path: String) {
     guard let status = status(path, follow: false) else { return }
     if status.isDirectory {

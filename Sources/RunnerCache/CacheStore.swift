@@ -53,20 +53,15 @@ package struct CacheStore: Sendable {
   /// recorded usage plus `added` may pass `maximumBytes` (or nothing is recorded yet).
   package func bound(added: Int64) {
     let recorded = (try? CacheFileSystem.read(usagePath)).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
-    var usage: Int64
-    if let recorded, recorded >= 0, recorded + added <= maximumBytes {
-      usage = recorded + added
+    let usage: Int64
+    if let recorded, recorded >= 0, case let (sum, overflow) = recorded.addingReportingOverflow(added), !overflow,
+      sum <= maximumBytes
+    {
+      usage = sum
     } else {
-      evict()
-      usage = scannedSize()
+      usage = evict().remaining
     }
-    usage = max(usage, 0)
     try? CacheFileSystem.writeAtomically(usagePath, Array(String(usage).utf8))
-  }
-
-  /// The bytes of every entry.
-  func scannedSize() -> Int64 {
-    entries().reduce(0) { $0 + $1.size }
   }
 
   /// Every entry with its last use and size.
@@ -85,19 +80,19 @@ package struct CacheStore: Sendable {
 
   /// Removes least-recently-used entries until the cache holds at most `maximumBytes`.
   ///
-  /// - Returns: how many entries were removed.
+  /// - Returns: how many entries were removed, and the bytes of those that remain.
   @discardableResult
-  func evict() -> Int {
+  func evict() -> (removed: Int, remaining: Int64) {
     let entries = entries()
     var total = entries.reduce(Int64(0)) { $0 + $1.size }
-    guard total > maximumBytes else { return 0 }
+    guard total > maximumBytes else { return (0, total) }
     var removed = 0
     for entry in entries.sorted(by: { $0.used < $1.used }) where total > maximumBytes {
       unlink(entry.path)
       total -= entry.size
       removed += 1
     }
-    return removed
+    return (removed, total)
   }
 
   /// `RUNNER_CACHE_MAX`: bytes, or a number with K, M, G or T (powers of 1024; `B`/`iB` allowed).

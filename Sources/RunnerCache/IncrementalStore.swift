@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// The records this run changed are appended to the state file at the end of the run and,
 /// during a long run, at most every `saveInterval` (a crash or SIGKILL loses at most the latest
-/// records; the cache entries written meanwhile still restore those tasks). When superseded
-/// records would pass a quarter of the live ones, or part of the file was damaged, it is
-/// written whole instead, atomically.
+/// records; the cache entries written meanwhile still restore those tasks). When the appends
+/// would pass a quarter of the file's last whole write, or part of the file was damaged, it
+/// is written whole instead, atomically.
 package final class IncrementalStore: Sendable {
   static let saveInterval = Duration.seconds(2)
 
@@ -41,8 +41,8 @@ package final class IncrementalStore: Sendable {
   private struct FileState {
     /// The stamp as this store last read or wrote it: an append needs the file unchanged since.
     var stamp: CacheFileSystem.Stamp?
-    /// The records in the file, superseded ones included.
-    var records: Int
+    /// The size of the file's last whole write: appends stop at a quarter more.
+    var wholeBytes: Int
     /// Write the file whole at the next save (part of it was damaged, or a write failed).
     var writeWhole: Bool
   }
@@ -79,10 +79,11 @@ package final class IncrementalStore: Sendable {
       loaded = StatePreload.read(directory)
     }
     prefetch = SourcePrefetch(checks: loaded.checks)
-    file = Mutex(FileState(stamp: loaded.stamp, records: loaded.records, writeWhole: loaded.damaged))
+    file = Mutex(FileState(stamp: loaded.stamp, wholeBytes: loaded.wholeBytes, writeWhole: loaded.damaged))
     let state = loaded.state
     let warnings = loaded.warning.map { [$0] } ?? []
-    mutable = Mutex(Mutable(state: state, warnings: warnings))
+    // A damaged file is written whole at the end of this run, even one that changes nothing.
+    mutable = Mutex(Mutable(state: state, dirty: loaded.damaged, warnings: warnings))
     if printWarnings { for warning in warnings { Self.print(warning) } }
   }
 
@@ -131,7 +132,7 @@ package final class IncrementalStore: Sendable {
   }
 
   /// Writes what changed since the state was read or last saved: one segment appended to the
-  /// file, or the whole file when superseded records would pass a quarter of the live ones,
+  /// file, or the whole file when the appends would pass a quarter of its last whole write,
   /// part of it was damaged, or it changed under this store.
   package func save() {
     file.withLock { file in
@@ -146,18 +147,18 @@ package final class IncrementalStore: Sendable {
       let path = directory + "/state"
       do {
         try CacheFileSystem.makeDirectories(directory)
-        let live = taken.state.tasks.count
-        // Appended while superseded records stay under a quarter of the live ones (a read
-        // then costs at most a quarter more than that of a file written whole); a save that
-        // changes most records writes the file whole at once.
-        if !file.writeWhole, let known = file.stamp, CacheFileSystem.status(path)?.stamp == known,
-          file.records + taken.changed.count <= live + live / 4 + 64
+        // Appended while the file stays within a quarter (and 4 KiB) of its last whole write,
+        // so a read costs at most that much more; a save that changes most records writes it
+        // whole at once.
+        let segment = BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) })
+        if !file.writeWhole, let known = file.stamp, let current = CacheFileSystem.status(path)?.stamp,
+          current == known, Int(current.size) + segment.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
         {
-          try CacheFileSystem.append(path, BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }))
-          file.records += taken.changed.count
+          try CacheFileSystem.append(path, segment)
         } else {
-          try CacheFileSystem.writeAtomically(path, taken.state.encoded())
-          file.records = live
+          let whole = taken.state.encoded()
+          try CacheFileSystem.writeAtomically(path, whole)
+          file.wholeBytes = whole.count
           file.writeWhole = false
         }
         file.stamp = CacheFileSystem.status(path)?.stamp

@@ -15,8 +15,8 @@ package final class StatePreload: Sendable {
     /// Part of the file could not be used: the next save writes it whole rather than append
     /// after the damage.
     var damaged = false
-    /// The records the file holds, superseded ones included.
-    var records = 0
+    /// The size of the file's last whole write (its first segment).
+    var wholeBytes = 0
     /// The records' files compared with the file system (with a `base`, once read).
     var checks: RecordChecks?
   }
@@ -89,7 +89,17 @@ package final class StatePreload: Sendable {
     }
     let decoded = BuildState.decode(bytes, path: path)
     guard let damage = decoded.damage else {
-      return Loaded(state: decoded.state, stamp: status.stamp, records: decoded.records)
+      return Loaded(state: decoded.state, stamp: status.stamp, wholeBytes: decoded.wholeBytes)
+    }
+    if decoded.tornAppend {
+      // An append cut short says nothing worth a warning: its tasks simply run again.
+      return Loaded(state: decoded.state, stamp: status.stamp, damaged: true, wholeBytes: decoded.wholeBytes)
+    }
+    if decoded.otherVersion {
+      return Loaded(
+        state: decoded.state, stamp: status.stamp,
+        warning: "the incremental state '\(path)' was written by another version of runner; every task will run once",
+        damaged: true)
     }
     let consequence =
       decoded.state.tasks.isEmpty

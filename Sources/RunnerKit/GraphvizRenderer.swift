@@ -35,18 +35,24 @@ package struct GraphvizRenderer: Sendable {
     return path.split(separator: ":").contains { access("\($0)/dot", X_OK) == 0 }
   }
 
+  /// `dot` runs as a task's command does: through the process reactor, in its own process
+  /// group, under the orphan watchdog. Its input and output live in a private directory.
+  ///
   /// - Returns: the drawing's bytes.
   /// - Throws: `Failure.notInstalled` without `dot`; `Failure.failed` when it fails.
-  /// `dot` runs as a task's command does: through the process reactor, in its own process
-  /// group, under the orphan watchdog.
   package func render(_ selection: GraphSelection, format: Format) async throws(Failure) -> [UInt8] {
     guard Self.isAvailable else { throw .notInstalled }
-    let base = (ProcessEnvironment.current["TMPDIR"] ?? "/tmp") + "/runner-graph-\(getpid())"
-    let input = base + ".dot"
-    let output = base + "." + format.rawValue
+    var template = Array(((ProcessEnvironment.current["TMPDIR"] ?? "/tmp") + "/runner-graph-XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+      throw .failed("cannot create a temporary directory: \(FileReader.describe(errno))")
+    }
+    let directory = String(cString: made)
+    let input = directory + "/graph.dot"
+    let output = directory + "/graph." + format.rawValue
     defer {
       unlink(input)
       unlink(output)
+      rmdir(directory)
     }
     do {
       try ReportFile.write(DOTRenderer().render(selection), to: input)

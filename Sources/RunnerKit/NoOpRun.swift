@@ -45,7 +45,8 @@ extension NoOpRecord {
     taskFile: [UInt8], workingDirectory: (Int) -> String
   ) -> NoOpRecord? {
     let seen = watcher.seen.withLock { $0 }
-    guard !seen.ruledOut, seen.finished.count == selection.members.count,
+    // A replay prints no warning: a run that had one is not replayed.
+    guard !seen.ruledOut, store.warnings.isEmpty, seen.finished.count == selection.members.count,
       let stateStamp = CacheFileSystem.status(store.directory + "/state")?.stamp
     else { return nil }
     let state = store.state

@@ -141,6 +141,17 @@ import Testing
     #expect(!changed.stdout.contains("✓ use up to date"), "its command changed")
   }
 
+  /// libyaml reads UTF-16 as the same events; the loader refuses it. The record must not
+  /// replay over a file the full path refuses.
+  @Test func aTaskFileSavedAgainAsUTF16IsRefusedNotReplayed() throws {
+    let project = try settledProject()
+    let utf16: [UInt8] = [0xFF, 0xFE] + Self.tasks.utf8.flatMap { byte -> [UInt8] in [byte, 0] }
+    try Data(utf16).write(to: project.directory.appendingPathComponent("tasks.yml"))
+    let run = try project.run()
+    #expect(run.status == 2)
+    #expect(!run.stdout.contains(Self.remark))
+  }
+
   @Test func anotherEnvironmentTaskFileOrCommandLineTakesTheFullPath() throws {
     let project = try settledProject()
     let environment = try project.run(environment: ["NOOP_TEST_VALUE": "1"])

@@ -102,6 +102,26 @@ import Testing
     #expect(store(directory).record("only")?.fingerprint == "v100")
   }
 
+  /// An append cut short (a crash, or a save still being written while a dry run reads) is
+  /// not worth a warning; the end of the run writes the file whole even if it changed nothing.
+  @Test func aTornAppendIsRepairedAtTheEndOfTheNextRun() throws {
+    let directory = try temporaryDirectory()
+    let first = store(directory)
+    first.update("a", Self.record("a-1"))
+    first.save()
+    let handle = try #require(FileHandle(forWritingAtPath: directory + "/state"))
+    handle.seekToEndOfFile()
+    handle.write(Data("T\ttorn".utf8))
+    try handle.close()
+    let second = store(directory)
+    #expect(second.warnings.isEmpty)
+    #expect(second.record("a")?.fingerprint == "a-1")
+    second.finish()
+    let decoded = BuildState.decode(Array(FileManager.default.contents(atPath: directory + "/state")!), path: "state")
+    #expect(decoded.damage == nil)
+    #expect(decoded.state.tasks.keys.sorted() == ["a"])
+  }
+
   /// After damage, the next save writes the file whole rather than append after the damage.
   @Test func aDamagedFileIsWrittenWholeAtTheNextSave() throws {
     let directory = try temporaryDirectory()
@@ -111,7 +131,8 @@ import Testing
     first.save()
     let handle = try #require(FileHandle(forWritingAtPath: directory + "/state"))
     handle.seekToEndOfFile()
-    handle.write(Data("T\ttorn".utf8))
+    // A whole segment whose checksum does not match: damage, not an append cut short.
+    handle.write(Data("T\tc\tf\to\t.\te\td\tod\nsha256 \(String(repeating: "0", count: 64))\n".utf8))
     try handle.close()
     let second = store(directory)
     #expect(second.warnings.count == 1)

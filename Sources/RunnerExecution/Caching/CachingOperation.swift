@@ -67,7 +67,7 @@ struct CachingOperation: TaskOperation {
   func recordUncached(_ result: any OperationResult, _ context: OperationContext) -> any OperationResult {
     let task = context.task
     let contribution = Fingerprint.contribution(of: result, name: task.name)
-    // The same record again (a group, a task handing on the same values) leaves the state as it is.
+    // The same record again (a task handing on the same values) leaves the state as it is.
     if let old = store.record(task.name), old.fingerprint.isEmpty, old.outputDigest == contribution.outputDigest {
       return result
     }
@@ -83,8 +83,7 @@ struct CachingOperation: TaskOperation {
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     let task = context.task
     guard cacheable else {
-      // A group writes no file: the checks made ahead still hold after it.
-      if case .group = task.action {} else { store.prefetch.noteChange() }
+      store.prefetch.noteChange()
       return recordUncached(try await inner.run(context), context)
     }
     // `conclude` already found the task not up to date, with this fingerprint (a retry works

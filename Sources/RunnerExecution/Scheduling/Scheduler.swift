@@ -51,6 +51,7 @@ package struct Scheduler: Sendable {
     }
     state.seedReady()
     factory.store?.startPrefetch(selection, workingDirectory: workingDirectory(of:))
+    var concludedInline = 0
 
     await withTaskGroup(of: Completion.self) { group in
       while true {
@@ -70,6 +71,9 @@ package struct Scheduler: Sendable {
           switch factory.operation(for: selection.graph[task]).conclude(context) {
           case .finished(let result):
             state.finished(task, result: .success(result), tail: [], attempts: 1)
+            // This thread is the reactor's too: let it serve running processes now and then.
+            concludedInline += 1
+            if concludedInline % 64 == 0 { await Task.yield() }
             if Task.isCancelled, !state.stopping { state.stop() }
             continue
           case .run(let prepared):

@@ -259,8 +259,11 @@ extension YAMLParser {
   /// This is how runner tells a task file edited without changing any task from one whose
   /// tasks changed, without decoding it.
   ///
-  /// - Returns: nil when the bytes are not well-formed YAML.
+  /// - Returns: nil when the bytes are not what the loader accepts: well-formed YAML in UTF-8
+  ///   (libyaml also reads UTF-16, which the loader refuses), nested no deeper than it allows.
   package static func canonicalContent(_ bytes: [UInt8]) -> [UInt8]? {
+    guard TaskFileLoader.firstInvalidUTF8(bytes) == nil else { return nil }
+    var depth = 0
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else { return nil }
     defer { yaml_parser_delete(&parser) }
@@ -296,12 +299,20 @@ extension YAMLParser {
           out.append(UInt8(scalar.quoted_implicit))
         case YAML_ALIAS_EVENT:
           field(event.data.alias.anchor)
+        case YAML_STREAM_START_EVENT:
+          out.append(UInt8(truncatingIfNeeded: event.data.stream_start.encoding.rawValue))
         case YAML_SEQUENCE_START_EVENT:
+          depth += 1
+          guard depth <= maximumDepth else { return nil }
           field(event.data.sequence_start.anchor)
           field(event.data.sequence_start.tag)
         case YAML_MAPPING_START_EVENT:
+          depth += 1
+          guard depth <= maximumDepth else { return nil }
           field(event.data.mapping_start.anchor)
           field(event.data.mapping_start.tag)
+        case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+          depth -= 1
         default:
           break
         }

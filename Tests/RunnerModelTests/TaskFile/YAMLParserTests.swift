@@ -147,3 +147,16 @@ import Testing
     #expect(content("tasks: [") == nil, "not well-formed")
   }
 }
+
+extension YAMLContentTests {
+  /// What the loader refuses has no content: UTF-16 (which libyaml would read as the same
+  /// events), bytes that are not UTF-8, nesting deeper than the loader allows.
+  @Test func whatTheLoaderRefusesHasNoContent() {
+    let text = "tasks:\n  a: x\n"
+    #expect(content(text) != nil)
+    let utf16: [UInt8] = [0xFF, 0xFE] + text.utf8.flatMap { byte -> [UInt8] in [byte, 0] }
+    #expect(YAMLParser.canonicalContent(utf16) == nil)
+    #expect(YAMLParser.canonicalContent(Array(text.utf8) + [0xC3]) == nil)
+    #expect(content(String(repeating: "[", count: 300) + String(repeating: "]", count: 300)) == nil)
+  }
+}
