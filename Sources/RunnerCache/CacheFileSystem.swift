@@ -181,6 +181,15 @@ package enum CacheFileSystem {
     return entries
   }
 
+  /// Writes `text` over the first bytes of an existing file, if there is one (no fsync).
+  package static func overwriteStart(_ path: String, with text: String) {
+    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    var text = text
+    _ = text.withUTF8 { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    close(descriptor)
+  }
+
   /// Removes a file, if there is one.
   package static func remove(_ path: String) {
     unlink(path)

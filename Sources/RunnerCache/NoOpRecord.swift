@@ -15,7 +15,7 @@ import Synchronization
 /// added to the file does not void the record. The files are
 /// pinned as the full path pins them: the listings and probes of each task's source walk, and
 /// the trusted stamps of its sources and outputs. Any difference, and the run takes the full
-/// path, which writes a new record if again nothing ran, and removes this one otherwise.
+/// path, which writes a new record if again nothing ran, and voids this one otherwise.
 package struct NoOpRecord: Sendable {
   static let header = "runner-noop 2"
 

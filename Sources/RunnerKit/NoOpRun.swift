@@ -82,7 +82,9 @@ extension NoOpRecord {
   static func save(_ record: NoOpRecord?, directory: String) {
     let path = directory + "/noop"
     guard let record else {
-      CacheFileSystem.remove(path)
+      // Voided where it starts, not unlinked: freeing a record of 10 000 tasks (4 MB) took
+      // 20 ms of a run that edited one file. The next record replaces the file whole.
+      CacheFileSystem.overwriteStart(path, with: "void")
       return
     }
     // A record that cannot be written is only a slower next run: any old one is keyed to the
