@@ -43,7 +43,7 @@ extension BuildState {
       out.line(
         "T",
         [
-          name, record.fingerprint, record.operation, record.directory, record.environment, record.dependencies,
+          name, record.fingerprint ?? "", record.operation, record.directory, record.environment, record.dependencies,
           record.outputDigest,
         ])
       for file in record.sources { out.line("S", file: file) }

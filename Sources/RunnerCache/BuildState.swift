@@ -45,7 +45,9 @@ package struct FileRecord: Sendable, Equatable {
 
 /// The last successful run of one task.
 package struct TaskRecord: Sendable {
-  package var fingerprint: String
+  /// nil for a task that is not cacheable: its record keeps only what it handed on, so a dry
+  /// run can predict its dependents' fingerprints.
+  package var fingerprint: String?
   /// Digest of the operation: commands or image steps.
   var operation: String
   var directory: String
@@ -63,7 +65,7 @@ package struct TaskRecord: Sendable {
   package var walk: SourceWalk? = nil
 
   package init(
-    fingerprint: String, operation: String, directory: String, environment: String, dependencies: String,
+    fingerprint: String?, operation: String, directory: String, environment: String, dependencies: String,
     sources: [FileRecord], outputs: [FileRecord], values: [(key: String, value: String)], outputDigest: String,
     walk: SourceWalk? = nil
   ) {

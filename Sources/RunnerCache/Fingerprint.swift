@@ -13,13 +13,14 @@ package struct Fingerprint: Sendable {
   /// What expanding the source patterns looked at (nil when it cannot be trusted next time).
   package var walk: SourceWalk?
 
-  /// What one dependency contributes: its fingerprint ("-" if it has none) and output digest.
+  /// What one dependency contributes: its fingerprint (nil for a task that is not cacheable)
+  /// and the digest of what it hands on.
   package struct Dependency: Sendable {
     package var name: String
-    package var fingerprint: String
+    package var fingerprint: String?
     package var outputDigest: String
 
-    package init(name: String, fingerprint: String, outputDigest: String) {
+    package init(name: String, fingerprint: String?, outputDigest: String) {
       self.name = name
       self.fingerprint = fingerprint
       self.outputDigest = outputDigest
@@ -43,7 +44,7 @@ package struct Fingerprint: Sendable {
     var hasher = ContentHasher()
     for dependency in dependencies.sorted(by: { $0.name < $1.name }) {
       hasher.add(dependency.name)
-      hasher.add(dependency.fingerprint)
+      hasher.add(dependency.fingerprint ?? "-")
       hasher.add(dependency.outputDigest)
     }
     self.dependencies = hasher.finalize()

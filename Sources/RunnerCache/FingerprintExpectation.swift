@@ -28,7 +28,7 @@ package struct FingerprintExpectation: Sendable {
       guard let record = store.record(name) else { return nil }
       assumed.append(
         Fingerprint.Dependency(
-          name: name, fingerprint: record.fingerprint.isEmpty ? "-" : record.fingerprint,
+          name: name, fingerprint: record.fingerprint,
           outputDigest: record.outputDigest))
       if !task.environment.isEmpty { values[name] = record.values }
     }

@@ -44,7 +44,7 @@ package struct IncrementalPlanner {
         predictions[node] = CachePrediction(.always, "a group")
         handed[node] = (
           Fingerprint.Dependency(
-            name: task.name, fingerprint: "-",
+            name: task.name, fingerprint: nil,
             outputDigest: Fingerprint.outputDigest(values: [:], files: [], pixels: nil)), [:]
         )
         continue
@@ -52,7 +52,7 @@ package struct IncrementalPlanner {
       guard task.isCacheable else {
         predictions[node] = CachePrediction(.always, task.sources.isEmpty ? "no sources" : "loads a URL")
         if let record {
-          let dependency = Fingerprint.Dependency(name: task.name, fingerprint: "-", outputDigest: record.outputDigest)
+          let dependency = Fingerprint.Dependency(name: task.name, fingerprint: nil, outputDigest: record.outputDigest)
           handed[node] = (dependency, Dictionary(record.values, uniquingKeysWith: { $1 }))
         }
         continue
@@ -132,7 +132,7 @@ package struct IncrementalPlanner {
 
   /// Why a fingerprint differs from the recorded one, naming the first changed file.
   static func explain(_ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition) -> String {
-    guard let record, !record.fingerprint.isEmpty else { return "no previous run" }
+    guard let record, record.fingerprint != nil else { return "no previous run" }
     if record.operation != fingerprint.operation {
       if case .image = task.action { return "image steps changed" }
       return "command changed"

@@ -11,7 +11,7 @@ final class RecordChecks: Sendable {
   /// What one record's files looked like.
   struct Verdict: Sendable, Equatable {
     /// The fingerprint of the record that was checked.
-    var fingerprint: String
+    var fingerprint: String?
     /// The working directory its relative paths were taken from.
     var directory: String
     /// Every listing and probe of the record's source walk still holds.
@@ -48,7 +48,7 @@ final class RecordChecks: Sendable {
     entries.reserveCapacity(state.tasks.count)
     var order: [Entry] = []
     order.reserveCapacity(state.tasks.count)
-    for (name, record) in state.tasks where !record.fingerprint.isEmpty {
+    for (name, record) in state.tasks where record.fingerprint != nil {
       let entry = Entry(record)
       entries[name] = entry
       order.append(entry)

@@ -34,9 +34,11 @@ struct StateReader {
         records += 1
         if let name { changes.append((name, record)) }
         name = try field()
+        let fingerprint = try field()
         record = TaskRecord(
-          fingerprint: try field(), operation: try field(), directory: try field(), environment: try field(),
-          dependencies: try field(), sources: [], outputs: [], values: [], outputDigest: try field())
+          fingerprint: fingerprint.isEmpty ? nil : fingerprint, operation: try field(), directory: try field(),
+          environment: try field(), dependencies: try field(), sources: [], outputs: [], values: [],
+          outputDigest: try field())
       } else if kind == UInt8(ascii: "X") {
         records += 1
         if let name { changes.append((name, record)) }

@@ -68,14 +68,14 @@ struct CachingOperation: TaskOperation {
     let task = context.task
     let contribution = Fingerprint.contribution(of: result, name: task.name)
     // The same record again (a task handing on the same values) leaves the state as it is.
-    if let old = store.record(task.name), old.fingerprint.isEmpty, old.outputDigest == contribution.outputDigest {
+    if let old = store.record(task.name), old.fingerprint == nil, old.outputDigest == contribution.outputDigest {
       return result
     }
     let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
     store.update(
       task.name,
       TaskRecord(
-        fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+        fingerprint: nil, operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
         values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
     return result
   }
@@ -144,7 +144,7 @@ struct CachingOperation: TaskOperation {
     }
     return CachedResult.make(
       outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
-      fingerprint: previous.fingerprint, outputDigest: previous.outputDigest, note: CachedResult.upToDate)
+      fingerprint: fingerprint.value, outputDigest: previous.outputDigest, note: CachedResult.upToDate)
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.

@@ -14,6 +14,6 @@ extension Fingerprint {
     let values = (result as? any OutputProviding)?.outputs ?? [:]
     let pixels = (result as? any ImageProviding).map { pixelDigest($0.image) }
     return Dependency(
-      name: name, fingerprint: "-", outputDigest: outputDigest(values: values, files: [], pixels: pixels))
+      name: name, fingerprint: nil, outputDigest: outputDigest(values: values, files: [], pixels: pixels))
   }
 }
