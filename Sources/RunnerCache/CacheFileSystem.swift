@@ -103,7 +103,13 @@ package enum CacheFileSystem {
 
   /// Writes a file so that a reader sees the old content or the new, never a mix: a
   /// temporary file in the same directory, fsync, rename, fsync of the directory.
-  package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(CacheError) {
+  ///
+  /// - Parameter durable: false skips both fsyncs, for a file whose loss in a power cut costs
+  ///   only time (the no-op record, the cache's usage): a reader still sees old or new, and a
+  ///   file cut short by the crash fails its own check.
+  package static func writeAtomically(
+    _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true
+  ) throws(CacheError) {
     let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
@@ -120,14 +126,14 @@ package enum CacheFileSystem {
       written += count
     }
     fchmod(descriptor, mode)
-    let synced = fsync(descriptor) == 0
+    let synced = !durable || fsync(descriptor) == 0
     close(descriptor)
     guard synced, rename(temporary, path) == 0 else {
       let reason = describe(errno)
       unlink(temporary)
       throw .io(path, reason: reason)
     }
-    syncDirectory(parent(of: path))
+    if durable { syncDirectory(parent(of: path)) }
   }
 
   /// Appends `bytes` to an existing file, without fsync: the state file's segments carry their

@@ -61,7 +61,7 @@ package struct CacheStore: Sendable {
     } else {
       usage = evict().remaining
     }
-    try? CacheFileSystem.writeAtomically(usagePath, Array(String(usage).utf8))
+    try? CacheFileSystem.writeAtomically(usagePath, Array(String(usage).utf8), durable: false)
   }
 
   /// Every entry with its last use and size.

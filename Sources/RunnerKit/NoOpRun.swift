@@ -89,7 +89,7 @@ extension NoOpRecord {
     }
     // A record that cannot be written is only a slower next run: any old one is keyed to the
     // state as it was, and a run that changed the state voids it.
-    try? CacheFileSystem.writeAtomically(path, record.encoded())
+    try? CacheFileSystem.writeAtomically(path, record.encoded(), durable: false)
   }
 }
 
