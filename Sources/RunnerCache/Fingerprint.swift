@@ -65,6 +65,15 @@ package struct Fingerprint: Sendable {
     return patterns
   }
 
+  /// What stands in for a finished dependency in its dependents' keys, beside the digest of
+  /// what it hands on: its own key, or nothing when it declares output files. That is the early
+  /// cut-off of Bazel and of ninja's `restat`: a dependency that runs again and writes the same
+  /// bytes and values leaves its dependents up to date. A dependency that declares no outputs
+  /// stands in by its key, so its undeclared effects still reach its dependents.
+  package static func standIn(fingerprint: String?, declaresOutputs: Bool) -> String? {
+    declaresOutputs ? nil : fingerprint
+  }
+
   /// The task's `outputs`, plus the files an image task saves.
   package static func outputPatterns(of task: TaskDefinition) -> [String] {
     var patterns = task.outputs

@@ -28,7 +28,8 @@ package struct FingerprintExpectation: Sendable {
       guard let record = store.record(name) else { return nil }
       assumed.append(
         Fingerprint.Dependency(
-          name: name, fingerprint: record.fingerprint,
+          name: name,
+          fingerprint: Fingerprint.standIn(fingerprint: record.fingerprint, declaresOutputs: !record.outputs.isEmpty),
           outputDigest: record.outputDigest))
       if !task.environment.isEmpty { values[name] = record.values }
     }

@@ -86,7 +86,11 @@ package struct IncrementalPlanner {
       predictions[node] = prediction
       if let result {
         handed[node] = (
-          Fingerprint.Dependency(name: task.name, fingerprint: fingerprint.value, outputDigest: result.digest),
+          Fingerprint.Dependency(
+            name: task.name,
+            fingerprint: Fingerprint.standIn(
+              fingerprint: fingerprint.value, declaresOutputs: !Fingerprint.outputPatterns(of: task).isEmpty),
+            outputDigest: result.digest),
           result.values
         )
       }

@@ -2,7 +2,9 @@ import Imaging
 
 /// A result that knows its task's fingerprint, so dependents' fingerprints can include it.
 package protocol FingerprintProviding: OperationResult {
-  var fingerprint: String { get }
+  /// What stands in for the task in its dependents' keys (`Fingerprint.standIn`): its key, or
+  /// nil when it declares outputs and stands in by `outputDigest` alone.
+  var fingerprint: String? { get }
   /// Digest of what the task hands on: output values, output files, image pixels.
   var outputDigest: String { get }
 }
@@ -15,7 +17,7 @@ package protocol RunNoteProviding: OperationResult {
 /// What a cached task provides, whether it ran, was up to date or was restored.
 package struct CachedResult: OutputProviding, FingerprintProviding, RunNoteProviding {
   package var outputs: [String: String]
-  package var fingerprint: String
+  package var fingerprint: String?
   package var outputDigest: String
   package var note: String?
 }
@@ -24,7 +26,7 @@ package struct CachedResult: OutputProviding, FingerprintProviding, RunNoteProvi
 package struct CachedImageResult: ImageProviding, OutputProviding, FingerprintProviding, RunNoteProviding {
   package var image: PixelImage
   package var outputs: [String: String]
-  package var fingerprint: String
+  package var fingerprint: String?
   package var outputDigest: String
   package var note: String?
 }
@@ -35,7 +37,7 @@ extension CachedResult {
 
   /// The dependent-facing result: with the image when there is one.
   static func make(
-    outputs: [String: String], image: PixelImage?, fingerprint: String, outputDigest: String, note: String?
+    outputs: [String: String], image: PixelImage?, fingerprint: String?, outputDigest: String, note: String?
   ) -> any OperationResult {
     if let image {
       return CachedImageResult(

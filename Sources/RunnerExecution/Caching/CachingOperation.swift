@@ -144,7 +144,7 @@ struct CachingOperation: TaskOperation {
     }
     return CachedResult.make(
       outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
-      fingerprint: fingerprint.value, outputDigest: previous.outputDigest, note: CachedResult.upToDate)
+      fingerprint: standIn(fingerprint, context), outputDigest: previous.outputDigest, note: CachedResult.upToDate)
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
@@ -194,7 +194,7 @@ struct CachingOperation: TaskOperation {
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
         outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk))
     return CachedResult.make(
-      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest,
+      outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
       note: "restored from cache")
   }
 
@@ -251,6 +251,12 @@ struct CachingOperation: TaskOperation {
         outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
       storedInCache: storedBytes)
     return CachedResult.make(
-      outputs: values, image: image, fingerprint: fingerprint.value, outputDigest: digest, note: nil)
+      outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest, note: nil)
+  }
+
+  /// What stands in for this task in its dependents' keys (`Fingerprint.standIn`).
+  func standIn(_ fingerprint: Fingerprint, _ context: OperationContext) -> String? {
+    Fingerprint.standIn(
+      fingerprint: fingerprint.value, declaresOutputs: !Fingerprint.outputPatterns(of: context.task).isEmpty)
   }
 }
