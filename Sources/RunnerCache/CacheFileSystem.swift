@@ -11,6 +11,12 @@ package enum CacheFileSystem {
     package var modified: Int64
     /// Status change time, nanoseconds since the epoch.
     package var changed: Int64
+
+    /// Whether the file at `path` still has this stamp: the one check by which a recorded file
+    /// is trusted unchanged (the no-op record, the records checked ahead, source walks).
+    package func holds(at path: String) -> Bool {
+      CacheFileSystem.status(path)?.stamp == self
+    }
   }
 
   package struct Status {

@@ -130,7 +130,7 @@ package struct NoOpRecord: Sendable {
         if verdict.failed.load(ordering: .relaxed) { return }
         let holds =
           (task.walk?.holds() ?? true)
-          && task.files.allSatisfy { CacheFileSystem.status($0.path)?.stamp == $0.stamp }
+          && task.files.allSatisfy { $0.stamp.holds(at: $0.path) }
         if !holds { verdict.failed.store(true, ordering: .relaxed) }
       }
     }

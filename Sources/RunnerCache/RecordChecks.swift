@@ -97,7 +97,7 @@ final class RecordChecks: Sendable {
       files.allSatisfy { file in
         guard let stamp = file.stamp else { return false }
         let full = file.path.hasPrefix("/") ? file.path : directory + "/" + file.path
-        return CacheFileSystem.status(full)?.stamp == stamp
+        return stamp.holds(at: full)
       }
     }
     let walkHolds = record.walk?.holds() ?? false

@@ -114,7 +114,7 @@ package enum NoOpRun {
     guard let prefix = CacheFileSystem.readPrefix(path, count: 16 << 10), let head = NoOpRecord.head(of: prefix),
       let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
       head.key == NoOpRecord.key(invocation: invocation, state: state),
-      head.recent.allSatisfy({ CacheFileSystem.status($0.path)?.stamp == $0.stamp })
+      head.recent.allSatisfy({ $0.stamp.holds(at: $0.path) })
     else { return nil }
     // The task file: the same bytes, or (edited) the same YAML content, so the same tasks.
     let fileBytes = NoOpRecord.TaskFileDigests.bytes(taskFile)
@@ -130,7 +130,7 @@ package enum NoOpRun {
     else { return nil }
     defer { withExtendedLifetime(lock) {} }
     // Another runner may have run while this one waited.
-    guard CacheFileSystem.status(stateDirectory + "/state")?.stamp == state,
+    guard state.holds(at: stateDirectory + "/state"),
       let bytes = try? CacheFileSystem.read(path), var record = NoOpRecord(decoding: bytes), record.key == key,
       record.taskFile == head.taskFile, record.holds()
     else { return nil }
