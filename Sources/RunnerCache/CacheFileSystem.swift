@@ -193,13 +193,18 @@ package enum CacheFileSystem {
     return entries
   }
 
-  /// Writes `text` over the first bytes of an existing file, if there is one (no fsync).
+  /// Writes `text` over the first bytes of an existing file, if there is one (no fsync); a
+  /// file that cannot be written so is removed instead.
   package static func overwriteStart(_ path: String, with text: String) {
     let descriptor = open(path, O_WRONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
+    guard descriptor >= 0 else {
+      if errno != ENOENT { unlink(path) }
+      return
+    }
     var text = text
-    _ = text.withUTF8 { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    let written = text.withUTF8 { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
     close(descriptor)
+    if written != text.utf8.count { unlink(path) }
   }
 
   /// Removes a file, if there is one.

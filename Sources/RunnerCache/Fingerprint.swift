@@ -66,12 +66,32 @@ package struct Fingerprint: Sendable {
   }
 
   /// What stands in for a finished dependency in its dependents' keys, beside the digest of
-  /// what it hands on: its own key, or nothing when it declares output files. That is the early
-  /// cut-off of Bazel and of ninja's `restat`: a dependency that runs again and writes the same
-  /// bytes and values leaves its dependents up to date. A dependency that declares no outputs
-  /// stands in by its key, so its undeclared effects still reach its dependents.
-  package static func standIn(fingerprint: String?, declaresOutputs: Bool) -> String? {
-    declaresOutputs ? nil : fingerprint
+  /// what it hands on: its own key; or, when it declares output files, only the digest of its
+  /// own dependencies' contributions. That is the early cut-off of Bazel and of ninja's
+  /// `restat`: a dependency that runs again and writes the same bytes and values leaves its
+  /// dependents up to date, while a change further up (a header its dependent reads past it)
+  /// still reaches them. A dependency that declares no outputs stands in by its key, so its
+  /// undeclared effects still reach its dependents.
+  ///
+  /// - Parameters:
+  ///   - fingerprint: the dependency's key (nil when it is not cacheable).
+  ///   - dependencies: the digest of its own dependencies' contributions (`Fingerprint.dependencies`).
+  package static func standIn(fingerprint: String?, dependencies: String, declaresOutputs: Bool) -> String? {
+    guard declaresOutputs, fingerprint != nil else { return fingerprint }
+    return "upstream " + dependencies
+  }
+
+  /// What a group hands on: the contributions of its dependencies, so that a change behind a
+  /// group reaches the tasks that depend on the group.
+  package static func groupDigest(_ dependencies: [Dependency]) -> String {
+    var hasher = ContentHasher()
+    hasher.add("group")
+    for dependency in dependencies.sorted(by: { $0.name < $1.name }) {
+      hasher.add(dependency.name)
+      hasher.add(dependency.fingerprint ?? "-")
+      hasher.add(dependency.outputDigest)
+    }
+    return hasher.finalize()
   }
 
   /// The task's `outputs`, plus the files an image task saves.

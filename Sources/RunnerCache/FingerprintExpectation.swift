@@ -29,7 +29,9 @@ package struct FingerprintExpectation: Sendable {
       assumed.append(
         Fingerprint.Dependency(
           name: name,
-          fingerprint: Fingerprint.standIn(fingerprint: record.fingerprint, declaresOutputs: !record.outputs.isEmpty),
+          fingerprint: Fingerprint.standIn(
+            fingerprint: record.fingerprint, dependencies: record.dependencies, declaresOutputs: !record.outputs.isEmpty
+          ),
           outputDigest: record.outputDigest))
       if !task.environment.isEmpty { values[name] = record.values }
     }

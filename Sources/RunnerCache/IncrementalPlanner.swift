@@ -42,11 +42,13 @@ package struct IncrementalPlanner {
       let record = store.record(task.name)
       if case .group = task.action {
         predictions[node] = CachePrediction(.always, "a group")
-        handed[node] = (
-          Fingerprint.Dependency(
-            name: task.name, fingerprint: nil,
-            outputDigest: Fingerprint.outputDigest(values: [:], files: [], pixels: nil)), [:]
-        )
+        // A group hands on its dependencies' contributions, known only when all of theirs are.
+        let known = graph.dependencies[node].compactMap { handed[$0]?.0 }
+        if known.count == graph.dependencies[node].count {
+          handed[node] = (
+            Fingerprint.Dependency(name: task.name, fingerprint: nil, outputDigest: Fingerprint.groupDigest(known)), [:]
+          )
+        }
         continue
       }
       guard task.isCacheable else {
@@ -67,7 +69,10 @@ package struct IncrementalPlanner {
       for dependency in graph.dependencies[node] {
         guard let known = handed[dependency] else {
           let name = graph[dependency].name
-          unknown = predictions[dependency]?.status == .always ? "'\(name)' has not run yet" : "'\(name)' will run"
+          let group: Bool
+          if case .group = graph[dependency].action { group = true } else { group = false }
+          unknown =
+            predictions[dependency]?.status == .always && !group ? "'\(name)' has not run yet" : "'\(name)' will run"
           break
         }
         dependencies.append(known.0)
@@ -89,7 +94,8 @@ package struct IncrementalPlanner {
           Fingerprint.Dependency(
             name: task.name,
             fingerprint: Fingerprint.standIn(
-              fingerprint: fingerprint.value, declaresOutputs: !Fingerprint.outputPatterns(of: task).isEmpty),
+              fingerprint: fingerprint.value, dependencies: fingerprint.dependencies,
+              declaresOutputs: !Fingerprint.outputPatterns(of: task).isEmpty),
             outputDigest: result.digest),
           result.values
         )

@@ -32,7 +32,8 @@ package struct SourceCheck: Sendable {
     let patterns = Fingerprint.sourcePatterns(of: task)
     let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
     let verdict = verdict.flatMap {
-      $0.fingerprint == previous.flatMap(\.fingerprint) && $0.directory == workingDirectory ? $0 : nil
+      $0.fingerprint != nil && $0.fingerprint == previous.flatMap(\.fingerprint) && $0.directory == workingDirectory
+        ? $0 : nil
     }
     let paths: [String]
     var reused = false

@@ -24,7 +24,7 @@ struct StateReader {
     var changes: [(name: String, record: TaskRecord?)] = []
     var name: String?
     var record = TaskRecord(
-      fingerprint: "", operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
+      fingerprint: nil, operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
       values: [], outputDigest: "")
     while position < bytes.endIndex {
       line += 1

@@ -2,8 +2,9 @@ import Imaging
 
 /// A result that knows its task's fingerprint, so dependents' fingerprints can include it.
 package protocol FingerprintProviding: OperationResult {
-  /// What stands in for the task in its dependents' keys (`Fingerprint.standIn`): its key, or
-  /// nil when it declares outputs and stands in by `outputDigest` alone.
+  /// What stands in for the task in its dependents' keys besides `outputDigest`
+  /// (`Fingerprint.standIn`): its key, or, when it declares outputs, its own dependencies'
+  /// digest.
   var fingerprint: String? { get }
   /// Digest of what the task hands on: output values, output files, image pixels.
   var outputDigest: String { get }

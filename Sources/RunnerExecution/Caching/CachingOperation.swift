@@ -63,12 +63,28 @@ struct CachingOperation: TaskOperation {
   }
 
   /// Records what a task that is not cacheable handed on, so a dry run can predict its
-  /// dependents' fingerprints.
+  /// dependents' fingerprints. Its declared output files count in what it hands on, as a
+  /// cacheable task's do: a task that fetches new data into them re-runs its dependents.
   func recordUncached(_ result: any OperationResult, _ context: OperationContext) -> any OperationResult {
     let task = context.task
-    let contribution = Fingerprint.contribution(of: result, name: task.name)
+    let patterns = Fingerprint.outputPatterns(of: task)
+    guard !patterns.isEmpty else { return record(handingOn: result, digest: nil, context) }
+    let files = Fingerprint.hashFiles(patterns, in: context.workingDirectory, previous: [])
+    let values = (result as? any OutputProviding)?.outputs ?? [:]
+    let image = (result as? any ImageProviding)?.image
+    let digest = Fingerprint.outputDigest(values: values, files: files, pixels: image.map(Fingerprint.pixelDigest))
+    return record(
+      handingOn: CachedResult.make(outputs: values, image: image, fingerprint: nil, outputDigest: digest, note: nil),
+      digest: digest, context)
+  }
+
+  private func record(handingOn result: any OperationResult, digest: String?, _ context: OperationContext)
+    -> any OperationResult
+  {
+    let task = context.task
+    let outputDigest = digest ?? Fingerprint.contribution(of: result, name: task.name).outputDigest
     // The same record again (a task handing on the same values) leaves the state as it is.
-    if let old = store.record(task.name), old.fingerprint == nil, old.outputDigest == contribution.outputDigest {
+    if let old = store.record(task.name), old.fingerprint == nil, old.outputDigest == outputDigest {
       return result
     }
     let values = ((result as? any OutputProviding)?.outputs ?? [:]).sorted { $0.key < $1.key }
@@ -76,7 +92,7 @@ struct CachingOperation: TaskOperation {
       task.name,
       TaskRecord(
         fingerprint: nil, operation: "", directory: "", environment: "", dependencies: "", sources: [], outputs: [],
-        values: values.map { ($0.key, $0.value) }, outputDigest: contribution.outputDigest))
+        values: values.map { ($0.key, $0.value) }, outputDigest: outputDigest))
     return result
   }
 
@@ -257,6 +273,7 @@ struct CachingOperation: TaskOperation {
   /// What stands in for this task in its dependents' keys (`Fingerprint.standIn`).
   func standIn(_ fingerprint: Fingerprint, _ context: OperationContext) -> String? {
     Fingerprint.standIn(
-      fingerprint: fingerprint.value, declaresOutputs: !Fingerprint.outputPatterns(of: context.task).isEmpty)
+      fingerprint: fingerprint.value, dependencies: fingerprint.dependencies,
+      declaresOutputs: !Fingerprint.outputPatterns(of: context.task).isEmpty)
   }
 }

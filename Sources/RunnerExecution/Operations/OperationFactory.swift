@@ -24,9 +24,21 @@ package struct OperationFactory: Sendable {
   }
 }
 
-/// A task with only dependencies: succeeds at once.
+/// A task with only dependencies: succeeds at once, handing on what its dependencies did.
 struct GroupOperation: TaskOperation {
-  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult { EmptyResult() }
+  func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult { result(context) }
 
-  func conclude(_ context: OperationContext) -> Conclusion { .finished(EmptyResult()) }
+  func conclude(_ context: OperationContext) -> Conclusion { .finished(result(context)) }
+
+  func result(_ context: OperationContext) -> any OperationResult {
+    GroupResult(
+      outputDigest: Fingerprint.groupDigest(context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) })
+    )
+  }
+}
+
+/// What a group hands on: no values, and its dependencies' contributions as its digest.
+struct GroupResult: FingerprintProviding {
+  var fingerprint: String? { nil }
+  var outputDigest: String
 }

@@ -178,6 +178,85 @@ import Testing
     #expect(harness.file("use.out") == "other value\n")
   }
 
+  /// Past a cut-off, a change further up still arrives: `use` reads a header `gen` writes, past
+  /// `lib`, whose own output does not change.
+  @Test func aChangeBehindADependencyWithTheSameOutputsStillArrives() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        gen:
+          run: cp api.h.in api.h && cp api.c.in api.c
+          sources: [api.h.in, api.c.in]
+          outputs: [api.h, api.c]
+        lib:
+          deps: [gen]
+          run: cat api.c > lib.a
+          sources: [lib.txt]
+          outputs: [lib.a]
+        use:
+          deps: [lib]
+          run: cat api.h > use.out
+          sources: [use.txt]
+          outputs: [use.out]
+      """)
+    for name in ["api.c.in", "lib.txt", "use.txt"] { try harness.write(name, name) }
+    try harness.write("api.h.in", "#define A 1\n")
+    #expect(try await harness.runCached().ran == ["gen", "lib", "use"])
+    try harness.write("api.h.in", "#define A 2\n")
+    #expect(try await harness.runCached().ran == ["gen", "lib", "use"], "lib.a is the same; api.h is not")
+    #expect(harness.file("use.out") == "#define A 2\n")
+  }
+
+  /// A group hands on what its dependencies did: a change behind it reaches its dependents.
+  @Test func aChangeBehindAGroupReachesItsDependents() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        build:
+          run: cp src.txt build.out
+          sources: [src.txt]
+          outputs: [build.out]
+        all:
+          deps: [build]
+        deploy:
+          deps: [all]
+          run: cat build.out > deployed.txt
+          sources: [deploy.txt]
+          outputs: [deployed.txt]
+      """)
+    try harness.write("src.txt", "one\n")
+    try harness.write("deploy.txt", "d\n")
+    #expect(try await harness.runCached().ran == ["all", "build", "deploy"])
+    #expect(try await harness.runCached().ran == ["all"], "a group always finishes, and hands on the same")
+    try harness.write("src.txt", "two\n")
+    #expect(try await harness.runCached().ran == ["all", "build", "deploy"])
+    #expect(harness.file("deployed.txt") == "two\n")
+  }
+
+  /// A task that always runs (no sources) but declares outputs hands them on: new content
+  /// re-runs its dependents, the same content does not.
+  @Test func aTaskWithoutSourcesHandsOnItsDeclaredOutputs() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        fetch:
+          run: cp remote.txt data.json
+          outputs: [data.json]
+        report:
+          deps: [fetch]
+          run: cat data.json > report.txt
+          sources: [report.in]
+          outputs: [report.txt]
+      """)
+    try harness.write("remote.txt", "v1\n")
+    try harness.write("report.in", "r\n")
+    #expect(try await harness.runCached().ran == ["fetch", "report"])
+    #expect(try await harness.runCached().ran == ["fetch"])
+    try harness.write("remote.txt", "v2\n")
+    #expect(try await harness.runCached().ran == ["fetch", "report"])
+    #expect(harness.file("report.txt") == "v2\n")
+  }
+
   @Test func dependencyOutputChangeReruns() async throws {
     let harness = try RunHarness(
       """
