@@ -119,7 +119,9 @@ package struct NoOpRecord: Sendable {
   }
 
   /// Whether every walk and every file is as recorded, checked on two threads.
-  package func holds() -> Bool {
+  ///
+  /// - Parameter abandoned: checked between tasks; once true, the check stops and fails.
+  package func holds(unless abandoned: @Sendable () -> Bool = { false }) -> Bool {
     final class Verdict: Sendable {
       let failed = Atomic<Bool>(false)
     }
@@ -128,6 +130,10 @@ package struct NoOpRecord: Sendable {
     DispatchQueue.concurrentPerform(iterations: 2) { part in
       for task in tasks[part == 0 ? 0..<half : half..<tasks.count] {
         if verdict.failed.load(ordering: .relaxed) { return }
+        if abandoned() {
+          verdict.failed.store(true, ordering: .relaxed)
+          return
+        }
         let holds =
           (task.walk?.holds() ?? true)
           && task.files.allSatisfy { $0.stamp.holds(at: $0.path) }

@@ -119,7 +119,19 @@ package enum NoOpRun {
     // The task file: the same bytes, or (edited) the same YAML content, so the same tasks.
     let fileBytes = NoOpRecord.TaskFileDigests.bytes(taskFile)
     let sameBytes = head.taskFile.bytes == fileBytes
-    guard sameBytes || NoOpRecord.TaskFileDigests.content(taskFile) == head.taskFile.content else { return nil }
+    // The content (a pass over libyaml's events) is worked out beside the record's checks, which
+    // do not depend on it; a content that differs stops them at once.
+    final class Flag: Sendable { let raised = Atomic<Bool>(false) }
+    let changed = Flag()
+    let recorded = head.taskFile.content
+    let content: Task<Bool, Never>? =
+      sameBytes
+      ? nil
+      : Task.detached(priority: .high) {
+        let same = NoOpRecord.TaskFileDigests.content(taskFile) == recorded
+        if !same { changed.raised.store(true, ordering: .relaxed) }
+        return same
+      }
     let key = head.key
     guard
       let lock = try? await RunLock.acquire(
@@ -132,8 +144,9 @@ package enum NoOpRun {
     // Another runner may have run while this one waited.
     guard state.holds(at: stateDirectory + "/state"),
       let bytes = try? CacheFileSystem.read(path), var record = NoOpRecord(decoding: bytes), record.key == key,
-      record.taskFile == head.taskFile, record.holds()
+      record.taskFile == head.taskFile, record.holds(unless: { changed.raised.load(ordering: .relaxed) })
     else { return nil }
+    if let content, await !content.value { return nil }
     if !sameBytes {
       // Edited without a change of content: the next run need not look at the content again.
       record.taskFile.bytes = fileBytes
