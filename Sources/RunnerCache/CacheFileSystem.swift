@@ -119,17 +119,10 @@ package enum CacheFileSystem {
     let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        let reason = describe(errno)
-        close(descriptor)
-        unlink(temporary)
-        throw .io(path, reason: reason)
-      }
-      written += count
+    if let failure = writeAll(bytes, to: descriptor) {
+      close(descriptor)
+      unlink(temporary)
+      throw .io(path, reason: describe(failure))
     }
     fchmod(descriptor, mode)
     let synced = !durable || fsync(descriptor) == 0
@@ -148,15 +141,23 @@ package enum CacheFileSystem {
     let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
     guard descriptor >= 0 else { throw .io(path, reason: describe(errno)) }
     defer { close(descriptor) }
+    if let failure = writeAll(bytes, to: descriptor) { throw .io(path, reason: describe(failure)) }
+  }
+
+  /// Writes all of `bytes`, retrying short writes and interruptions.
+  ///
+  /// - Returns: the `errno` of a write that failed, or nil.
+  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
     var written = 0
     while written < bytes.count {
       let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
       if count < 0 {
         if errno == EINTR { continue }
-        throw .io(path, reason: describe(errno))
+        return errno
       }
       written += count
     }
+    return nil
   }
 
   static func syncDirectory(_ path: String) {

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// An exclusive `flock` on `.runner/lock`, so two runners in one directory never interleave
 /// their state and cache writes. The kernel drops it when the process ends, even on SIGKILL.
@@ -17,8 +18,14 @@ package final class RunLock: Sendable {
   ///
   /// - Parameters:
   ///   - wait: false fails at once when the lock is held (`--no-wait`).
-  ///   - onWait: called once, with the holder's pid if known, before waiting.
+  ///   - onWait: called once, with the holder's pid if known, before waiting (`announce`
+  ///     says so on stderr).
   /// - Throws: `CacheError.locked` (no wait, or cancelled while waiting) or `.io`.
+  /// Says on stderr that this runner waits for `holder` to release the lock in `directory`.
+  package static func announce(directory: String) -> (String) -> Void {
+    { holder in Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2) }
+  }
+
   package static func acquire(
     directory: String, wait: Bool, onWait: (String) -> Void = { _ in }
   ) async throws(CacheError) -> RunLock {

@@ -10,9 +10,8 @@ extension IncrementalStore {
     let directory = TaskFileLoader.directory(of: taskFile) + "/.runner"
     guard CacheFileSystem.status(directory) != nil else { return ExitStatus.success }
     do {
-      let lock = try await RunLock.acquire(directory: directory, wait: wait) { holder in
-        Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2)
-      }
+      let lock = try await RunLock.acquire(
+        directory: directory, wait: wait, onWait: RunLock.announce(directory: directory))
       cleanCache(directory: directory)
       withExtendedLifetime(lock) {}
       return ExitStatus.success

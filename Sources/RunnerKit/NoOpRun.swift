@@ -136,9 +136,7 @@ package enum NoOpRun {
     guard
       let lock = try? await RunLock.acquire(
         directory: stateDirectory, wait: wait,
-        onWait: { holder in
-          Terminal.write("runner: waiting for \(holder) to release '\(stateDirectory)/lock'…\n", to: 2)
-        })
+        onWait: RunLock.announce(directory: stateDirectory))
     else { return nil }
     defer { withExtendedLifetime(lock) {} }
     // Another runner may have run while this one waited.

@@ -60,9 +60,8 @@ package struct RunSession: Sendable {
     if settings.caching.enabled {
       let directory = CacheSettings.stateDirectory(for: graph.file)
       do {
-        lock = try await RunLock.acquire(directory: directory, wait: settings.caching.wait) { holder in
-          Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2)
-        }
+        lock = try await RunLock.acquire(
+          directory: directory, wait: settings.caching.wait, onWait: RunLock.announce(directory: directory))
       } catch {
         DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
         return ExitStatus.usage

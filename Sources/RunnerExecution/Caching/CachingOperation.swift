@@ -69,7 +69,8 @@ struct CachingOperation: TaskOperation {
     let task = context.task
     let patterns = Fingerprint.outputPatterns(of: task)
     guard !patterns.isEmpty else { return record(handingOn: result, digest: nil, context) }
-    let files = Fingerprint.hashFiles(patterns, in: context.workingDirectory, previous: [])
+    let paths = SourceGlob.expand(patterns, in: context.workingDirectory)
+    let files = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [])
     let values = (result as? any OutputProviding)?.outputs ?? [:]
     let image = (result as? any ImageProviding)?.image
     let digest = Fingerprint.outputDigest(values: values, files: files, pixels: image.map(Fingerprint.pixelDigest))
@@ -104,13 +105,13 @@ struct CachingOperation: TaskOperation {
     }
     // `conclude` already found the task not up to date, with this fingerprint (a retry works
     // it out again: the failed attempt may have changed files).
-    let concluded = prepared != nil && context.attempt == 1
-    let (fingerprint, previous, checked) = {
-      let prepared = concluded ? self.prepared! : prepare(context)
-      return (prepared.fingerprint, prepared.previous, prepared.checked)
-    }()
+    let concluded = context.attempt == 1 ? prepared : nil
+    let prepared = concluded ?? prepare(context)
+    let fingerprint = prepared.fingerprint
     if !store.settings.force {
-      if !concluded, let previous, let result = upToDate(previous, fingerprint, context, outputs: checked?.outputs) {
+      if concluded == nil, let previous = prepared.previous,
+        let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
+      {
         return result
       }
       if store.settings.useCache, let result = restore(fingerprint, context) { return result }

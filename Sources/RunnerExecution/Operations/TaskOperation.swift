@@ -39,11 +39,6 @@ package protocol OutputProviding: OperationResult {
   var outputs: [String: String] { get }
 }
 
-/// A task that does nothing itself (a group) provides nothing.
-package struct EmptyResult: OperationResult {
-  package init() {}
-}
-
 /// Why a task attempt did not succeed.
 package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// A command ended badly: `command` is its text, `outcome` how it ended.

@@ -3,7 +3,8 @@ import RunnerModel
 /// Runs a selected graph: at most `concurrency` operations at once, best-first among the
 /// ready, fail-fast or keep-going, deadlock detection, and cancellation.
 ///
-/// One async function owns all the state; each attempt runs as a child task that returns
+/// One async function owns all the state. A task its operation can conclude at once (up to
+/// date, a group) finishes in the loop; every other attempt runs as a child task that returns
 /// its outcome to the loop (`group.next()`), so no state is shared between threads.
 package struct Scheduler: Sendable {
   package let selection: GraphSelection

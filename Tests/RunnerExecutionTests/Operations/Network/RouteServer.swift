@@ -16,6 +16,8 @@ final class RouteServer: Sendable {
     var body: [UInt8] = []
     /// Read the request, then answer nothing until `stop()`.
     var hang = false
+    /// Send no Content-Length: curl learns the size only by reading the body.
+    var announcesLength = true
   }
 
   let port: Int
@@ -79,7 +81,8 @@ final class RouteServer: Sendable {
       while !finished.withLock({ $0 }) { usleep(10_000) }
       return
     }
-    var head = "HTTP/1.0 \(response.status) X\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n"
+    var head = "HTTP/1.0 \(response.status) X\r\nConnection: close\r\n"
+    if response.announcesLength { head += "Content-Length: \(response.body.count)\r\n" }
     for header in response.headers { head += header + "\r\n" }
     head += "\r\n"
     let bytes = Array(head.utf8) + response.body

@@ -23,6 +23,7 @@ struct URLDownloadTests {
       "/body": .init(status: 200, body: body),
       "/moved": .init(status: 302, headers: ["Location: /body"]),
       "/big": .init(status: 200, body: [UInt8](repeating: 7, count: 50_000)),
+      "/unannounced": .init(status: 200, body: [UInt8](repeating: 7, count: 4 << 20), announcesLength: false),
       "/broken": .init(status: 500, body: Array("oops".utf8)),
       hang: .init(status: 200, hang: true),
     ])
@@ -61,6 +62,18 @@ struct URLDownloadTests {
     await #expect(throws: ImagingError.responseTooLarge(url: url, limit: 1000)) {
       try await URLDownload(url: url, timeout: .seconds(10), maxBytes: 1000).run()
     }
+  }
+
+  /// A body that does not say its size is cut off where it passes the limit (curl cannot refuse
+  /// it up front), and curl is ended rather than left to read the rest.
+  @Test func anUnannouncedBodyIsCutOffAtTheLimit() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let url = server.baseURL + "/unannounced"
+    await #expect(throws: ImagingError.responseTooLarge(url: url, limit: 1000)) {
+      try await URLDownload(url: url, timeout: .seconds(10), maxBytes: 1000).run()
+    }
+    #expect(ProcScan.pids(containing: "/unannounced").isEmpty, "no curl is left")
   }
 
   /// A cancelled download (fail-fast, Ctrl-C) ends curl's process group at once, as a task's.
