@@ -110,6 +110,10 @@ package struct Fingerprint: Sendable {
     case .shell(let commands):
       hasher.add("shell")
       for command in commands { hasher.add(command.text) }
+      if let shell = task.shell, shell != ShellSetting.standard {
+        hasher.add("with")
+        for word in shell { hasher.add(word) }
+      }
     case .image(let steps):
       hasher.add("image")
       for step in steps { hasher.add(String(describing: step.kind)) }

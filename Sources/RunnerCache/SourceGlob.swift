@@ -8,7 +8,9 @@ import Glibc
 /// `**` skips hidden directories; a hidden path written literally (`.env`) is found. A pattern
 /// naming a directory takes every file under it, hidden ones included. Symbolic links to files
 /// are followed; `**` does not descend into linked directories (no cycles), though a literal
-/// path through one works. `.runner` and `.git` are never entered by a walk.
+/// path through one works. `.runner` and `.git` are never entered by a walk. A pattern that
+/// starts with `!` excludes what it matches from what the other patterns found, wherever it is
+/// in the list (`src/**/*.go`, `!src/**/*_test.go`).
 package enum SourceGlob {
   /// Sorted, unique paths (as the pattern spells them: relative to `base`, or absolute).
   package static func expand(_ patterns: [String], in base: String) -> [String] {
@@ -21,7 +23,14 @@ package enum SourceGlob {
     -> [String]
   {
     var found = Set<String>()
+    var exclusions: [[String]] = []
     for written in patterns {
+      if written.hasPrefix("!") {
+        for pattern in expandBraces(String(written.dropFirst())) {
+          exclusions.append(pattern.split(separator: "/").map(String.init).filter { $0 != "." })
+        }
+        continue
+      }
       for pattern in expandBraces(written) {
         var segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         segments.removeAll { $0 == "." }
@@ -31,7 +40,30 @@ package enum SourceGlob {
           recorder: &recorder)
       }
     }
+    if !exclusions.isEmpty {
+      found = found.filter { path in
+        let segments = path.split(separator: "/").map(String.init)
+        return !exclusions.contains { pathMatches($0[...], segments[...]) }
+      }
+    }
     return found.sorted()
+  }
+
+  /// Whether a whole path matches a pattern's segments; `**` matches any number of segments.
+  static func pathMatches(_ pattern: ArraySlice<String>, _ path: ArraySlice<String>) -> Bool {
+    guard let first = pattern.first else { return path.isEmpty }
+    if first == "**" {
+      var rest = path
+      while true {
+        if pathMatches(pattern.dropFirst(), rest) { return true }
+        guard !rest.isEmpty else { return false }
+        rest = rest.dropFirst()
+      }
+    }
+    guard let name = path.first else { return false }
+    let matched = isWildcard(first) ? matches(Array(first.utf8)[...], Array(name.utf8)[...]) : first == name
+    // A directory pattern excludes everything under it.
+    return matched && (pattern.count == 1 || pathMatches(pattern.dropFirst(), path.dropFirst()))
   }
 
   /// `a{b,c}d` → `abd`, `acd` (nested braces expand from the first).

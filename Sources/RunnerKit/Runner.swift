@@ -69,7 +69,7 @@ public final class Runner: Sendable {
 
   /// `runner --graph FORMAT`: prints the selected graph.
   public func graph(_ format: GraphFormat) async -> Int32 {
-    guard let caching = cacheSettings(), let (graph, selection) = load() else { return ExitStatus.usage }
+    guard let caching = cacheSettings(), let (graph, selection) = load(wholeFile: true) else { return ExitStatus.usage }
     if format == .json {
       let predictions = predictions(graph, selection, caching)
       Terminal.write(JSONGraphRenderer().render(selection, predictions: predictions), to: 1)
@@ -82,14 +82,14 @@ public final class Runner: Sendable {
 
   /// `runner --list [--json]`: the tasks with their descriptions.
   public func list(json: Bool) -> Int32 {
-    guard let (graph, _) = load() else { return ExitStatus.usage }
+    guard let (graph, _) = load(wholeFile: true) else { return ExitStatus.usage }
     Terminal.write(ListRenderer().render(graph, json: json), to: 1)
     return ExitStatus.success
   }
 
   /// `runner --describe TASK`: everything about one task.
   public func describe(_ name: String) -> Int32 {
-    guard let (graph, _) = load() else { return ExitStatus.usage }
+    guard let (graph, _) = load(wholeFile: true) else { return ExitStatus.usage }
     guard let index = graph.index(of: name) else {
       // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
       do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch {
@@ -109,19 +109,31 @@ public final class Runner: Sendable {
   /// The task names a shell offers to complete: none when the file does not load.
   public static func taskNames(inFile path: String) -> [String] {
     guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
-    return graph.tasks.map(\.name)
+    return graph.tasks.filter { !$0.isInternal }.map(\.name)
   }
 
   /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the
   /// annotations) when either fails.
-  private func load(bytes: [UInt8]? = nil) -> (TaskGraph, GraphSelection)? {
+  ///
+  /// - Parameter wholeFile: with no target and no default, select every task (rather than
+  ///   list the tasks and fail).
+  private func load(bytes: [UInt8]? = nil, wholeFile: Bool = false) -> (TaskGraph, GraphSelection)? {
+    let path = options.taskFile
+    let graph: TaskGraph
     do {
-      let path = options.taskFile
-      let graph =
-        try bytes.map { try TaskFileLoader().load(bytes: $0, path: path) } ?? TaskFileLoader().load(path: path)
-      let selection = try GraphSelection(graph: graph, targetNames: options.targets)
+      graph = try bytes.map { try TaskFileLoader().load(bytes: $0, path: path) } ?? TaskFileLoader().load(path: path)
+    } catch {
+      DiagnosticPrinter().print(error.diagnostics)
+      options.reports.annotate(error.diagnostics)
+      return nil
+    }
+    do {
+      let selection = try GraphSelection(graph: graph, targetNames: options.targets, wholeFile: wholeFile)
       return (graph, selection)
     } catch {
+      if error.diagnostics.contains(where: { $0.message == TaskFileError.noDefaultTask.description }) {
+        Terminal.write(ListRenderer().render(graph, json: false), to: 1)
+      }
       DiagnosticPrinter().print(error.diagnostics)
       options.reports.annotate(error.diagnostics)
       return nil

@@ -6,7 +6,7 @@ package struct ListRenderer: Sendable {
   package init() {}
 
   package func render(_ graph: TaskGraph, json: Bool) -> String {
-    let tasks = graph.tasks.sorted { $0.name < $1.name }
+    let tasks = graph.tasks.filter { !$0.isInternal }.sorted { $0.name < $1.name }
     if json {
       let items = tasks.map { task -> JSONValue in
         .object([

@@ -10,9 +10,9 @@ struct RunnerCommand: ParsableCommand {
     commandName: "runner",
     abstract: "Run the tasks of a YAML task file as a dependency graph.",
     discussion: [
-      "FILE defaults to ./tasks.yml. A first argument that is an existing file or ends in .yml or .yaml is the "
-        + "file; otherwise it is a target, so `runner build` and `runner tasks.yml build` both work. With no "
-        + "target, the file's `default` tasks run (or every task).",
+      "FILE defaults to ./tasks.yml. A first argument that ends in .yml or .yaml, or holds a '/' and no '=', is "
+        + "the file; otherwise it is a target, so `runner build` and `runner tasks.yml build` both work. With no "
+        + "target, the file's `default` tasks run, else its task named `default`.",
       "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 130 interrupted (SIGINT), "
         + "143 terminated (SIGTERM).",
       "The task file format: docs/tasks-file.md.",
@@ -87,9 +87,9 @@ struct RunnerCommand: ParsableCommand {
   func fileAndTargets() -> (String, [String]) {
     if let file { return (file, arguments) }
     guard let first = arguments.first else { return ("tasks.yml", []) }
-    var info = stat()
-    let isFile = stat(first, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
-    if isFile || first.hasSuffix(".yml") || first.hasSuffix(".yaml") {
+    // A build output named like a task (`./goreleaser` beside a `goreleaser` task) is no task file.
+    let isFile = first.hasSuffix(".yml") || first.hasSuffix(".yaml") || (first.contains("/") && !first.contains("="))
+    if isFile {
       return (first, Array(arguments.dropFirst()))
     }
     return ("tasks.yml", arguments)

@@ -13,7 +13,7 @@ import Testing
   struct Case: Sendable, CustomStringConvertible {
     var name: String
     var taskFile: @Sendable () -> String
-    var arguments: [String] = []
+    var arguments: [String] = ["**"]
     var status: Int32
     var fragment: String
     var stream: Stream = .stdout
@@ -56,13 +56,13 @@ import Testing
       status: 2, fragment: "t1999", stream: .stderr),
     Case(
       name: "a 2000-task chain runs in order", taskFile: { Self.chain(2000, closed: false) },
-      arguments: ["-n"], status: 0, fragment: "t1999"),
+      arguments: ["-n", "**"], status: 0, fragment: "t1999"),
     Case(
       name: "fan-in of 3000", taskFile: { Self.fan(3000, into: true) },
-      arguments: ["-j8"], status: 0, fragment: "3001 task(s): 3001 succeeded"),
+      arguments: ["-j8", "**"], status: 0, fragment: "3001 task(s): 3001 succeeded"),
     Case(
       name: "fan-out of 3000", taskFile: { Self.fan(3000, into: false) },
-      arguments: ["-j8"], status: 0, fragment: "3001 task(s): 3001 succeeded"),
+      arguments: ["-j8", "**"], status: 0, fragment: "3001 task(s): 3001 succeeded"),
     Case(
       name: "a working directory with spaces and quotes",
       taskFile: { "tasks:\n  a: {dir: \"my dir/it's \\\"q\\\"\", run: pwd}\n" },
@@ -89,18 +89,18 @@ import Testing
       name: "100 MB of output",
       taskFile: { "tasks:\n  a: \"yes 0123456789012345678901234567890123456789 | head -c 100000000\"\n" },
       status: 0, fragment: "1 task(s): 1 succeeded",
-      shell: "\"$RUNNER\" | tail -c 200"),
+      shell: "\"$RUNNER\" '**' | tail -c 200"),
     Case(
       name: "a task that closes stdout early",
       taskFile: { "tasks:\n  a: \"exec 1>&-; sleep 0.2; echo still here >&2\"\n" },
       status: 0, fragment: "a | still here"),
     Case(
       name: "a task that never exits times out", taskFile: { "tasks:\n  a: {run: sleep 300, timeout: 300ms}\n" },
-      arguments: ["--grace", "200ms"], status: 1, fragment: "timed out after 300ms"),
+      arguments: ["--grace", "200ms", "**"], status: 1, fragment: "timed out after 300ms"),
     Case(
       name: "a grandchild that ignores SIGTERM",
       taskFile: { "tasks:\n  a: {run: \"sh -c 'trap \\\"\\\" TERM; sleep 300' & sleep 300\", timeout: 300ms}\n" },
-      arguments: ["--grace", "200ms"], status: 1, fragment: "timed out after 300ms"),
+      arguments: ["--grace", "200ms", "**"], status: 1, fragment: "timed out after 300ms"),
     Case(
       name: "a task killed by SIGSEGV", taskFile: { "tasks:\n  a: \"kill -SEGV $$\"\n" },
       status: 1, fragment: "signal 11 (SIGSEGV)"),
@@ -108,7 +108,7 @@ import Testing
       name: "runner's stdout closed early",
       taskFile: { "tasks:\n  a: seq 1 200000\n  b: {deps: [a], run: echo after}\n" },
       status: 0, fragment: "head=▶ a\nrunner=0",
-      shell: "{ \"$RUNNER\"; echo $? > status; } | head -1 | sed 's/^/head=/'; echo runner=$(cat status)"),
+      shell: "{ \"$RUNNER\" '**'; echo $? > status; } | head -1 | sed 's/^/head=/'; echo runner=$(cat status)"),
     Case(
       name: "CR/LF in $RUNNER_OUTPUT",
       taskFile: {
@@ -140,7 +140,7 @@ import Testing
       taskFile: {
         "tasks:\n  big:\n    image:\n      - load: \(BinaryRunner.packageRoot.path)/examples/images/harbour.png\n"
           + "      - save: out.png\n"
-      }, status: 1, fragment: "big", shell: "ulimit -f 1; \"$RUNNER\" 2>&1; echo status=$?"),
+      }, status: 1, fragment: "big", shell: "ulimit -f 1; \"$RUNNER\" '**' 2>&1; echo status=$?"),
   ]
 
   @Test(arguments: cases)

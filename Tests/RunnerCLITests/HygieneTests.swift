@@ -162,7 +162,7 @@ import Testing
     for index in 0..<tasks { yaml += "  t\(index): 'true'\n" }
     let directory = try directory(yaml)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let output = try BinaryRunner.run(["-j8", "--no-cache"], in: directory)
+    let output = try BinaryRunner.run(["-j8", "--no-cache", "**"], in: directory)
     #expect(output.status == 0, "\(output.stderr.suffix(1000))")
     let line = output.stdout.split(separator: "\n").first { $0.contains("probe | fds=") } ?? ""
     let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
@@ -182,7 +182,7 @@ import Testing
   static func runner(_ arguments: [String], in directory: URL) -> Process {
     let process = Process()
     process.executableURL = BinaryRunner.executable
-    process.arguments = arguments
+    process.arguments = arguments + ["**"]
     process.currentDirectoryURL = directory
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice

@@ -12,6 +12,7 @@ import Testing
   static let remark = "(nothing changed since the last run)"
 
   static let tasks = """
+    default: [all]
     tasks:
       gen:
         run: cat src/*.txt > out/gen.txt
@@ -205,8 +206,8 @@ import Testing
   @Test func tasksThatAlwaysRunLeaveNoRecord() throws {
     let project = try settledProject()
     try project.write("tasks.yml", Self.tasks + "  echo:\n    deps: [all]\n    run: echo hi\n")
-    _ = try project.run()
-    let again = try project.run()
+    _ = try project.run(["echo"])
+    let again = try project.run(["echo"])
     #expect(again.stdout.contains("echo | hi"))
     #expect(!again.stdout.contains(Self.remark))
     #expect(!project.hasRecord)

@@ -14,7 +14,7 @@ import Testing
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-mode-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try yaml.write(to: directory.appendingPathComponent("tasks.yml"), atomically: true, encoding: .utf8)
-    return try BinaryRunner.run(["-k", "-j3", "--output", mode], in: directory)
+    return try BinaryRunner.run(["-k", "-j3", "--output", mode, "**"], in: directory)
   }
 
   @Test func groupedKeepsEachTasksLinesTogether() throws {

@@ -38,7 +38,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let summary = directory.appendingPathComponent("summary.md").path
     let output = try BinaryRunner.run(
-      ["-j1", "-k", "--junit", "junit.xml", "--trace", "trace.json", "--timeline", "timeline.svg"], in: directory,
+      ["-j1", "-k", "--junit", "junit.xml", "--trace", "trace.json", "--timeline", "timeline.svg", "**"], in: directory,
       environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary, "GITHUB_WORKSPACE": directory.path])
     #expect(output.status == 1)
     #expect(output.stdout.contains("::group::ok\nfine\n::endgroup::\n"))
@@ -65,7 +65,7 @@ import Testing
   @Test func concurrentRunKeepsPrefixedLines() throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let output = try BinaryRunner.run(["-j2", "--ci", "github"], in: directory)
+    let output = try BinaryRunner.run(["-j2", "--ci", "github", "**"], in: directory)
     #expect(!output.stdout.contains("::group::"))
     #expect(output.stdout.contains("ok     | fine\n"))
     #expect(output.stdout.contains("::error file=tasks.yml,line=3,col=3,"))
@@ -74,7 +74,7 @@ import Testing
   @Test func taskFileErrorsAreAnnotated() throws {
     let directory = try scratch("tasks:\n  a:\n    deps: [b]\n")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let output = try BinaryRunner.run(["--ci", "github"], in: directory)
+    let output = try BinaryRunner.run(["--ci", "github", "**"], in: directory)
     #expect(output.status == 2)
     #expect(output.stderr.contains("tasks.yml:3:12: error:"))
     #expect(output.stdout.hasPrefix("::error file=tasks.yml,line=3,col=12,title=task file error::"))
@@ -83,7 +83,7 @@ import Testing
   @Test func unwritableReportIsAUsageError() throws {
     let directory = try scratch("tasks:\n  a: echo hi\n")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let output = try BinaryRunner.run(["--junit", "missing/dir/junit.xml"], in: directory)
+    let output = try BinaryRunner.run(["--junit", "missing/dir/junit.xml", "**"], in: directory)
     #expect(output.status == 2)
     #expect(output.stderr.contains("cannot write 'missing/dir/junit.xml'"))
   }

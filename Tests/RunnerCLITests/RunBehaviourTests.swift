@@ -14,7 +14,7 @@ import Testing
   @Test func successExitsZeroWithPrefixedOutputAndSummary() throws {
     let directory = try temporaryDirectory(
       "tasks:\n  hello: echo hello world\n  after: {deps: [hello], run: echo done}\n")
-    let output = try BinaryRunner.run([], in: directory)
+    let output = try BinaryRunner.run(["**"], in: directory)
     #expect(output.status == 0)
     #expect(output.stdout.contains("hello | hello world\n"))
     #expect(output.stdout.contains("after | done\n"))
@@ -24,7 +24,7 @@ import Testing
   @Test func aFailureExitsOneAndPrintsTheRootCauseLast() throws {
     let directory = try temporaryDirectory(
       "tasks:\n  noisy: sh -c 'sleep 5'\n  broken: sh -c 'echo first; echo the real problem >&2; exit 4'\n")
-    let output = try BinaryRunner.run(["--grace", "200ms"], in: directory)
+    let output = try BinaryRunner.run(["--grace", "200ms", "**"], in: directory)
     #expect(output.status == 1)
     let lines = output.stdout.split(separator: "\n")
     #expect(lines.suffix(4).first?.hasPrefix("✗ broken (tasks.yml:3:3): ") == true)
@@ -39,7 +39,7 @@ import Testing
       "tasks:\n  a: sh -c 'sleep 300 & sleep 300' \(marker)\n  b: sh -c 'trap \"\" TERM; sleep 300' \(marker)\n")
     let process = Process()
     process.executableURL = BinaryRunner.executable
-    process.arguments = ["--grace", "300ms"]
+    process.arguments = ["--grace", "300ms", "**"]
     process.currentDirectoryURL = directory
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
@@ -57,7 +57,7 @@ import Testing
     let directory = try temporaryDirectory("tasks:\n  many: seq 1 100000\n")
     let shell = Process()
     shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-    shell.arguments = ["-c", "'\(BinaryRunner.executable.path)' | head -1; echo \"status=${PIPESTATUS:-}\""]
+    shell.arguments = ["-c", "'\(BinaryRunner.executable.path)' '**' | head -1; echo \"status=${PIPESTATUS:-}\""]
     shell.currentDirectoryURL = directory
     let pipe = Pipe()
     shell.standardOutput = pipe
@@ -70,7 +70,7 @@ import Testing
 
   @Test func eventsFileRecordsEveryTransitionAsJSONLines() throws {
     let directory = try temporaryDirectory("tasks:\n  a: echo out\n  b: {deps: [a], run: \"true\"}\n")
-    let output = try BinaryRunner.run(["--events", "events.jsonl"], in: directory)
+    let output = try BinaryRunner.run(["--events", "events.jsonl", "**"], in: directory)
     #expect(output.status == 0)
     let text = try String(contentsOf: directory.appendingPathComponent("events.jsonl"), encoding: .utf8)
     let objects = try text.split(separator: "\n").map {
@@ -90,7 +90,7 @@ import Testing
 
   @Test func unwritableEventsFileIsAUsageError() throws {
     let directory = try temporaryDirectory("tasks:\n  a: \"true\"\n")
-    let output = try BinaryRunner.run(["--events", "/nonexistent/dir/e.jsonl"], in: directory)
+    let output = try BinaryRunner.run(["--events", "/nonexistent/dir/e.jsonl", "**"], in: directory)
     #expect(output.status == 2)
     #expect(output.stderr.contains("cannot read '/nonexistent/dir/e.jsonl'") || output.stderr.contains("e.jsonl"))
   }
@@ -103,7 +103,7 @@ import Testing
     #expect(good.stdout.contains("chatty | 200\n"), "the run itself went on")
     let warning = "warning: cannot write the events file '/dev/full': no space left on device"
     #expect(good.stderr.components(separatedBy: warning).count == 2, "exactly one warning: \(good.stderr)")
-    let failed = try BinaryRunner.run(["--events", "/dev/full"], in: directory)
+    let failed = try BinaryRunner.run(["--events", "/dev/full", "**"], in: directory)
     #expect(failed.status == 1, "a failed task's exit code wins")
     #expect(failed.stderr.components(separatedBy: warning).count == 2, "\(failed.stderr)")
   }
@@ -111,7 +111,7 @@ import Testing
   @Test func aBackgroundProcessLeftBehindDoesNotHangTheRun() throws {
     let marker = "runner-bg-\(UUID().uuidString.prefix(8))"
     let directory = try temporaryDirectory("tasks:\n  leaves: sh -c 'sleep 300 & echo started' \(marker)\n")
-    let output = try BinaryRunner.run(["--grace", "300ms"], in: directory)
+    let output = try BinaryRunner.run(["--grace", "300ms", "**"], in: directory)
     #expect(output.status == 0)
     #expect(output.stdout.contains("leaves | started"))
     let left = ProcScan.survivors(marker)

@@ -16,7 +16,7 @@ import Testing
     let transcript = directory.appendingPathComponent("tty.out").path
     let script = Process()
     script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    script.arguments = ["-qfec", "'\(BinaryRunner.executable.path)' -j2", transcript]
+    script.arguments = ["-qfec", "'\(BinaryRunner.executable.path)' -j2 c", transcript]
     script.currentDirectoryURL = directory
     script.environment = ["PATH": "/usr/bin:/bin", "TERM": "xterm", "NO_COLOR": "1"]
     script.standardOutput = FileHandle.nullDevice

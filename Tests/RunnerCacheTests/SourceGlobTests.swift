@@ -26,6 +26,16 @@ import Testing
 
   func expand(_ patterns: String...) -> [String] { SourceGlob.expand(patterns, in: root) }
 
+  @Test func bangPatternsExcludeWhereverTheyStand() {
+    #expect(
+      expand("!Sources/deep/**", "Sources/**/*.swift") == [
+        "Sources/a b/with space.swift", "Sources/link.swift", "Sources/main.swift",
+      ])
+    #expect(expand("data/*.csv", "!data/x*.csv") == ["data/y1.csv"])
+    #expect(expand("Sources/deep", "!**/*.txt") == ["Sources/deep/er/est/leaf.swift"])
+    #expect(expand("data/*.csv", "!data/{x1,y1}.csv") == ["data/x2.csv"])
+  }
+
   @Test func doubleStarMatchesAnyDepthIncludingZero() {
     #expect(
       expand("**/*.swift") == [

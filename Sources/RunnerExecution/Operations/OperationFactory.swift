@@ -16,7 +16,7 @@ package struct OperationFactory: Sendable {
     let operation: any TaskOperation
     switch task.action {
     case .group: return GroupOperation()
-    case .shell(let commands): operation = ShellOperation(commands: commands, reactor: reactor)
+    case .shell(let commands): operation = ShellOperation(commands: commands, shell: task.shell, reactor: reactor)
     case .image(let steps): operation = ImageOperation(steps: steps)
     }
     guard let store else { return operation }

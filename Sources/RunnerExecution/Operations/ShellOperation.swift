@@ -3,16 +3,20 @@ import RunnerModel
 
 /// Runs a task's `run` commands in order, each in its own process group; the first failure
 /// ends the task. A command with no shell syntax is exec'd directly (as make does), which
-/// halves the cost of a no-op; anything else runs under `/bin/sh -c`.
+/// halves the cost of a no-op; anything else runs under the task's shell (`sh -e -c` unless
+/// the file or the task sets `shell`).
 ///
 /// The task's outputs come from the file named by `$RUNNER_OUTPUT` (`key=value` lines, or
 /// GitHub Actions' `key<<DELIM` form). They reach dependents only through the environment.
 package struct ShellOperation: TaskOperation {
   package let commands: [Command]
+  /// The shell's argv up to and including the flag that takes the script.
+  package let shell: [String]
   let reactor: ProcessReactor
 
-  package init(commands: [Command], reactor: ProcessReactor = .shared) {
+  package init(commands: [Command], shell: [String]? = nil, reactor: ProcessReactor = .shared) {
     self.commands = commands
+    self.shell = shell ?? ShellSetting.standard
     self.reactor = reactor
   }
 
@@ -25,7 +29,7 @@ package struct ShellOperation: TaskOperation {
     var written = true
     defer { if written { unlink(outputPath) } }
     for command in commands {
-      let arguments = CommandSplitter.directArguments(command.text) ?? ["/bin/sh", "-c", command.text]
+      let arguments = CommandSplitter.directArguments(command.text) ?? shell + [command.text]
       let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
       let outcome: ProcessOutcome
       do {

@@ -1,11 +1,19 @@
 extension GraphSelection {
-  /// Selects the tasks named on the command line; none named: the file's `default`, else every task.
+  /// Selects the tasks named on the command line; none named: the file's `default`, else the
+  /// task named `default`, else (with `wholeFile`) every task.
   ///
-  /// - Throws: `DiagnosticList` for a name that is not a task, with the closest name suggested.
-  package init(graph: TaskGraph, targetNames: [String]) throws(DiagnosticList) {
+  /// - Throws: `DiagnosticList` for a name that is not a task, with the closest name suggested,
+  ///   for an internal task, and for no target at all when there is no default and no `wholeFile`.
+  package init(graph: TaskGraph, targetNames: [String], wholeFile: Bool = false) throws(DiagnosticList) {
     var indices: [Int] = []
     var diagnostics: [Diagnostic] = []
-    let names = graph.tasks.lazy.map(\.name)
+    let names = graph.tasks.lazy.filter { !$0.isInternal }.map(\.name)
+    if targetNames.isEmpty, graph.file.defaultTargets.isEmpty, !wholeFile {
+      guard let index = graph.index(of: "default") else {
+        throw DiagnosticList([.error(.noDefaultTask, at: nil)])
+      }
+      indices.append(index)
+    }
     if targetNames.isEmpty {
       for target in graph.file.defaultTargets {
         guard let index = graph.index(of: target.name) else {
@@ -19,8 +27,24 @@ extension GraphSelection {
       }
     }
     for name in targetNames {
+      if TargetPattern.isPattern(name) {
+        let matched = graph.tasks.filter { !$0.isInternal && TargetPattern.matches(name, $0.name) }
+        if matched.isEmpty {
+          diagnostics.append(
+            .error(.invalidValue(what: "target pattern '\(name)'", reason: "matches no task"), at: nil))
+        }
+        for task in matched where !indices.contains(task.index) { indices.append(task.index) }
+        continue
+      }
       guard let index = graph.index(of: name) else {
         diagnostics.append(.error(.unknownTarget(name, suggestion: Suggestion.closest(to: name, in: names)), at: nil))
+        continue
+      }
+      if graph[index].isInternal {
+        diagnostics.append(
+          .error(
+            .invalidValue(what: "task '\(name)'", reason: "is internal: only other tasks may depend on it"),
+            at: nil, notes: [.note("'\(name)' is defined here", at: graph[index].location)]))
         continue
       }
       if !indices.contains(index) { indices.append(index) }

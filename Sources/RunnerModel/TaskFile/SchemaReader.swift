@@ -17,8 +17,11 @@ struct SchemaReader {
   }
 
   /// The entries of a mapping, each key checked against `allowed`.
+  /// A key another tool's format uses (`equivalents`) gets runner's equivalent instead of the
+  /// nearest spelling.
   mutating func mapping(
-    _ node: YAMLNode, what: @autoclosure () -> String, allowed: [String]? = nil, place: String? = nil
+    _ node: YAMLNode, what: @autoclosure () -> String, allowed: [String]? = nil, place: String? = nil,
+    equivalents: [String: String] = [:]
   )
     -> [YAMLEntry]?
   {
@@ -28,6 +31,10 @@ struct SchemaReader {
     }
     if let allowed {
       for entry in entries where !allowed.contains(entry.name) {
+        if let equivalent = equivalents[entry.name] {
+          fail(.foreignKey(entry.name, in: place ?? what(), equivalent: equivalent), at: entry.key)
+          continue
+        }
         fail(
           .unknownKey(entry.name, in: place ?? what(), suggestion: Suggestion.closest(to: entry.name, in: allowed)),
           at: entry.key)

@@ -21,6 +21,10 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var outputs: [String] = []
   package var waitFor: [ReadinessGate] = []
   package var resources: [String] = []
+  /// The shell `run` commands go to, with `-c`; nil: the file's, else `sh -e -c`.
+  package var shell: [String]?
+  /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
+  package var isInternal = false
 
   package init(name: String, location: SourceLocation, index: Int) {
     self.name = name
@@ -39,7 +43,7 @@ package struct Dependency: Sendable, Hashable {
 package enum TaskAction: Sendable {
   /// Only groups its dependencies.
   case group
-  /// Shell commands, run in order with `/bin/sh -c`; the first failure stops the task.
+  /// Shell commands, run in order with the task's shell (`sh -e -c`); the first failure stops the task.
   case shell([Command])
   /// Built-in image steps, applied in order.
   case image([ImageStep])

@@ -7,8 +7,10 @@ package struct TaskFile: Sendable {
   /// nil: as many as the machine has CPUs.
   package var concurrency: Int?
   package var failFast = true
-  /// What runs when no target is named; empty: every task.
+  /// What runs when no target is named; empty: the task named `default`, if there is one.
   package var defaultTargets: [Dependency] = []
+  /// `shell`: what every shell task's commands run with, unless the task sets its own.
+  package var shell: [String]?
   package var environment: [EnvironmentEntry] = []
   /// `key_env`: inherited variables that count in every task's key (besides `PATH`).
   package var keyEnvironment: [String] = []

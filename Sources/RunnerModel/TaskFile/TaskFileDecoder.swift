@@ -1,9 +1,36 @@
 /// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
 struct TaskFileDecoder {
-  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "key_env", "tasks"]
+  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "tasks"]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
-    "outputs", "wait_for", "resources",
+    "outputs", "wait_for", "resources", "shell", "internal",
+  ]
+  /// go-task's, just's and make's words for what runner spells otherwise, at the file's top level.
+  static let fileEquivalents: [String: String] = [
+    "vars": "'params' (set on the command line as NAME=value) or 'env'",
+    "include": "'includes'", "import": "'includes'", "imports": "'includes'", "include_files": "'includes'",
+    "dot_env": "'dotenv'", "env_file": "'dotenv'", "env_files": "'dotenv'", "dotenv_files": "'dotenv'",
+    "set": "'shell' (for example [bash, -eo, pipefail, -c])", "shopt": "'shell'",
+    "output": "none: runner prefixes each line with its task when tasks run side by side",
+    "silent": "none: runner shows each command's output and hides its own lines with --quiet",
+    "method": "none: runner compares the content of 'sources' and 'outputs' itself",
+    "run": "a task: put 'run' under 'tasks: NAME:'",
+    "deps": "a task: put 'deps' under 'tasks: NAME:'",
+    "recipes": "'tasks'", "targets": "'tasks'", "jobs": "'tasks'",
+  ]
+  /// The same, inside a task.
+  static let taskEquivalents: [String: String] = [
+    "cmds": "'run'", "cmd": "'run'", "script": "'run'", "steps": "'run'", "commands": "'run'",
+    "vars": "'params' (set on the command line as NAME=value or by a dependent's 'with:') or 'env'",
+    "generates": "'outputs'", "requires": "'params' with 'required: true'",
+    "preconditions": "'if' (the task is skipped when it fails) or 'wait_for' (the task waits for it)",
+    "precondition": "'if'", "status": "'sources' and 'outputs': runner skips a task whose inputs did not change",
+    "platforms": "'if: ${{ runner.os == 'linux' }}'", "summary": "'desc'", "description": "'desc'",
+    "label": "'desc'", "aliases": "none: name the task once (an internal task can be wrapped by a group)",
+    "dotenv_files": "'dotenv'", "env_file": "'dotenv'", "working_dir": "'dir'", "cwd": "'dir'",
+    "dependencies": "'deps'", "needs": "'deps'", "depends_on": "'deps'", "ignore_error": "'cmd || true' in 'run'",
+    "set": "'shell' (for example [bash, -eo, pipefail, -c])", "silent": "none: runner shows each command's output",
+    "private": "'internal: true'", "hidden": "'internal: true'", "method": "none: runner compares contents itself",
   ]
   static let maximumNameLength = 200
 
@@ -19,7 +46,9 @@ struct TaskFileDecoder {
   /// - Throws: `DiagnosticList` with every schema error found.
   mutating func decode(_ root: YAMLNode) throws(DiagnosticList) -> TaskFile {
     var file = TaskFile(path: path, directory: directory)
-    guard let entries = reader.mapping(root, what: "the task file", allowed: Self.fileKeys, place: "the task file")
+    guard
+      let entries = reader.mapping(
+        root, what: "the task file", allowed: Self.fileKeys, place: "the task file", equivalents: Self.fileEquivalents)
     else { throw DiagnosticList(reader.diagnostics) }
     var sawTasks = false
     for entry in entries {
@@ -27,9 +56,12 @@ struct TaskFileDecoder {
       switch entry.name {
       case "version":
         if value.scalar != "1" {
+          let goTask = value.scalar.map { $0.hasPrefix("2") || $0.hasPrefix("3") } ?? false
+          let origin = goTask ? " (go-task's Taskfile version: runner's own format is 1)" : ""
           reader.fail(
             .invalidValue(
-              what: "'version'", reason: "must be 1 (the only format version so far), found \(value.quotedOrKind)"),
+              what: "'version'",
+              reason: "must be 1 (the only format version so far), found \(value.quotedOrKind)\(origin)"),
             at: value)
         }
       case "concurrency":
@@ -45,12 +77,17 @@ struct TaskFileDecoder {
         file.environment = environment(value, what: "'env' of the task file", task: nil)
       case "key_env":
         file.keyEnvironment = variableNames(value, what: "'key_env' of the task file")
+      case "shell":
+        file.shell = shell(value, what: "'shell' of the task file")
       case "tasks":
         sawTasks = true
         file.tasks = tasks(value)
       default:
         break
       }
+    }
+    if let shell = file.shell {
+      for index in file.tasks.indices where file.tasks[index].shell == nil { file.tasks[index].shell = shell }
     }
     if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty {
       reader.fail(.noTasks, at: root)
@@ -120,7 +157,10 @@ struct TaskFileDecoder {
     case .mapping:
       break
     }
-    guard let entries = reader.mapping(node, what: "task '\(name)'", allowed: Self.taskKeys, place: "task '\(name)'")
+    guard
+      let entries = reader.mapping(
+        node, what: "task '\(name)'", allowed: Self.taskKeys, place: "task '\(name)'", equivalents: Self.taskEquivalents
+      )
     else { return }
     var run: YAMLNode?
     var image: YAMLNode?
@@ -147,6 +187,8 @@ struct TaskFileDecoder {
       case "wait_for": task.waitFor = gates(value, what: what())
       case "resources":
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
+      case "shell": task.shell = shell(value, what: what())
+      case "internal": task.isInternal = reader.boolean(value, what: what()) ?? false
       default: break
       }
     }
@@ -227,6 +269,24 @@ struct TaskFileDecoder {
       }
     }
     return result
+  }
+
+  /// `shell: bash` (or `sh`, `zsh`), or an argv list whose last flag takes the script (`[bash, -eo, pipefail, -c]`).
+  mutating func shell(_ node: YAMLNode, what: @autoclosure () -> String) -> [String]? {
+    if case .sequence = node.kind {
+      guard let items = reader.strings(node, what: what(), expected: "a shell name or an argv list"), !items.isEmpty
+      else { return nil }
+      return items.map(\.0)
+    }
+    guard let name = reader.string(node, what: what()) else { return nil }
+    guard let argv = ShellSetting.named(name) else {
+      reader.fail(
+        .invalidValue(
+          what: what(), reason: "names '\(name)': write bash, sh or zsh, or an argv list such as [\(name), -c]"),
+        at: node)
+      return nil
+    }
+    return argv
   }
 
   mutating func priority(_ node: YAMLNode, what: @autoclosure () -> String) -> Int {

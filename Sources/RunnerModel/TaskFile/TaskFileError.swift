@@ -19,6 +19,8 @@ package enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible 
   case tooDeep(limit: Int)
   case badMerge
   case unknownKey(String, in: String, suggestion: String?)
+  case foreignKey(String, in: String, equivalent: String)
+  case noDefaultTask
   case wrongType(what: String, expected: String, found: String)
   case invalidValue(what: String, reason: String)
   case bareListTask(String)
@@ -57,6 +59,9 @@ package enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case .badMerge: return "a merge key '<<' takes a mapping or a list of mappings"
     case .unknownKey(let key, let place, let suggestion):
       return "unknown key '\(key)' in \(place)" + Self.hint(suggestion)
+    case .foreignKey(let key, let place, let equivalent):
+      return "unknown key '\(key)' in \(place): runner's equivalent is \(equivalent)"
+    case .noDefaultTask: return "no default task: name one (or add 'default:')"
     case .wrongType(let what, let expected, let found): return "\(what) must be \(expected), found \(found)"
     case .invalidValue(let what, let reason): return "\(what) \(reason)"
     case .bareListTask(let name):

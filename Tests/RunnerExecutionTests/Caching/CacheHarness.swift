@@ -41,7 +41,7 @@ extension RunHarness {
     _ targets: [String] = [], settings: CacheSettings = CacheSettings(), environment: [String: String] = [:]
   ) async throws -> CachedRun {
     let graph = try TaskFileLoader().load(path: path("tasks.yml"))
-    let selection = try GraphSelection(graph: graph, targetNames: targets)
+    let selection = try GraphSelection(graph: graph, targetNames: targets, wholeFile: true)
     let scratch = directory.appendingPathComponent(".scratch")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]

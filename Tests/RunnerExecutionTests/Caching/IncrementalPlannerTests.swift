@@ -25,7 +25,7 @@ import Testing
     CachePrediction]
   {
     let graph = try TaskFileLoader().load(path: harness.path("tasks.yml"))
-    let selection = try GraphSelection(graph: graph, targetNames: [])
+    let selection = try GraphSelection(graph: graph, targetNames: [], wholeFile: true)
     let store = IncrementalStore(
       directory: harness.stateDirectory, settings: settings,
       environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"], printWarnings: false)

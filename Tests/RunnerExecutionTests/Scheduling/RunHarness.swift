@@ -84,7 +84,7 @@ struct RunHarness {
     _ targets: [String] = [], jobs: Int = 4, failFast: Bool = true, grace: Duration = .seconds(2),
     observer: RecordingObserver = RecordingObserver()
   ) async throws -> (RunSummary, RecordingObserver) {
-    let selection = try GraphSelection(graph: graph, targetNames: targets)
+    let selection = try GraphSelection(graph: graph, targetNames: targets, wholeFile: true)
     let scratch = directory.appendingPathComponent(".scratch")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     let scheduler = Scheduler(

@@ -109,7 +109,7 @@ import Testing
     ("tasks:\n", "tasks.yml:1:1: error: the task file defines no tasks (add a 'tasks:' mapping)"),
     (
       "version: 2\ntasks:\n  a: x\n",
-      "tasks.yml:1:10: error: 'version' must be 1 (the only format version so far), found '2'"
+      "tasks.yml:1:10: error: 'version' must be 1 (the only format version so far), found '2' (go-task's Taskfile version: runner's own format is 1)"
     ),
   ])
   func schemaErrorsArePrecise(text: String, expected: String) {

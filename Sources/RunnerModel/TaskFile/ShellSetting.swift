@@ -1,0 +1,17 @@
+/// The `shell` setting: the program and flags a task's script is handed to, as the last argument.
+package enum ShellSetting {
+  /// With errexit, as GitHub Actions runs `sh`: a failing line of a multi-line script fails the task.
+  package static let standard = ["sh", "-e", "-c"]
+  /// `shell: bash`, as GitHub Actions runs it: no profile or rc files, errexit and pipefail.
+  package static let bash = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+
+  /// The argv a `shell:` value names: `bash`, `sh`, or a list such as `[bash, -eo, pipefail, -c]`.
+  package static func named(_ name: String) -> [String]? {
+    switch name {
+    case "bash": return bash
+    case "sh": return standard
+    case "zsh": return ["zsh", "--no-rcs", "-e", "-o", "pipefail", "-c"]
+    default: return nil
+    }
+  }
+}

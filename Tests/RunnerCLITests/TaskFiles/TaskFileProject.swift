@@ -1,0 +1,32 @@
+import Foundation
+
+/// A scratch directory with task files in it, and the built binary run inside it.
+struct TaskFileProject {
+  let directory: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-tf-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  init(_ tasks: String) throws {
+    try self.init()
+    try write("tasks.yml", tasks)
+  }
+
+  func write(_ name: String, _ text: String) throws {
+    let url = directory.appendingPathComponent(name)
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try text.write(to: url, atomically: false, encoding: .utf8)
+  }
+
+  func read(_ name: String) -> String? {
+    try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+  }
+
+  func run(_ arguments: String..., environment: [String: String] = [:]) throws -> BinaryRunner.Output {
+    try BinaryRunner.run(arguments, in: directory, environment: environment)
+  }
+
+  func remove() { try? FileManager.default.removeItem(at: directory) }
+}
