@@ -114,6 +114,11 @@ package struct Fingerprint: Sendable {
         hasher.add("with")
         for word in shell { hasher.add(word) }
       }
+      if !task.arguments.isEmpty {
+        hasher.add("arguments")
+        hasher.add(Int64(task.arguments.count))
+        for word in task.arguments { hasher.add(word) }
+      }
     case .image(let steps):
       hasher.add("image")
       for step in steps { hasher.add(String(describing: step.kind)) }

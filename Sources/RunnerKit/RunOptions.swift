@@ -4,8 +4,12 @@ import RunnerReporting
 public struct RunOptions: Sendable {
   /// The task file's path as given (default `tasks.yml`).
   public var taskFile: String
-  /// The targets; empty runs the file's `default` tasks (or every task).
+  /// The targets; empty runs the file's `default` tasks (or the task named `default`).
   public var targets: [String]
+  /// `NAME=value` words: params of the targets that declare them, and of the file.
+  public var params: [(name: String, value: String)] = []
+  /// Words after `--`: the targets' `"$@"`.
+  public var taskArguments: [String] = []
   /// The whole command line without the program's name: part of what decides that nothing changed.
   public var arguments: [String]
   /// `-j`: at most this many tasks at once (nil: the file's `concurrency`, else the number of CPUs).

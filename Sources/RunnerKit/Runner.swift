@@ -50,6 +50,11 @@ public final class Runner: Sendable {
         base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
     }
     guard let (graph, selection) = load(bytes: bytes) else { return ExitStatus.usage }
+    if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition) {
+      // The record pins the task file alone: a `.env` file or a condition command could change
+      // what a run does behind its back.
+      caching.noOpInvocation = nil
+    }
     let settings = RunSettings(
       concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
@@ -109,7 +114,7 @@ public final class Runner: Sendable {
   /// The task names a shell offers to complete: none when the file does not load.
   public static func taskNames(inFile path: String) -> [String] {
     guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
-    return graph.tasks.filter { !$0.isInternal }.map(\.name)
+    return graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }.map(\.name)
   }
 
   /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the
@@ -120,8 +125,10 @@ public final class Runner: Sendable {
   private func load(bytes: [UInt8]? = nil, wholeFile: Bool = false) -> (TaskGraph, GraphSelection)? {
     let path = options.taskFile
     let graph: TaskGraph
+    let loader = TaskFileLoader(
+      invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
     do {
-      graph = try bytes.map { try TaskFileLoader().load(bytes: $0, path: path) } ?? TaskFileLoader().load(path: path)
+      graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
     } catch {
       DiagnosticPrinter().print(error.diagnostics)
       options.reports.annotate(error.diagnostics)

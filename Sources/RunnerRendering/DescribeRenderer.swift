@@ -21,7 +21,18 @@ package struct DescribeRenderer: Sendable {
     if !graph.dependencies[index].isEmpty { rows.append(("deps", names(graph.dependencies[index]))) }
     if !graph.dependents[index].isEmpty { rows.append(("dependents", names(graph.dependents[index]))) }
     if let directory = task.directory { rows.append(("dir", [directory])) }
-    if !task.environment.isEmpty { rows.append(("env", task.environment.map { "\($0.name)=\($0.value)" })) }
+    if !task.values.isEmpty { rows.append(("values", [task.values.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")])) }
+    if !task.params.isEmpty || !graph.file.params.isEmpty {
+      rows.append(("params", (graph.file.params + task.params).map(Self.describe)))
+    }
+    if let matrix = task.matrix, task.values.isEmpty {
+      rows.append(("matrix", matrix.axes.map { "\($0.name): \($0.values.joined(separator: ", "))" }))
+    }
+    if let condition = task.condition { rows.append(("if", [condition.description])) }
+    if let shell = task.shell { rows.append(("shell", [shell.joined(separator: " ")])) }
+    if !task.arguments.isEmpty { rows.append(("arguments", [task.arguments.joined(separator: " ")])) }
+    let environment = Self.environment(of: task, in: graph)
+    if !environment.isEmpty { rows.append(("env", environment)) }
     if task.priority != 0 { rows.append(("priority", [String(task.priority)])) }
     if let timeout = task.timeout { rows.append(("timeout", [formatDuration(timeout)])) }
     if task.retries > 0 { rows.append(("retries", [String(task.retries)])) }
@@ -41,5 +52,38 @@ package struct DescribeRenderer: Sendable {
       }
     }
     return out
+  }
+
+  static func describe(_ param: ParamDeclaration) -> String {
+    var text = param.name
+    if let value = param.defaultValue { text += " (default \(value))" }
+    if param.isRequired { text += " (required)" }
+    if !param.choices.isEmpty { text += " one of: \(param.choices.joined(separator: ", "))" }
+    if let description = param.description { text += " — \(description)" }
+    return text
+  }
+
+  /// Every variable the file and the task set, the winner for each name with where it comes
+  /// from, then the `.env` values runner's environment overrides.
+  static func environment(of task: TaskDefinition, in graph: TaskGraph) -> [String] {
+    var winners: [String: EnvironmentEntry] = [:]
+    for entry in graph.file.environment + task.environment { winners[entry.name] = entry }
+    var lines = winners.keys.sorted().compactMap { name -> String? in
+      guard let entry = winners[name] else { return nil }
+      let origin: String
+      switch entry.origin {
+      case .env: origin = "\(entry.location) (env)"
+      case .dotenv: origin = "\(entry.location.file):\(entry.location.line) (dotenv)"
+      case .param: origin = "\(entry.location) (param)"
+      case .commandLine: origin = "(the command line)"
+      }
+      return "\(name)=\(entry.value)  \(origin)"
+    }
+    for entry in graph.file.shadowedEnvironment + task.shadowedEnvironment {
+      lines.append(
+        "\(entry.name): \(entry.location.file):\(entry.location.line) not used: runner's environment sets it")
+    }
+    if !lines.isEmpty { lines.append("(and runner's own environment under these)") }
+    return lines
   }
 }

@@ -6,7 +6,8 @@ package struct ListRenderer: Sendable {
   package init() {}
 
   package func render(_ graph: TaskGraph, json: Bool) -> String {
-    let tasks = graph.tasks.filter { !$0.isInternal }.sorted { $0.name < $1.name }
+    // A node the loader made for other param values or a matrix combination is its task's.
+    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }.sorted { $0.name < $1.name }
     if json {
       let items = tasks.map { task -> JSONValue in
         .object([
@@ -14,6 +15,8 @@ package struct ListRenderer: Sendable {
           ("description", task.description.map(JSONValue.string) ?? .null),
           ("kind", .string(task.action.kindName)),
           ("deps", .array(task.dependencies.map { .string($0.name) })),
+          ("params", .array(task.params.map(Self.json))),
+          ("matrix", .object((task.matrix?.axes ?? []).map { ($0.name, .array($0.values.map(JSONValue.string))) })),
           ("location", task.location.json),
         ])
       }
@@ -22,13 +25,37 @@ package struct ListRenderer: Sendable {
     let width = tasks.map(\.name.count).max() ?? 0
     var out = ""
     for task in tasks {
-      let detail =
+      var detail =
         task.description
-        ?? (task.dependencies.isEmpty ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
+        ?? (task.dependencies.isEmpty || task.matrix != nil
+          ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
+      let extras =
+        task.params.map(Self.text)
+        + (task.matrix?.axes ?? []).map { "\($0.name) in \($0.values.joined(separator: "|"))" }
+      if !extras.isEmpty { detail += (detail.isEmpty ? "" : "  ") + "[" + extras.joined(separator: ", ") + "]" }
       out += task.name
       if !detail.isEmpty { out += String(repeating: " ", count: width - task.name.count + 2) + detail }
       out += "\n"
     }
+    if !graph.file.params.isEmpty {
+      out += "\nparams: " + graph.file.params.map(Self.text).joined(separator: ", ") + "\n"
+    }
     return out
+  }
+
+  /// `mode=debug (debug|release)`, `target=… (required: staging|prod)`.
+  static func text(_ param: ParamDeclaration) -> String {
+    let value = param.defaultValue ?? (param.isRequired ? "…" : "")
+    var choices = param.choices.joined(separator: "|")
+    if param.isRequired { choices = choices.isEmpty ? "required" : "required: " + choices }
+    return "\(param.name)=\(value)" + (choices.isEmpty ? "" : " (\(choices))")
+  }
+
+  static func json(_ param: ParamDeclaration) -> JSONValue {
+    .object([
+      ("name", .string(param.name)), ("default", param.defaultValue.map(JSONValue.string) ?? .null),
+      ("choices", .array(param.choices.map(JSONValue.string))), ("required", .bool(param.isRequired)),
+      ("description", param.description.map(JSONValue.string) ?? .null),
+    ])
   }
 }

@@ -62,7 +62,14 @@ package final class EventLogWriter: RunObserver {
       members += [("event", .string("run_started")), ("tasks", .int(tasks)), ("concurrency", .int(concurrency))]
     case .state(let state, let attempt, let reason):
       members += [("event", .string("state")), ("state", .string(state.rawValue)), ("attempt", .int(attempt))]
-      if let reason { members.append(("reason", .string(reason))) }
+      if state == .skipped {
+        // Why, as a word a program can match; what happened, as the console says it.
+        let byCondition = reason?.hasPrefix("if: ") ?? false
+        members.append(("reason", .string(byCondition ? "condition" : "dependency")))
+        if let reason { members.append(("message", .string(reason))) }
+      } else if let reason {
+        members.append(("reason", .string(reason)))
+      }
     case .waiting(let gate):
       members += [("event", .string("waiting")), ("gate", .string(gate))]
     case .retrying(let attempt, let delay, let reason):

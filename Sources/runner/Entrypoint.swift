@@ -22,7 +22,7 @@ enum Entrypoint {
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let command: RunnerCommand
     do {
-      command = try RunnerCommand.parse()
+      command = try RunnerCommand.parse(RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst())))
     } catch {
       exit(usageExitCode(for: error))
     }

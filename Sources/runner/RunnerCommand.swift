@@ -83,6 +83,17 @@ struct RunnerCommand: ParsableCommand {
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
   }
 
+  /// Words after `--` on the command line: the targets' `"$@"` (taken out before parsing).
+  nonisolated(unsafe) static var taskArguments: [String] = []
+
+  /// The command line without what follows `--`, which `taskArguments` keeps.
+  static func splitArguments(_ arguments: [String]) -> [String] {
+    // Shell completion speaks to swift-argument-parser through `---completion -- WORDS`.
+    guard arguments.first != "---completion", let marker = arguments.firstIndex(of: "--") else { return arguments }
+    taskArguments = Array(arguments[(marker + 1)...])
+    return Array(arguments[..<marker])
+  }
+
   /// Splits the positional arguments into the task file and the targets.
   func fileAndTargets() -> (String, [String]) {
     if let file { return (file, arguments) }
@@ -99,12 +110,15 @@ struct RunnerCommand: ParsableCommand {
   ///
   /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
   func execute() async -> (code: Int32, runner: Runner) {
-    let (path, targets) = fileAndTargets()
-    let runner = Runner(
-      RunOptions(
-        taskFile: path, targets: targets, arguments: Array(CommandLine.arguments.dropFirst()), jobs: jobs,
-        keepGoing: keepGoing, grace: RunnerModel.parseDuration(grace) ?? .seconds(5), eventsPath: events,
-        force: force, noCache: noCache, noWait: noWait, reports: report.settings()))
+    let (path, words) = fileAndTargets()
+    let (params, targets) = Invocation.split(words)
+    var options = RunOptions(
+      taskFile: path, targets: targets, arguments: Array(CommandLine.arguments.dropFirst()), jobs: jobs,
+      keepGoing: keepGoing, grace: RunnerModel.parseDuration(grace) ?? .seconds(5), eventsPath: events,
+      force: force, noCache: noCache, noWait: noWait, reports: report.settings())
+    options.params = params
+    options.taskArguments = Self.taskArguments
+    let runner = Runner(options)
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }
     if list { return (runner.list(json: json), runner) }

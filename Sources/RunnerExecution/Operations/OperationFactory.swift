@@ -13,10 +13,19 @@ package struct OperationFactory: Sendable {
   }
 
   package func operation(for task: TaskDefinition) -> any TaskOperation {
+    let operation = plainOperation(for: task)
+    guard let condition = task.condition else { return operation }
+    return ConditionalOperation(
+      condition: condition, inner: operation, shell: task.shell ?? ShellSetting.standard, reactor: reactor)
+  }
+
+  private func plainOperation(for task: TaskDefinition) -> any TaskOperation {
     let operation: any TaskOperation
     switch task.action {
     case .group: return GroupOperation()
-    case .shell(let commands): operation = ShellOperation(commands: commands, shell: task.shell, reactor: reactor)
+    case .shell(let commands):
+      operation = ShellOperation(
+        commands: commands, shell: task.shell, arguments: task.arguments, reactor: reactor)
     case .image(let steps): operation = ImageOperation(steps: steps)
     }
     guard let store else { return operation }

@@ -12,11 +12,15 @@ package struct ShellOperation: TaskOperation {
   package let commands: [Command]
   /// The shell's argv up to and including the flag that takes the script.
   package let shell: [String]
+  /// The words after `--` for a target: the script's `"$@"` (its `$0` is the task's name).
+  package let arguments: [String]
   let reactor: ProcessReactor
 
-  package init(commands: [Command], shell: [String]? = nil, reactor: ProcessReactor = .shared) {
+  package init(commands: [Command], shell: [String]? = nil, arguments: [String] = [], reactor: ProcessReactor = .shared)
+  {
     self.commands = commands
     self.shell = shell ?? ShellSetting.standard
+    self.arguments = arguments
     self.reactor = reactor
   }
 
@@ -29,7 +33,9 @@ package struct ShellOperation: TaskOperation {
     var written = true
     defer { if written { unlink(outputPath) } }
     for command in commands {
-      let arguments = CommandSplitter.directArguments(command.text) ?? shell + [command.text]
+      let arguments =
+        CommandSplitter.directArguments(command.text)
+        ?? shell + [command.text] + (self.arguments.isEmpty ? [] : [context.task.name] + self.arguments)
       let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
       let outcome: ProcessOutcome
       do {

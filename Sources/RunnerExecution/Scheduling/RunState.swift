@@ -106,7 +106,11 @@ struct RunState {
     switch result {
     case .success(let value):
       results[task] = value
-      set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
+      if let skipped = value as? ConditionSkipped {
+        set(task, .skipped, reason: skipped.reason)
+      } else {
+        set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
+      }
       for dependent in graph.dependents[task] where selection.isMember[dependent] {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }

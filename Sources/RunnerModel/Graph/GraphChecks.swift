@@ -33,11 +33,17 @@ struct GraphChecks {
   }
 
   mutating func checkExpressions(_ task: TaskDefinition) {
+    guard !task.environment.isEmpty || task.condition != nil else { return }
     let direct = Set(task.dependencies.map(\.name))
     for entry in task.environment {
       for reference in entry.value.references where !direct.contains(reference.task) {
         diagnostics.append(
           .error(.expressionNotADependency(task: task.name, reference: reference.task), at: entry.location))
+      }
+    }
+    if case .expression(let expression) = task.condition {
+      for case .output(let name, _) in expression.references where !direct.contains(name) {
+        diagnostics.append(.error(.expressionNotADependency(task: task.name, reference: name), at: task.location))
       }
     }
   }

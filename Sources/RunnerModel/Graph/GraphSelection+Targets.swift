@@ -51,6 +51,17 @@ extension GraphSelection {
     }
     guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
     self.init(graph: graph, targets: indices)
+    for member in members {
+      for param in graph[member].missingParams {
+        let name = graph[member].taskName ?? graph[member].name
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "task '\(name)' needs param '\(param.name)'\(TaskFileExpander.choices(param)): runner \(name) \(param.name)=VALUE"
+              + (param.description.map { " (\($0))" } ?? ""), at: param.location))
+      }
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
   }
 }
 

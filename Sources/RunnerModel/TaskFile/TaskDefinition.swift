@@ -25,18 +25,44 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var shell: [String]?
   /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
   package var isInternal = false
+  package var params: [ParamDeclaration] = []
+  package var dotenv: [DotEnvReference] = []
+  package var matrix: MatrixDeclaration?
+  package var condition: TaskCondition?
+  /// Words after `--` on the command line, for a target: the script's `"$@"`.
+  package var arguments: [String] = []
+  /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).
+  package var taskName: String?
+  /// The param and matrix values that make this node, in the order shown.
+  package var values: [(String, String)] = []
+  /// Required params this node has no value for: selecting it is a usage error.
+  package var missingParams: [ParamDeclaration] = []
+  /// `.env` values the node does not get because runner's environment sets them.
+  package var shadowedEnvironment: [EnvironmentEntry] = []
 
   package init(name: String, location: SourceLocation, index: Int) {
     self.name = name
     self.location = location
     self.index = index
   }
+
+  package var hasCommandCondition: Bool {
+    if case .command = condition { return true }
+    return false
+  }
 }
 
-/// An edge as written: the name of the task depended on, and where.
+/// An edge as written: the name of the task depended on, and where; `with:` sets its params.
 package struct Dependency: Sendable, Hashable {
   package var name: String
   package var location: SourceLocation
+  package var with: [ParamValue] = []
+
+  package init(name: String, location: SourceLocation, with: [ParamValue] = []) {
+    self.name = name
+    self.location = location
+    self.with = with
+  }
 }
 
 /// What a task does when it runs.
@@ -67,6 +93,14 @@ package struct EnvironmentEntry: Sendable {
   package var name: String
   package var value: Template
   package var location: SourceLocation
+  package var origin: EnvironmentOrigin = .env
+
+  package init(name: String, value: Template, location: SourceLocation, origin: EnvironmentOrigin = .env) {
+    self.name = name
+    self.value = value
+    self.location = location
+    self.origin = origin
+  }
 }
 
 /// A condition that must hold before a task may start (Operation's `isReady`).

@@ -15,6 +15,12 @@ package struct TaskFile: Sendable {
   /// `key_env`: inherited variables that count in every task's key (besides `PATH`).
   package var keyEnvironment: [String] = []
   package var tasks: [TaskDefinition] = []
+  package var params: [ParamDeclaration] = []
+  package var dotenv: [DotEnvReference] = []
+  /// Files besides the task file that the loaded graph rests on (`.env` files, includes).
+  package var otherFiles: [String] = []
+  /// The file's `.env` values that runner's environment overrides.
+  package var shadowedEnvironment: [EnvironmentEntry] = []
 
   package init(path: String, directory: String) {
     self.path = path

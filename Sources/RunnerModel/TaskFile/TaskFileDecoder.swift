@@ -1,15 +1,18 @@
 /// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
 struct TaskFileDecoder {
-  static let fileKeys = ["version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "tasks"]
+  static let fileKeys = [
+    "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "tasks",
+  ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
-    "outputs", "wait_for", "resources", "shell", "internal",
+    "outputs", "wait_for", "resources", "shell", "internal", "params", "dotenv", "matrix", "if",
   ]
   /// go-task's, just's and make's words for what runner spells otherwise, at the file's top level.
   static let fileEquivalents: [String: String] = [
     "vars": "'params' (set on the command line as NAME=value) or 'env'",
     "include": "'includes'", "import": "'includes'", "imports": "'includes'", "include_files": "'includes'",
     "dot_env": "'dotenv'", "env_file": "'dotenv'", "env_files": "'dotenv'", "dotenv_files": "'dotenv'",
+    "param": "'params'", "parameters": "'params'", "arguments": "'params'", "args": "'params'",
     "set": "'shell' (for example [bash, -eo, pipefail, -c])", "shopt": "'shell'",
     "output": "none: runner prefixes each line with its task when tasks run side by side",
     "silent": "none: runner shows each command's output and hides its own lines with --quiet",
@@ -30,7 +33,9 @@ struct TaskFileDecoder {
     "dotenv_files": "'dotenv'", "env_file": "'dotenv'", "working_dir": "'dir'", "cwd": "'dir'",
     "dependencies": "'deps'", "needs": "'deps'", "depends_on": "'deps'", "ignore_error": "'cmd || true' in 'run'",
     "set": "'shell' (for example [bash, -eo, pipefail, -c])", "silent": "none: runner shows each command's output",
-    "private": "'internal: true'", "hidden": "'internal: true'", "method": "none: runner compares contents itself",
+    "private": "'internal: true'", "param": "'params'", "parameters": "'params'", "args": "'params'",
+    "when": "'if'", "condition": "'if'", "strategy": "'matrix'", "hidden": "'internal: true'",
+    "method": "none: runner compares contents itself",
   ]
   static let maximumNameLength = 200
 
@@ -79,6 +84,10 @@ struct TaskFileDecoder {
         file.keyEnvironment = variableNames(value, what: "'key_env' of the task file")
       case "shell":
         file.shell = shell(value, what: "'shell' of the task file")
+      case "params":
+        file.params = params(value, what: "'params' of the task file")
+      case "dotenv":
+        file.dotenv = dotenv(value, what: "'dotenv' of the task file")
       case "tasks":
         sawTasks = true
         file.tasks = tasks(value)
@@ -189,6 +198,10 @@ struct TaskFileDecoder {
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
       case "shell": task.shell = shell(value, what: what())
       case "internal": task.isInternal = reader.boolean(value, what: what()) ?? false
+      case "params": task.params = params(value, what: what())
+      case "dotenv": task.dotenv = dotenv(value, what: what())
+      case "matrix": task.matrix = matrix(value, what: what())
+      case "if": task.condition = condition(value, what: what())
       default: break
       }
     }
@@ -213,15 +226,32 @@ struct TaskFileDecoder {
   }
 
   mutating func dependencies(_ node: YAMLNode, what: @autoclosure () -> String, task: String) -> [Dependency] {
-    guard let items = reader.strings(node, what: what(), expected: "a list of task names") else { return [] }
+    let items: [YAMLNode]
+    switch node.kind {
+    case .sequence(let list): items = list
+    case .scalar where !node.isNull: items = [node]
+    default:
+      reader.wrongType(what(), expected: "a list of task names", node)
+      return []
+    }
     var seen = Set<String>()
     var result: [Dependency] = []
-    for (name, location) in items {
-      guard seen.insert(name).inserted else {
-        reader.fail(.duplicateDependency(task: task, dependency: name), at: location)
+    for item in items {
+      if case .sequence = item.kind {
+        reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "a list in the list"), at: item)
         continue
       }
-      result.append(Dependency(name: name, location: location))
+      if item.isNull {
+        reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "nothing in the list"), at: item)
+        continue
+      }
+      guard let dependency = dependency(item, what: what()) else { continue }
+      let key = dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
+      guard seen.insert(key).inserted else {
+        reader.fail(.duplicateDependency(task: task, dependency: dependency.name), at: dependency.location)
+        continue
+      }
+      result.append(dependency)
     }
     return result
   }
@@ -259,7 +289,7 @@ struct TaskFileDecoder {
         continue
       }
       do {
-        let template = try Template.parse(text)
+        let template = try Template.parse(text, variables: true)
         if task == nil, !template.references.isEmpty {
           reader.fail(.malformedExpression(text, reason: "the file's 'env' cannot read task outputs"), at: entry.value)
         }

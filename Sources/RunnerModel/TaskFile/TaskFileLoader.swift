@@ -1,12 +1,21 @@
+import RunnerBasics
+
 /// Loads a task file into a validated, acyclic `TaskGraph`.
 ///
-/// Phases: read → YAML → schema → graph (undefined dependencies) → cross-task checks
+/// Phases: read → YAML → schema → expansion (params, matrix, `.env` files, the command
+/// line's params and arguments) → graph (undefined dependencies) → cross-task checks
 /// (expressions, image inputs, save paths) → cycles. Each phase reports every problem it
 /// finds; a later phase runs only when the earlier ones found none.
 package struct TaskFileLoader: Sendable {
   package var nodeBudget = YAMLParser.defaultNodeBudget
+  /// The command line's params, targets and arguments.
+  package var invocation = Invocation()
+  /// runner's environment, which `.env` files do not override and `${NAME}` reads.
+  package var environment = ProcessEnvironment.current
 
-  package init() {}
+  package init(invocation: Invocation = Invocation()) {
+    self.invocation = invocation
+  }
 
   /// - Parameter path: the file as the user named it; messages repeat it as given.
   /// - Throws: `DiagnosticList` (always with at least one error).
@@ -42,7 +51,8 @@ package struct TaskFileLoader: Sendable {
       throw DiagnosticList([Diagnostic(.error, "\(error)")])
     }
     var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
-    let file = try decoder.decode(root)
+    var expander = TaskFileExpander(file: try decoder.decode(root), invocation: invocation, environment: environment)
+    let file = try expander.expand()
     let graph = try TaskGraph(file: file)
     var checks = GraphChecks(graph: graph)
     checks.run()

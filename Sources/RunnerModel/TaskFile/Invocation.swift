@@ -1,0 +1,46 @@
+import Glibc
+
+/// What the command line gives the task file: `NAME=value` params, the targets, and the
+/// words after `--`.
+package struct Invocation: Sendable {
+  package var params: [(name: String, value: String)] = []
+  package var targets: [String] = []
+  /// Words after `--`: the named targets' `"$@"`.
+  package var arguments: [String] = []
+
+  package init(params: [(name: String, value: String)] = [], targets: [String] = [], arguments: [String] = []) {
+    self.params = params
+    self.targets = targets
+    self.arguments = arguments
+  }
+
+  /// Splits the words after the task file into `NAME=value` params and targets.
+  package static func split(_ words: [String]) -> (params: [(name: String, value: String)], targets: [String]) {
+    var params: [(name: String, value: String)] = []
+    var targets: [String] = []
+    for word in words {
+      if let equals = word.firstIndex(of: "="), VariableText.isValidName(word[..<equals]) {
+        params.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
+      } else {
+        targets.append(word)
+      }
+    }
+    return (params, targets)
+  }
+}
+
+/// `runner.os` and `runner.arch`: the kernel's name and machine, as `uname` prints them, in
+/// lower case (`linux`, `x86_64`, `aarch64`).
+package enum RunnerPlatform {
+  package static let os: String = field { $0.sysname }
+  package static let arch: String = field { $0.machine }
+
+  private static func field(_ pick: (inout utsname) -> some Any) -> String {
+    var name = utsname()
+    guard uname(&name) == 0 else { return "" }
+    var copy = pick(&name)
+    return withUnsafeBytes(of: &copy) { bytes in
+      String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self).lowercased()
+    }
+  }
+}

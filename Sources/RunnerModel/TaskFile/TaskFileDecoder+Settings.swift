@@ -1,0 +1,197 @@
+/// The keys of issue 14's task files: params, dotenv, matrix, conditions and `with:`.
+extension TaskFileDecoder {
+  static let paramKeys = ["default", "choices", "required", "desc"]
+  static let matrixSpecialKeys = ["include", "exclude"]
+
+  /// `params: { NAME: { default, choices, required, desc } }`; `NAME: value` is short for a default.
+  mutating func params(_ node: YAMLNode, what: String) -> [ParamDeclaration] {
+    if node.isNull { return [] }
+    guard let entries = reader.mapping(node, what: what) else { return [] }
+    var result: [ParamDeclaration] = []
+    for entry in entries {
+      guard VariableText.isValidName(entry.name) else {
+        reader.fail(
+          .invalidValue(
+            what: "param name '\(entry.name)'",
+            reason: "is not valid (letters, digits and '_', not starting with a digit: it is also a variable)"),
+          at: entry.key)
+        continue
+      }
+      var param = ParamDeclaration(name: entry.name, location: entry.key.location)
+      let place = "param '\(entry.name)'"
+      switch entry.value.kind {
+      case .scalar where entry.value.isNull:
+        break
+      case .scalar(let text, _):
+        param.defaultValue = text
+      case .sequence:
+        reader.wrongType(
+          place, expected: "a default value or a mapping (default, choices, required, desc)", entry.value)
+      case .mapping:
+        guard let keys = reader.mapping(entry.value, what: place, allowed: Self.paramKeys) else { continue }
+        for key in keys {
+          switch key.name {
+          case "default":
+            if !key.value.isNull { param.defaultValue = reader.string(key.value, what: "'default' of \(place)") }
+          case "choices":
+            param.choices = reader.strings(key.value, what: "'choices' of \(place)")?.map(\.0) ?? []
+          case "required": param.isRequired = reader.boolean(key.value, what: "'required' of \(place)") ?? false
+          case "desc": param.description = reader.string(key.value, what: "'desc' of \(place)")
+          default: break
+          }
+        }
+      }
+      if let value = param.defaultValue, !param.choices.isEmpty, !param.choices.contains(value) {
+        reader.fail(
+          .invalidValue(
+            what: "the default of \(place)",
+            reason: "'\(value)' is not one of its choices (\(param.choices.joined(separator: ", ")))"),
+          at: entry.value)
+      }
+      if param.isRequired, param.defaultValue != nil {
+        reader.fail(.invalidValue(what: place, reason: "is required and has a default: keep one"), at: entry.value)
+      }
+      result.append(param)
+    }
+    return result
+  }
+
+  /// `dotenv: [.env, { path: .env.local, optional: true }]`.
+  mutating func dotenv(_ node: YAMLNode, what: String) -> [DotEnvReference] {
+    let items: [YAMLNode]
+    switch node.kind {
+    case .sequence(let list): items = list
+    case .scalar where node.isNull: return []
+    default: items = [node]
+    }
+    var result: [DotEnvReference] = []
+    for item in items {
+      if let path = item.scalar {
+        result.append(DotEnvReference(path: path, location: item.location))
+        continue
+      }
+      guard let keys = reader.mapping(item, what: "an entry of \(what)", allowed: ["path", "optional"]) else {
+        continue
+      }
+      var reference = DotEnvReference(path: "", location: item.location)
+      for key in keys {
+        if key.name == "path" { reference.path = reader.string(key.value, what: "'path' in \(what)") ?? "" }
+        if key.name == "optional" {
+          reference.isOptional = reader.boolean(key.value, what: "'optional' in \(what)") ?? false
+        }
+      }
+      if reference.path.isEmpty {
+        reader.fail(.invalidValue(what: "an entry of \(what)", reason: "needs a 'path'"), at: item)
+        continue
+      }
+      result.append(reference)
+    }
+    return result
+  }
+
+  /// `matrix: { AXIS: [values], include: [{...}], exclude: [{...}] }`.
+  mutating func matrix(_ node: YAMLNode, what: String) -> MatrixDeclaration? {
+    guard let entries = reader.mapping(node, what: what) else { return nil }
+    var matrix = MatrixDeclaration(location: node.location)
+    for entry in entries {
+      switch entry.name {
+      case "include", "exclude":
+        guard case .sequence(let items) = entry.value.kind else {
+          reader.wrongType("'\(entry.name)' of \(what)", expected: "a list of mappings", entry.value)
+          continue
+        }
+        var list: [[(String, String)]] = []
+        for item in items {
+          guard let keys = reader.mapping(item, what: "an entry of '\(entry.name)' of \(what)") else { continue }
+          list.append(
+            keys.compactMap { key in
+              reader.string(key.value, what: "'\(key.name)' in '\(entry.name)' of \(what)").map { (key.name, $0) }
+            })
+        }
+        if entry.name == "include" { matrix.include = list } else { matrix.exclude = list }
+      default:
+        guard VariableText.isValidName(entry.name) else {
+          reader.fail(.invalidValue(what: "matrix axis '\(entry.name)'", reason: "is not a valid name"), at: entry.key)
+          continue
+        }
+        guard let values = reader.strings(entry.value, what: "axis '\(entry.name)' of \(what)"), !values.isEmpty
+        else { continue }
+        matrix.axes.append(.init(name: entry.name, values: values.map(\.0)))
+      }
+    }
+    if matrix.combinations.isEmpty {
+      reader.fail(.invalidValue(what: what, reason: "has no combination left"), at: node)
+      return nil
+    }
+    return matrix
+  }
+
+  /// `if: COMMAND` or `if: ${{ EXPRESSION }}`.
+  mutating func condition(_ node: YAMLNode, what: String) -> TaskCondition? {
+    guard let text = reader.string(node, what: what) else { return nil }
+    let trimmed = Substring(text).trimmingSpaces()
+    guard trimmed.hasPrefix("${{") else {
+      if Template.containsExpression(text) {
+        reader.fail(
+          .malformedExpression(text, reason: "a condition is a command or one whole '${{ }}' expression"), at: node)
+        return nil
+      }
+      return .command(text)
+    }
+    guard trimmed.hasSuffix("}}") else {
+      reader.fail(.malformedExpression(text, reason: "missing '}}'"), at: node)
+      return nil
+    }
+    let body = String(trimmed.dropFirst(3).dropLast(2))
+    do {
+      return .expression(try ConditionExpression.parse(body))
+    } catch {
+      reader.fail(.malformedExpression(text, reason: error.message), at: node)
+      return nil
+    }
+  }
+
+  /// One `deps` entry: a name, or `{ task: NAME, with: { PARAM: value } }`.
+  mutating func dependency(_ node: YAMLNode, what: String) -> Dependency? {
+    if let name = node.scalar { return Dependency(name: name, location: node.location) }
+    guard let keys = reader.mapping(node, what: "an entry of \(what)", allowed: ["task", "with"]) else { return nil }
+    var dependency = Dependency(name: "", location: node.location)
+    for key in keys {
+      switch key.name {
+      case "task":
+        dependency.name = reader.string(key.value, what: "'task' in \(what)") ?? ""
+        dependency.location = key.value.location
+      case "with":
+        dependency.with = withValues(key.value, what: "'with' in \(what)")
+      default: break
+      }
+    }
+    if dependency.name.isEmpty {
+      reader.fail(.invalidValue(what: "an entry of \(what)", reason: "needs 'task: NAME'"), at: node)
+      return nil
+    }
+    return dependency
+  }
+
+  mutating func withValues(_ node: YAMLNode, what: String) -> [ParamValue] {
+    guard let entries = reader.mapping(node, what: what) else { return [] }
+    var result: [ParamValue] = []
+    for entry in entries {
+      guard case .scalar(let text, _) = entry.value.kind else {
+        reader.wrongType("'\(entry.name)' in \(what)", expected: "a string", entry.value)
+        continue
+      }
+      do {
+        let value = try Template.parse(entry.value.isNull ? "" : text)
+        if !value.references.isEmpty {
+          reader.fail(.malformedExpression(text, reason: "'with' values may read params, not outputs"), at: entry.value)
+          continue
+        }
+        result.append(ParamValue(name: entry.name, value: value, location: entry.value.location))
+      } catch {
+        reader.fail(error, at: entry.value)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,465 @@
+/// Turns a decoded task file into the tasks a graph is made of: one node per task and
+/// distinct param values (`build`, `build[mode=release]`), one per matrix combination
+/// (`test[py=3.12]`, with `test` a group of them), every `${{ params.X }}`, `${{ matrix.X }}`,
+/// `${{ runner.os }}` and `${NAME}` filled in, `.env` files read, and the command line's params
+/// and arguments given to the targets. Only dependencies' outputs are left for the run.
+///
+/// Environment precedence, strongest first: params (the command line's, a dependent's `with:`,
+/// defaults), the task's `env`, the file's `env`, runner's own environment, the task's
+/// `dotenv`, the file's `dotenv`.
+struct TaskFileExpander {
+  let file: TaskFile
+  let invocation: Invocation
+  let environment: [String: String]
+  var diagnostics: [Diagnostic] = []
+  var usageErrors: [Diagnostic] = []
+
+  private var nodes: [TaskDefinition] = []
+  private var nodeValues: [[String: String]] = []
+  private var memo: [NodeKey: Int] = [:]
+  private var pending: [Int] = []
+  private var taskIndex: [String: Int] = [:]
+  /// Per task: its param names (the file's, then its own).
+  private var scope: [[String]] = []
+  private var baseline: [[String: String]] = []
+  private var rootValues: [String: String] = [:]
+  private var fileEnvironment: [String: Template] = [:]
+  private var fileDotEnv: [String: String] = [:]
+  private var dotEnvCache: [String: [EnvironmentEntry]] = [:]
+  private var otherFiles: [String] = []
+  private var shadowed: [EnvironmentEntry] = []
+
+  struct NodeKey: Hashable {
+    var task: Int
+    var values: [String]
+    var combination: Int
+  }
+
+  init(file: TaskFile, invocation: Invocation, environment: [String: String]) {
+    self.file = file
+    self.invocation = invocation
+    self.environment = environment
+  }
+
+  /// - Throws: `DiagnosticList` with every problem found.
+  mutating func expand() throws(DiagnosticList) -> TaskFile {
+    for task in file.tasks { taskIndex[task.name] = task.index }
+    let fileParamNames = file.params.map(\.name)
+    for task in file.tasks {
+      scope.append(
+        task.params.isEmpty
+          ? fileParamNames
+          : fileParamNames.filter { name in !task.params.contains { $0.name == name } }
+            + task.params.map(\.name))
+    }
+    let overrides = commandLineValues()
+    let base = baseEnvironment()
+    for task in file.tasks {
+      var values = rootValues
+      for param in task.params { values[param.name] = param.defaultValue }
+      for (name, value) in overrides[task.index] ?? [:] { values[name] = value }
+      baseline.append(values)
+    }
+    for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }
+    while let next = pending.popLast() { resolveDependencies(of: next) }
+    giveArguments()
+    guard diagnostics.isEmpty, usageErrors.isEmpty else { throw DiagnosticList(diagnostics + usageErrors) }
+    var result = file
+    result.environment = base
+    result.tasks = nodes
+    result.otherFiles = otherFiles
+    result.shadowedEnvironment = shadowed
+    return result
+  }
+
+  // MARK: The command line
+
+  /// The command line's `NAME=value`: per target task that declares NAME, and for the file.
+  private mutating func commandLineValues() -> [Int: [String: String]] {
+    for param in file.params { rootValues[param.name] = param.defaultValue }
+    var named = invocation.targets.flatMap { target -> [Int] in
+      if TargetPattern.isPattern(target) {
+        return file.tasks.filter { TargetPattern.matches(target, $0.name) }.map(\.index)
+      }
+      return taskIndex[target].map { [$0] } ?? []
+    }
+    if invocation.targets.isEmpty {
+      named = file.defaultTargets.compactMap { taskIndex[$0.name] }
+      if named.isEmpty, let index = taskIndex["default"] { named = [index] }
+    }
+    var overrides: [Int: [String: String]] = [:]
+    for (name, value) in invocation.params {
+      var declared = false
+      for index in named {
+        guard let param = file.tasks[index].params.first(where: { $0.name == name }) else { continue }
+        declared = true
+        if check(value, of: param, at: nil) { overrides[index, default: [:]][name] = value }
+      }
+      if let param = file.params.first(where: { $0.name == name }) {
+        declared = true
+        if check(value, of: param, at: nil) { rootValues[name] = value }
+      }
+      if !declared {
+        let known = file.params.map(\.name) + named.flatMap { file.tasks[$0].params.map(\.name) }
+        let targets = named.map { "'\(file.tasks[$0].name)'" }.joined(separator: ", ")
+        let hint =
+          Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
+          ?? (known.isEmpty ? "" : " (params: \(known.joined(separator: ", ")))")
+        usageErrors.append(
+          Diagnostic(
+            .error,
+            "unknown param '\(name)': neither the task file nor \(targets.isEmpty ? "a target" : targets) declares it"
+              + hint))
+      }
+    }
+    for param in file.params where param.isRequired && rootValues[param.name] == nil {
+      usageErrors.append(
+        Diagnostic(
+          .error, "param '\(param.name)' is required: runner \(param.name)=VALUE" + Self.choices(param),
+          at: param.location))
+    }
+    return overrides
+  }
+
+  /// True when `value` is one of `param`'s choices (or it has none); else records the error.
+  private mutating func check(_ value: String, of param: ParamDeclaration, at location: SourceLocation?) -> Bool {
+    guard !param.choices.isEmpty, !param.choices.contains(value) else { return true }
+    let hint = Suggestion.closest(to: value, in: param.choices).map { " (did you mean '\($0)'?)" } ?? ""
+    let diagnostic = Diagnostic(
+      .error,
+      "'\(value)' is not a choice of param '\(param.name)' (\(param.choices.joined(separator: ", ")))\(hint)",
+      at: location)
+    if location == nil { usageErrors.append(diagnostic) } else { diagnostics.append(diagnostic) }
+    return false
+  }
+
+  static func choices(_ param: ParamDeclaration) -> String {
+    param.choices.isEmpty ? "" : " (one of: \(param.choices.joined(separator: ", ")))"
+  }
+
+  // MARK: The file's environment
+
+  /// The file's `dotenv` (what runner's environment does not set), `env` and params, in the
+  /// order they apply over runner's environment.
+  private mutating func baseEnvironment() -> [EnvironmentEntry] {
+    var entries: [EnvironmentEntry] = []
+    for entry in dotEnv(file.dotenv, directory: file.directory) {
+      let value = entry.value.render { _, _ in nil }
+      if environment[entry.name] == nil {
+        entries.append(entry)
+        fileDotEnv[entry.name] = value
+      } else {
+        shadowed.append(entry)
+      }
+    }
+    for entry in file.environment {
+      var resolved = entry
+      let (known, values, inherited, dotEnv) = (fileEnvironment, rootValues, environment, fileDotEnv)
+      resolved.value = resolve(entry.value, at: entry.location, task: nil, values: rootValues, combination: []) {
+        name in
+        known[name].map { $0.parts } ?? values[name].map { [.literal($0)] }
+          ?? inherited[name].map { [.literal($0)] } ?? dotEnv[name].map { [.literal($0)] }
+      }
+      fileEnvironment[entry.name] = resolved.value
+      entries.append(resolved)
+    }
+    for param in file.params {
+      guard let value = rootValues[param.name] else { continue }
+      let fromCommandLine = invocation.params.contains { $0.name == param.name }
+      entries.append(
+        EnvironmentEntry(
+          name: param.name, value: Template(parts: [.literal(value)]), location: param.location,
+          origin: fromCommandLine ? .commandLine : .param))
+    }
+    return entries
+  }
+
+  /// The entries of `.env` files, later files over earlier ones; `${NAME}` reads runner's
+  /// environment, then the entries before it.
+  private mutating func dotEnv(_ references: [DotEnvReference], directory: String) -> [EnvironmentEntry] {
+    var result: [EnvironmentEntry] = []
+    var known = fileDotEnv
+    for reference in references {
+      let path = reference.path.hasPrefix("/") ? reference.path : directory + "/" + reference.path
+      let entries: [EnvironmentEntry]
+      if let cached = dotEnvCache[path] {
+        entries = cached
+      } else {
+        entries = readDotEnv(reference, path: path)
+        dotEnvCache[path] = entries
+      }
+      for entry in entries {
+        let value = entry.value.resolving { part in
+          guard case .variable(let name) = part else { return [] }
+          return [.literal(environment[name] ?? known[name] ?? "")]
+        }
+        known[entry.name] = value.render { _, _ in nil }
+        result.append(EnvironmentEntry(name: entry.name, value: value, location: entry.location, origin: .dotenv))
+      }
+    }
+    return result
+  }
+
+  private mutating func readDotEnv(_ reference: DotEnvReference, path: String) -> [EnvironmentEntry] {
+    otherFiles.append(path)
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReader.read(path)
+    } catch {
+      if case .fileNotFound = error, reference.isOptional { return [] }
+      let note = reference.isOptional ? "" : " (mark it optional: { path: \(reference.path), optional: true })"
+      diagnostics.append(Diagnostic(.error, "dotenv file '\(reference.path)': \(error)\(note)", at: reference.location))
+      return []
+    }
+    let shown = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+    do {
+      return try DotEnvParser.parse(String(decoding: bytes, as: UTF8.self)).map { entry in
+        let parts: [Template.Part] = entry.value.parts.map {
+          switch $0 {
+          case .literal(let text): return .literal(text)
+          case .variable(let name): return .variable(name)
+          }
+        }
+        return EnvironmentEntry(
+          name: entry.name, value: Template(parts: parts),
+          location: SourceLocation(file: shown, line: entry.line, column: 1),
+          origin: .dotenv)
+      }
+    } catch {
+      diagnostics.append(
+        Diagnostic(.error, error.message, at: SourceLocation(file: shown, line: error.line, column: error.column)))
+      return []
+    }
+  }
+
+  // MARK: Nodes
+
+  /// The node for `task` with `values`: made (and queued for its dependencies) the first time.
+  private mutating func node(_ task: Int, values: [String: String], combination: Int?) -> Int {
+    let definition = file.tasks[task]
+    let key = NodeKey(task: task, values: scope[task].map { values[$0] ?? "\u{0}" }, combination: combination ?? -1)
+    if let found = memo[key] { return found }
+    var node = definition
+    node.taskName = definition.name
+    node.index = nodes.count
+    var shown: [(String, String)] = []
+    var matrixValues: [(String, String)] = []
+    if let combination, let matrix = definition.matrix {
+      matrixValues = matrix.combinations[combination]
+      shown = matrixValues
+    }
+    for name in scope[task] where values[name] != baseline[task][name] {
+      shown.append((name, values[name] ?? ""))
+    }
+    if !shown.isEmpty { node.name += "[" + shown.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "]" }
+    node.values = shown
+    memo[key] = node.index
+    nodes.append(node)
+    nodeValues.append(values)
+    if let matrix = definition.matrix, combination == nil {
+      // The task's name is the group of its combinations.
+      nodes[node.index].action = .group
+      for property in [\TaskDefinition.sources, \.outputs] { nodes[node.index][keyPath: property] = [] }
+      nodes[node.index].environment = []
+      nodes[node.index].condition = nil
+      nodes[node.index].dotenv = []
+      nodes[node.index].waitFor = []
+      var combinations: [Dependency] = []
+      for index in matrix.combinations.indices {
+        let combined = self.node(task, values: values, combination: index)
+        combinations.append(Dependency(name: nodes[combined].name, location: matrix.location))
+      }
+      nodes[node.index].dependencies = combinations
+      return node.index
+    }
+    prepare(node.index, task: definition, values: values, matrix: matrixValues)
+    pending.append(node.index)
+    return node.index
+  }
+
+  /// Fills in the node's environment, condition and missing params.
+  private mutating func prepare(
+    _ index: Int, task: TaskDefinition, values: [String: String], matrix: [(String, String)]
+  ) {
+    var entries: [EnvironmentEntry] = []
+    let taskDotEnv = task.dotenv.isEmpty ? [] : dotEnv(task.dotenv, directory: file.directory)
+    let ownNames = Set(task.environment.map(\.name) + scope[task.index])
+    var dotEnvValues: [String: String] = [:]
+    for entry in taskDotEnv {
+      if environment[entry.name] != nil {
+        nodes[index].shadowedEnvironment.append(entry)
+      } else if fileEnvironment[entry.name] == nil, !ownNames.contains(entry.name) {
+        entries.append(entry)
+      }
+      dotEnvValues[entry.name] = entry.value.render { _, _ in nil }
+    }
+    var own: [String: Template] = [:]
+    let (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
+    for entry in task.environment {
+      var resolved = entry
+      let earlier = own
+      resolved.value = resolve(entry.value, at: entry.location, task: task, values: values, combination: matrix) {
+        name in
+        earlier[name].map { $0.parts } ?? values[name].map { [.literal($0)] } ?? fileKnown[name].map { $0.parts }
+          ?? inherited[name].map { [.literal($0)] } ?? dotEnvValues[name].map { [.literal($0)] }
+          ?? fileDotEnv[name].map { [.literal($0)] }
+      }
+      own[entry.name] = resolved.value
+      entries.append(resolved)
+    }
+    for name in scope[task.index] {
+      let isOwn = task.params.contains { $0.name == name }
+      guard let value = values[name], isOwn || value != rootValues[name] else { continue }
+      let declaration = task.params.first { $0.name == name } ?? file.params.first { $0.name == name }
+      let fromCommandLine = invocation.params.contains { $0.name == name && $0.value == value }
+      entries.append(
+        EnvironmentEntry(
+          name: name, value: Template(parts: [.literal(value)]), location: declaration?.location ?? task.location,
+          origin: fromCommandLine ? .commandLine : .param))
+    }
+    nodes[index].environment = entries
+    nodes[index].missingParams = task.params.filter { $0.isRequired && values[$0.name] == nil }
+    if case .expression(let expression) = task.condition {
+      nodes[index].condition = .expression(
+        expression.substituting { reference in
+          switch reference {
+          case .param(let name): return values[name] ?? ""
+          case .matrix(let name): return matrix.first { $0.0 == name }?.1 ?? ""
+          case .runner(let name): return name == "os" ? RunnerPlatform.os : RunnerPlatform.arch
+          case .output, .env: return nil
+          }
+        })
+    }
+  }
+
+  /// `template` with params, matrix values, `runner.*` and `${NAME}` filled in.
+  private mutating func resolve(
+    _ template: Template, at location: SourceLocation, task: TaskDefinition?, values: [String: String],
+    combination: [(String, String)], variable: (String) -> [Template.Part]?
+  ) -> Template {
+    if template.isResolved { return template }
+    var problems: [String] = []
+    let names = task.map { scope[$0.index] } ?? file.params.map(\.name)
+    let result = template.resolving { part in
+      switch part {
+      case .param(let name):
+        if let value = values[name] { return [.literal(value)] }
+        if names.contains(name) { return [] }
+        problems.append(
+          "reads params.\(name), which is not a param of \(task.map { "task '\($0.name)'" } ?? "the file")")
+        return []
+      case .matrix(let name):
+        if let value = combination.first(where: { $0.0 == name })?.1 { return [.literal(value)] }
+        if let matrix = task?.matrix,
+          matrix.axes.contains(where: { $0.name == name })
+            || matrix.include.contains(where: { entry in entry.contains { $0.0 == name } })
+        {
+          return []
+        }
+        problems.append("reads matrix.\(name), which is not an axis of \(task.map { "task '\($0.name)'" } ?? "a task")")
+        return []
+      case .runner(let name): return [.literal(name == "os" ? RunnerPlatform.os : RunnerPlatform.arch)]
+      case .variable(let name): return variable(name) ?? []
+      case .literal, .output: return [part]
+      }
+    }
+    for problem in problems where !diagnostics.contains(where: { $0.message == problem && $0.location == location }) {
+      diagnostics.append(Diagnostic(.error, problem, at: location))
+    }
+    return result
+  }
+
+  /// Resolves a node's `deps` to nodes, and points its output references at them.
+  private mutating func resolveDependencies(of index: Int) {
+    let values = nodeValues[index]
+    guard let taskName = nodes[index].taskName, let task = taskIndex[taskName] else { return }
+    let written = file.tasks[task].dependencies
+    guard !written.isEmpty else { return }
+    var resolved: [Dependency] = []
+    var renamed: [String: String] = [:]
+    for dependency in written {
+      guard let target = taskIndex[dependency.name] else {
+        resolved.append(Dependency(name: dependency.name, location: dependency.location))
+        continue
+      }
+      var targetValues = baseline[target]
+      let ownParams = Set(file.tasks[target].params.map(\.name))
+      for name in scope[target] where !ownParams.contains(name) && values[name] != rootValues[name] {
+        targetValues[name] = values[name]
+      }
+      for given in dependency.with {
+        guard scope[target].contains(given.name) else {
+          let known = scope[target]
+          diagnostics.append(
+            Diagnostic(
+              .error,
+              "task '\(dependency.name)' has no param '\(given.name)'"
+                + (Suggestion.closest(to: given.name, in: known).map { " (did you mean '\($0)'?)" }
+                  ?? (known.isEmpty ? "" : " (its params: \(known.joined(separator: ", ")))")),
+              at: given.location))
+          continue
+        }
+        let axes = file.tasks[task].matrix?.axes.map(\.name) ?? []
+        let combination = nodes[index].values.filter { axes.contains($0.0) }
+        let value = resolve(
+          given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
+        ) { _ in nil }.render { _, _ in nil }
+        let declaration =
+          file.tasks[target].params.first { $0.name == given.name } ?? file.params.first { $0.name == given.name }
+        if let declaration, !check(value, of: declaration, at: given.location) { continue }
+        targetValues[given.name] = value
+      }
+      let node = node(target, values: targetValues, combination: nil)
+      if renamed[dependency.name] == nil { renamed[dependency.name] = nodes[node].name }
+      resolved.append(Dependency(name: nodes[node].name, location: dependency.location))
+    }
+    nodes[index].dependencies = resolved
+    guard renamed.contains(where: { $0.key != $0.value }) else { return }
+    for position in nodes[index].environment.indices {
+      nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
+        guard case .output(let task, let key) = $0, let name = renamed[task] else { return $0 }
+        return .output(task: name, key: key)
+      }
+    }
+    if case .expression(let expression) = nodes[index].condition {
+      nodes[index].condition = .expression(
+        expression.renamingOutputs { renamed[$0] ?? $0 })
+    }
+  }
+
+  /// The words after `--` go to the targets' nodes (and a matrix target's combinations).
+  private mutating func giveArguments() {
+    guard !invocation.arguments.isEmpty else { return }
+    for target in invocation.targets {
+      for index in nodes.indices
+      where nodes[index].name == target
+        || (TargetPattern.isPattern(target) && TargetPattern.matches(target, nodes[index].name))
+      {
+        nodes[index].arguments = invocation.arguments
+        if nodes[index].matrix != nil {
+          for dependency in nodes[index].dependencies {
+            if let combination = nodes.firstIndex(where: { $0.name == dependency.name }) {
+              nodes[combination].arguments = invocation.arguments
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+extension ConditionExpression {
+  /// The same expression with each output reference's task renamed.
+  func renamingOutputs(_ rename: (String) -> String) -> ConditionExpression {
+    switch self {
+    case .literal: return self
+    case .reference(.output(let task, let key)): return .reference(.output(task: rename(task), key: key))
+    case .reference: return self
+    case .equal(let a, let b): return .equal(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .notEqual(let a, let b): return .notEqual(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .and(let a, let b): return .and(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .or(let a, let b): return .or(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .not(let a): return .not(a.renamingOutputs(rename))
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/// `params:` entry: a value the command line (`NAME=value`) or a dependent (`with:`) sets.
+package struct ParamDeclaration: Sendable, Hashable {
+  package var name: String
+  package var defaultValue: String?
+  /// Empty: any value.
+  package var choices: [String] = []
+  package var isRequired = false
+  package var description: String?
+  package var location: SourceLocation
+
+  package init(name: String, location: SourceLocation) {
+    self.name = name
+    self.location = location
+  }
+}
+
+/// A `.env` file a task file names; relative to its directory.
+package struct DotEnvReference: Sendable, Hashable {
+  package var path: String
+  /// `{ path: F, optional: true }`: a missing file is no error.
+  package var isOptional = false
+  package var location: SourceLocation
+}
+
+/// `matrix:`: axes of values, and GitHub Actions' `include` and `exclude` lists.
+package struct MatrixDeclaration: Sendable {
+  package struct Axis: Sendable, Hashable {
+    package var name: String
+    package var values: [String]
+  }
+
+  package var axes: [Axis] = []
+  package var include: [[(String, String)]] = []
+  package var exclude: [[(String, String)]] = []
+  package var location: SourceLocation
+
+  package init(location: SourceLocation) { self.location = location }
+
+  /// Every combination in axis order (the first axis outermost), less those an `exclude`
+  /// entry matches; then each `include` entry extends the combinations it agrees with on
+  /// the axes it names, or, agreeing with none, is a combination of its own.
+  package var combinations: [[(String, String)]] {
+    var result: [[(String, String)]] = [[]]
+    for axis in axes {
+      result = result.flatMap { combination in axis.values.map { combination + [(axis.name, $0)] } }
+    }
+    if axes.isEmpty { result = [] }
+    result.removeAll { combination in
+      exclude.contains { entry in entry.allSatisfy { key, value in combination.contains { $0 == (key, value) } } }
+    }
+    let axisNames = Set(axes.map(\.name))
+    for entry in include {
+      let onAxes = entry.filter { axisNames.contains($0.0) }
+      var extended = false
+      for index in result.indices
+      where onAxes.allSatisfy({ key, value in result[index].contains { $0 == (key, value) } }) && !onAxes.isEmpty {
+        for (key, value) in entry where !result[index].contains(where: { $0.0 == key }) {
+          result[index].append((key, value))
+        }
+        extended = true
+      }
+      if !extended { result.append(entry) }
+    }
+    return result
+  }
+}
+
+/// `if:`: a command (exit 0 runs the task) or a `${{ }}` expression.
+package enum TaskCondition: Sendable, Hashable, CustomStringConvertible {
+  case command(String)
+  case expression(ConditionExpression)
+
+  package var description: String {
+    switch self {
+    case .command(let text): return text
+    case .expression(let expression): return "${{ \(expression) }}"
+    }
+  }
+}
+
+/// One `with:` value of a dependency: a param of the task depended on.
+package struct ParamValue: Sendable, Hashable {
+  package var name: String
+  package var value: Template
+  package var location: SourceLocation
+}
+
+/// Where a variable of a task's environment comes from, for `--describe`.
+package enum EnvironmentOrigin: Sendable, Hashable {
+  case env
+  case dotenv
+  case param
+  case commandLine
+}
