@@ -26,7 +26,9 @@ extension GraphSelection {
         indices.append(index)
       }
     }
-    for name in targetNames {
+    for written in targetNames {
+      // A leading ':' names a task of the root file (`runner :import`).
+      let name = written.hasPrefix(":") ? String(written.dropFirst()) : written
       if TargetPattern.isPattern(name) {
         let matched = graph.tasks.filter { !$0.isInternal && TargetPattern.matches(name, $0.name) }
         if matched.isEmpty {
@@ -37,6 +39,15 @@ extension GraphSelection {
         continue
       }
       guard let index = graph.index(of: name) else {
+        let inside = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty && $0.name.hasPrefix(name + ":") }
+        if !inside.isEmpty {
+          diagnostics.append(
+            Diagnostic(
+              .error,
+              "'\(name)' is an include with no default task: name one of "
+                + inside.map(\.name).joined(separator: ", ")))
+          continue
+        }
         diagnostics.append(.error(.unknownTarget(name, suggestion: Suggestion.closest(to: name, in: names)), at: nil))
         continue
       }

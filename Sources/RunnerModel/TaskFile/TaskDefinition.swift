@@ -27,6 +27,8 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var isInternal = false
   package var params: [ParamDeclaration] = []
   package var dotenv: [DotEnvReference] = []
+  /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
+  package var scope = 0
   package var matrix: MatrixDeclaration?
   package var condition: TaskCondition?
   /// Words after `--` on the command line, for a target: the script's `"$@"`.

@@ -16,6 +16,9 @@ package struct TaskFile: Sendable {
   package var keyEnvironment: [String] = []
   package var tasks: [TaskDefinition] = []
   package var params: [ParamDeclaration] = []
+  package var includes: [IncludeDeclaration] = []
+  /// The root file (0) and every included file, once includes are read.
+  package var scopes: [IncludeScope] = []
   package var dotenv: [DotEnvReference] = []
   /// Files besides the task file that the loaded graph rests on (`.env` files, includes).
   package var otherFiles: [String] = []

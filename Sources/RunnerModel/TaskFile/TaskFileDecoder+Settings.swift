@@ -56,6 +56,45 @@ extension TaskFileDecoder {
     return result
   }
 
+  /// `includes: { NAMESPACE: PATH, NAMESPACE: { path: PATH, optional: true }, '*': GLOB }`.
+  mutating func includes(_ node: YAMLNode) -> [IncludeDeclaration] {
+    if node.isNull { return [] }
+    guard let entries = reader.mapping(node, what: "'includes'") else { return [] }
+    var result: [IncludeDeclaration] = []
+    for entry in entries {
+      let what = "include '\(entry.name)'"
+      if entry.name != "*", entry.name.contains(":") || !checkName(entry.name, at: entry.key) {
+        if entry.name.contains(":") {
+          reader.fail(.invalidValue(what: "namespace '\(entry.name)'", reason: "cannot hold ':'"), at: entry.key)
+        }
+        continue
+      }
+      var include = IncludeDeclaration(namespace: entry.name, path: "", location: entry.value.location)
+      if let path = entry.value.scalar {
+        include.path = path
+      } else if let keys = reader.mapping(entry.value, what: what, allowed: ["path", "optional"]) {
+        for key in keys {
+          if key.name == "path" { include.path = reader.string(key.value, what: "'path' of \(what)") ?? "" }
+          if key.name == "optional" {
+            include.isOptional = reader.boolean(key.value, what: "'optional' of \(what)") ?? false
+          }
+        }
+      }
+      if include.path.isEmpty {
+        reader.fail(.invalidValue(what: what, reason: "needs a path"), at: entry.value)
+        continue
+      }
+      if entry.name == "*", !include.path.contains("*") {
+        reader.fail(
+          .invalidValue(what: what, reason: "'*' names each match of a glob after its directory: give a glob"),
+          at: entry.value)
+        continue
+      }
+      result.append(include)
+    }
+    return result
+  }
+
   /// `dotenv: [.env, { path: .env.local, optional: true }]`.
   mutating func dotenv(_ node: YAMLNode, what: String) -> [DotEnvReference] {
     let items: [YAMLNode]

@@ -1,7 +1,8 @@
 /// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
 struct TaskFileDecoder {
   static let fileKeys = [
-    "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "tasks",
+    "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "includes",
+    "tasks",
   ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
@@ -11,6 +12,7 @@ struct TaskFileDecoder {
   static let fileEquivalents: [String: String] = [
     "vars": "'params' (set on the command line as NAME=value) or 'env'",
     "include": "'includes'", "import": "'includes'", "imports": "'includes'", "include_files": "'includes'",
+    "inculdes": "'includes'", "incldues": "'includes'", "includs": "'includes'", "includes_files": "'includes'",
     "dot_env": "'dotenv'", "env_file": "'dotenv'", "env_files": "'dotenv'", "dotenv_files": "'dotenv'",
     "param": "'params'", "parameters": "'params'", "arguments": "'params'", "args": "'params'",
     "set": "'shell' (for example [bash, -eo, pipefail, -c])", "shopt": "'shell'",
@@ -88,6 +90,8 @@ struct TaskFileDecoder {
         file.params = params(value, what: "'params' of the task file")
       case "dotenv":
         file.dotenv = dotenv(value, what: "'dotenv' of the task file")
+      case "includes":
+        file.includes = includes(value)
       case "tasks":
         sawTasks = true
         file.tasks = tasks(value)

@@ -23,6 +23,9 @@ struct TaskFileExpander {
   private var scope: [[String]] = []
   private var baseline: [[String: String]] = []
   private var rootValues: [String: String] = [:]
+  /// Per scope (0: the root file): the params its tasks see, and their values.
+  private var scopeParams: [[ParamDeclaration]] = []
+  private var scopeValues: [[String: String]] = []
   private var fileEnvironment: [String: Template] = [:]
   private var fileDotEnv: [String: String] = [:]
   private var dotEnvCache: [String: [EnvironmentEntry]] = [:]
@@ -44,18 +47,25 @@ struct TaskFileExpander {
   /// - Throws: `DiagnosticList` with every problem found.
   mutating func expand() throws(DiagnosticList) -> TaskFile {
     for task in file.tasks { taskIndex[task.name] = task.index }
-    let fileParamNames = file.params.map(\.name)
+    let scopes =
+      file.scopes.isEmpty
+      ? [IncludeScope(namespace: "", path: file.path, fileDirectory: file.directory, parent: nil)] : file.scopes
+    for (index, included) in scopes.enumerated() {
+      var params = included.parent.map { scopeParams[$0] } ?? []
+      let own = index == 0 ? file.params : included.params
+      params.removeAll { param in own.contains { $0.name == param.name } }
+      scopeParams.append(params + own)
+    }
     for task in file.tasks {
+      let names = scopeParams[task.scope].map(\.name)
       scope.append(
         task.params.isEmpty
-          ? fileParamNames
-          : fileParamNames.filter { name in !task.params.contains { $0.name == name } }
-            + task.params.map(\.name))
+          ? names : names.filter { name in !task.params.contains { $0.name == name } } + task.params.map(\.name))
     }
-    let overrides = commandLineValues()
+    let overrides = commandLineValues(scopes)
     let base = baseEnvironment()
     for task in file.tasks {
-      var values = rootValues
+      var values = scopeValues[task.scope]
       for param in task.params { values[param.name] = param.defaultValue }
       for (name, value) in overrides[task.index] ?? [:] { values[name] = value }
       baseline.append(values)
@@ -75,9 +85,9 @@ struct TaskFileExpander {
   // MARK: The command line
 
   /// The command line's `NAME=value`: per target task that declares NAME, and for the file.
-  private mutating func commandLineValues() -> [Int: [String: String]] {
-    for param in file.params { rootValues[param.name] = param.defaultValue }
-    var named = invocation.targets.flatMap { target -> [Int] in
+  private mutating func commandLineValues(_ scopes: [IncludeScope]) -> [Int: [String: String]] {
+    var named = invocation.targets.flatMap { written -> [Int] in
+      let target = written.hasPrefix(":") ? String(written.dropFirst()) : written
       if TargetPattern.isPattern(target) {
         return file.tasks.filter { TargetPattern.matches(target, $0.name) }.map(\.index)
       }
@@ -88,6 +98,7 @@ struct TaskFileExpander {
       if named.isEmpty, let index = taskIndex["default"] { named = [index] }
     }
     var overrides: [Int: [String: String]] = [:]
+    var fileOverrides: [String: String] = [:]
     for (name, value) in invocation.params {
       var declared = false
       for index in named {
@@ -95,12 +106,14 @@ struct TaskFileExpander {
         declared = true
         if check(value, of: param, at: nil) { overrides[index, default: [:]][name] = value }
       }
-      if let param = file.params.first(where: { $0.name == name }) {
+      if let param = scopeParams.lazy.flatMap({ $0 }).first(where: { $0.name == name }) {
         declared = true
-        if check(value, of: param, at: nil) { rootValues[name] = value }
+        if check(value, of: param, at: nil) { fileOverrides[name] = value }
       }
       if !declared {
-        let known = file.params.map(\.name) + named.flatMap { file.tasks[$0].params.map(\.name) }
+        let known =
+          Array(Set(scopeParams.flatMap { $0.map(\.name) })).sorted()
+          + named.flatMap { file.tasks[$0].params.map(\.name) }
         let targets = named.map { "'\(file.tasks[$0].name)'" }.joined(separator: ", ")
         let hint =
           Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
@@ -112,12 +125,19 @@ struct TaskFileExpander {
               + hint))
       }
     }
-    for param in file.params where param.isRequired && rootValues[param.name] == nil {
-      usageErrors.append(
-        Diagnostic(
-          .error, "param '\(param.name)' is required: runner \(param.name)=VALUE" + Self.choices(param),
-          at: param.location))
+    for index in scopes.indices {
+      var values = scopes[index].parent.map { scopeValues[$0] } ?? [:]
+      let own = index == 0 ? file.params : scopes[index].params
+      for param in own { values[param.name] = fileOverrides[param.name] ?? param.defaultValue }
+      scopeValues.append(values)
+      for param in own where param.isRequired && values[param.name] == nil {
+        usageErrors.append(
+          Diagnostic(
+            .error, "param '\(param.name)' is required: runner \(param.name)=VALUE" + Self.choices(param),
+            at: param.location))
+      }
     }
+    rootValues = scopeValues[0]
     return overrides
   }
 
@@ -282,8 +302,23 @@ struct TaskFileExpander {
     _ index: Int, task: TaskDefinition, values: [String: String], matrix: [(String, String)]
   ) {
     var entries: [EnvironmentEntry] = []
-    let taskDotEnv = task.dotenv.isEmpty ? [] : dotEnv(task.dotenv, directory: file.directory)
-    let ownNames = Set(task.environment.map(\.name) + scope[task.index])
+    // The included files' layers, outermost first (the root file's are in the base).
+    var chain: [Int] = []
+    var level = task.scope
+    while level != 0, level < file.scopes.count {
+      chain.insert(level, at: 0)
+      level = file.scopes[level].parent ?? 0
+    }
+    var taskDotEnv: [EnvironmentEntry] = []
+    for level in chain {
+      taskDotEnv += dotEnv(file.scopes[level].dotenv, directory: file.scopes[level].fileDirectory)
+    }
+    if !task.dotenv.isEmpty {
+      let directory = task.scope < file.scopes.count ? file.scopes[task.scope].fileDirectory : file.directory
+      taskDotEnv += dotEnv(task.dotenv, directory: directory)
+    }
+    let layerNames = chain.flatMap { file.scopes[$0].environment.map(\.name) }
+    let ownNames = Set(task.environment.map(\.name) + scope[task.index] + layerNames)
     var dotEnvValues: [String: String] = [:]
     for entry in taskDotEnv {
       if environment[entry.name] != nil {
@@ -294,23 +329,27 @@ struct TaskFileExpander {
       dotEnvValues[entry.name] = entry.value.render { _, _ in nil }
     }
     var own: [String: Template] = [:]
+    var layered: [String: Template] = [:]
     let (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
-    for entry in task.environment {
+    let layers = chain.flatMap { file.scopes[$0].environment }
+    for (position, entry) in (layers + task.environment).enumerated() {
       var resolved = entry
-      let earlier = own
+      let (earlier, outer) = (own, layered)
+      let isLayer = position < layers.count
       resolved.value = resolve(entry.value, at: entry.location, task: task, values: values, combination: matrix) {
         name in
-        earlier[name].map { $0.parts } ?? values[name].map { [.literal($0)] } ?? fileKnown[name].map { $0.parts }
-          ?? inherited[name].map { [.literal($0)] } ?? dotEnvValues[name].map { [.literal($0)] }
-          ?? fileDotEnv[name].map { [.literal($0)] }
+        earlier[name].map { $0.parts } ?? values[name].map { [.literal($0)] } ?? outer[name].map { $0.parts }
+          ?? fileKnown[name].map { $0.parts } ?? inherited[name].map { [.literal($0)] }
+          ?? dotEnvValues[name].map { [.literal($0)] } ?? fileDotEnv[name].map { [.literal($0)] }
       }
-      own[entry.name] = resolved.value
+      if isLayer { layered[entry.name] = resolved.value } else { own[entry.name] = resolved.value }
       entries.append(resolved)
     }
     for name in scope[task.index] {
       let isOwn = task.params.contains { $0.name == name }
       guard let value = values[name], isOwn || value != rootValues[name] else { continue }
-      let declaration = task.params.first { $0.name == name } ?? file.params.first { $0.name == name }
+      let declaration =
+        task.params.first { $0.name == name } ?? scopeParams[task.scope].first { $0.name == name }
       let fromCommandLine = invocation.params.contains { $0.name == name && $0.value == value }
       entries.append(
         EnvironmentEntry(
@@ -378,7 +417,8 @@ struct TaskFileExpander {
     var resolved: [Dependency] = []
     var renamed: [String: String] = [:]
     for dependency in written {
-      guard let target = taskIndex[dependency.name] else {
+      let written = dependency.name.hasPrefix(":") ? String(dependency.name.dropFirst()) : dependency.name
+      guard let target = taskIndex[written] else {
         resolved.append(Dependency(name: dependency.name, location: dependency.location))
         continue
       }
@@ -405,7 +445,8 @@ struct TaskFileExpander {
           given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
         ) { _ in nil }.render { _, _ in nil }
         let declaration =
-          file.tasks[target].params.first { $0.name == given.name } ?? file.params.first { $0.name == given.name }
+          file.tasks[target].params.first { $0.name == given.name }
+          ?? scopeParams[file.tasks[target].scope].first { $0.name == given.name }
         if let declaration, !check(value, of: declaration, at: given.location) { continue }
         targetValues[given.name] = value
       }

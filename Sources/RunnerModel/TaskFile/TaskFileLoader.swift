@@ -30,6 +30,36 @@ package struct TaskFileLoader: Sendable {
   }
 
   package func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+    var file = try decode(bytes: bytes, path: path)
+    if !file.includes.isEmpty {
+      var resolver = IncludeResolver(root: file, loader: self)
+      file = try resolver.resolve(file)
+    } else {
+      file.scopes = [IncludeScope(namespace: "", path: path, fileDirectory: file.directory, parent: nil)]
+    }
+    var expander = TaskFileExpander(file: file, invocation: invocation, environment: environment)
+    let expanded = try expander.expand()
+    let graph = try TaskGraph(file: expanded)
+    var checks = GraphChecks(graph: graph)
+    checks.run()
+    guard checks.diagnostics.isEmpty else { throw DiagnosticList(checks.diagnostics) }
+    let cycles = CycleDetector(graph: graph).cycles()
+    guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
+    return graph
+  }
+
+  /// Reads one file as far as its schema: no includes, nothing expanded.
+  func decode(path: String) throws(DiagnosticList) -> TaskFile {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReader.read(path)
+    } catch {
+      throw DiagnosticList([.error(error, at: nil)])
+    }
+    return try decode(bytes: bytes, path: path)
+  }
+
+  func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
     if let invalid = Self.firstInvalidUTF8(bytes) {
       throw DiagnosticList([
         .error(
@@ -51,15 +81,7 @@ package struct TaskFileLoader: Sendable {
       throw DiagnosticList([Diagnostic(.error, "\(error)")])
     }
     var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
-    var expander = TaskFileExpander(file: try decoder.decode(root), invocation: invocation, environment: environment)
-    let file = try expander.expand()
-    let graph = try TaskGraph(file: file)
-    var checks = GraphChecks(graph: graph)
-    checks.run()
-    guard checks.diagnostics.isEmpty else { throw DiagnosticList(checks.diagnostics) }
-    let cycles = CycleDetector(graph: graph).cycles()
-    guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
-    return graph
+    return try decoder.decode(root)
   }
 
   /// Where the first byte that is not valid UTF-8 sits (libyaml reports it without a position).

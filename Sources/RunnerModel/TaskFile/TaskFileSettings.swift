@@ -85,6 +85,38 @@ package struct ParamValue: Sendable, Hashable {
   package var location: SourceLocation
 }
 
+/// `includes:` entry: another task file whose tasks become `NAMESPACE:task`.
+package struct IncludeDeclaration: Sendable, Hashable {
+  /// `*` names each match of a glob path after its directory.
+  package var namespace: String
+  package var path: String
+  package var isOptional = false
+  package var location: SourceLocation
+}
+
+/// An included file as its tasks see it: its namespace, directory, and the settings that
+/// reach its tasks only. Scope 0 is the root file.
+package struct IncludeScope: Sendable {
+  /// `api`, `api:db`; empty for the root file.
+  package var namespace: String
+  /// The file's path as messages show it.
+  package var path: String
+  /// Its directory as the user would name it (for its `.env` files).
+  package var fileDirectory: String
+  package var params: [ParamDeclaration] = []
+  package var environment: [EnvironmentEntry] = []
+  package var dotenv: [DotEnvReference] = []
+  /// The including scope; nil for the root.
+  package var parent: Int?
+
+  package init(namespace: String, path: String, fileDirectory: String, parent: Int?) {
+    self.namespace = namespace
+    self.path = path
+    self.fileDirectory = fileDirectory
+    self.parent = parent
+  }
+}
+
 /// Where a variable of a task's environment comes from, for `--describe`.
 package enum EnvironmentOrigin: Sendable, Hashable {
   case env

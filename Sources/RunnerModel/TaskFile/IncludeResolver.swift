@@ -1,0 +1,191 @@
+import Glibc
+
+/// Reads the files a task file includes, and theirs, into one file: an included file's tasks
+/// become `NAMESPACE:task` (nested: `a:b:task`), run in their file's directory, and keep their
+/// file's `env`, `dotenv` and params as a scope of their own. Inside an included file a bare
+/// name is a task of that file and `:name` one of the root file. An include's `default` (or
+/// its task named `default`) is what the bare target `NAMESPACE` runs.
+///
+/// Errors: a missing file that is not optional, an include cycle and a namespace given twice
+/// are reported at the including line; an included file's own errors at its path:line:col.
+struct IncludeResolver {
+  let loader: TaskFileLoader
+  var diagnostics: [Diagnostic] = []
+  private var merged: TaskFile
+  private var groups: [TaskDefinition] = []
+
+  init(root: TaskFile, loader: TaskFileLoader) {
+    self.loader = loader
+    merged = root
+    merged.tasks = []
+    merged.scopes = [IncludeScope(namespace: "", path: root.path, fileDirectory: root.directory, parent: nil)]
+  }
+
+  /// - Throws: `DiagnosticList` with every problem found in every file.
+  mutating func resolve(_ root: TaskFile) throws(DiagnosticList) -> TaskFile {
+    add(root, scope: 0, relativeDirectory: nil)
+    include(root.includes, of: root, scope: 0, stack: [Self.canonical(root.path)])
+    merged.tasks.append(contentsOf: groups)
+    var seen: [String: SourceLocation] = [:]
+    for index in merged.tasks.indices {
+      merged.tasks[index].index = index
+      let task = merged.tasks[index]
+      if let first = seen[task.name] {
+        diagnostics.append(
+          .error(
+            .invalidValue(what: "task '\(task.name)'", reason: "is defined twice (first at \(first))"),
+            at: task.location))
+      }
+      seen[task.name] = task.location
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
+    return merged
+  }
+
+  private mutating func include(_ includes: [IncludeDeclaration], of file: TaskFile, scope: Int, stack: [String]) {
+    var namespaces: [String: SourceLocation] = [:]
+    for declaration in includes {
+      let pattern = Self.join(file.directory, declaration.path)
+      let matches = declaration.path.contains("*") ? Self.glob(pattern) : [pattern]
+      for path in matches {
+        let namespace = declaration.namespace == "*" ? Self.directoryName(of: path) : declaration.namespace
+        if let first = namespaces[namespace] {
+          diagnostics.append(
+            .error(
+              .invalidValue(what: "namespace '\(namespace)'", reason: "is included twice (first at \(first))"),
+              at: declaration.location))
+          continue
+        }
+        namespaces[namespace] = declaration.location
+        let canonical = Self.canonical(path)
+        if stack.contains(canonical) {
+          let chain = (stack + [canonical]).map { Self.shown($0) }.joined(separator: " -> ")
+          diagnostics.append(Diagnostic(.error, "include cycle: \(chain)", at: declaration.location))
+          continue
+        }
+        let child: TaskFile
+        do {
+          child = try loader.decode(path: path)
+        } catch {
+          if declaration.isOptional, access(path, F_OK) != 0 { continue }
+          if access(path, F_OK) != 0 {
+            diagnostics.append(
+              Diagnostic(
+                .error,
+                "included file '\(path)' not found (mark it optional: { path: \(declaration.path), optional: true })",
+                at: declaration.location))
+          } else {
+            diagnostics.append(contentsOf: error.diagnostics)
+          }
+          continue
+        }
+        let parentNamespace = merged.scopes[scope].namespace
+        var childScope = IncludeScope(
+          namespace: parentNamespace.isEmpty ? namespace : parentNamespace + ":" + namespace, path: path,
+          fileDirectory: child.directory, parent: scope)
+        childScope.params = child.params
+        childScope.environment = child.environment
+        childScope.dotenv = child.dotenv
+        merged.scopes.append(childScope)
+        let index = merged.scopes.count - 1
+        add(child, scope: index, relativeDirectory: Self.relative(child.directory, to: merged.directory))
+        include(child.includes, of: child, scope: index, stack: stack + [canonical])
+      }
+      if matches.isEmpty, !declaration.isOptional {
+        diagnostics.append(Diagnostic(.error, "no file matches '\(declaration.path)'", at: declaration.location))
+      }
+    }
+  }
+
+  /// Adds a file's tasks, renamed into its scope's namespace.
+  private mutating func add(_ file: TaskFile, scope: Int, relativeDirectory: String?) {
+    let namespace = merged.scopes[scope].namespace
+    let rename = { (name: String) -> String in
+      if name.hasPrefix(":") { return String(name.dropFirst()) }
+      return namespace.isEmpty ? name : namespace + ":" + name
+    }
+    for var task in file.tasks {
+      task.name = rename(task.name)
+      task.scope = scope
+      task.dependencies = task.dependencies.map {
+        var dependency = $0
+        dependency.name = rename(dependency.name)
+        return dependency
+      }
+      if scope != 0 {
+        task.keyEnvironment += file.keyEnvironment
+        if let relativeDirectory {
+          let own = task.directory ?? ""
+          if own.hasPrefix("/") {
+            task.directory = own
+          } else if relativeDirectory != "." || !own.isEmpty {
+            task.directory = Self.join(relativeDirectory, own.isEmpty ? "." : own)
+          }
+        }
+      }
+      if namespace.isEmpty && !task.dependencies.contains(where: { $0.name.hasPrefix(":") }) {
+        merged.tasks.append(task)
+        continue
+      }
+      for position in task.environment.indices {
+        task.environment[position].value.parts = task.environment[position].value.parts.map {
+          guard case .output(let name, let key) = $0 else { return $0 }
+          return .output(task: rename(name), key: key)
+        }
+      }
+      if case .expression(let expression) = task.condition {
+        task.condition = .expression(expression.renamingOutputs(rename))
+      }
+      merged.tasks.append(task)
+    }
+    guard scope != 0 else { return }
+    var defaults = file.defaultTargets.map { Dependency(name: rename($0.name), location: $0.location) }
+    if defaults.isEmpty, let task = file.tasks.first(where: { $0.name == "default" }) {
+      defaults = [Dependency(name: rename(task.name), location: task.location)]
+    }
+    guard !defaults.isEmpty else { return }
+    var group = TaskDefinition(name: namespace, location: defaults[0].location, index: 0)
+    group.description = "The default of \(merged.scopes[scope].path)"
+    group.dependencies = defaults
+    group.scope = scope
+    groups.append(group)
+  }
+
+  static func join(_ directory: String, _ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    if directory == "." || directory.isEmpty { return path }
+    return path == "." ? directory : directory + "/" + path
+  }
+
+  static func directoryName(of path: String) -> String {
+    let parts = path.split(separator: "/")
+    return parts.count >= 2 ? String(parts[parts.count - 2]) : "."
+  }
+
+  /// `path` relative to `base` when it lies under it (both as the user named them), else as is.
+  static func relative(_ path: String, to base: String) -> String {
+    if base == "." { return path }
+    if path == base { return "." }
+    if path.hasPrefix(base + "/") { return String(path.dropFirst(base.count + 1)) }
+    return path
+  }
+
+  static func canonical(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  static func shown(_ path: String) -> String {
+    let here = canonical(".")
+    return path.hasPrefix(here + "/") ? String(path.dropFirst(here.count + 1)) : path
+  }
+
+  /// The files a pattern with `*`, `?` or `[...]` names, sorted.
+  static func glob(_ pattern: String) -> [String] {
+    var result = glob_t()
+    defer { globfree(&result) }
+    guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+    return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }.sorted()
+  }
+}

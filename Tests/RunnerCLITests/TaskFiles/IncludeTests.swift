@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `includes:`: namespaces, directories, scopes, nesting, globs, and errors at their places.
+@Suite struct IncludeTests {
+  func project() throws -> TaskFileProject {
+    let project = try TaskFileProject(
+      """
+      includes:
+        api: services/api/tasks.yml
+        web: { path: web/tasks.yml, optional: true }
+      env: { WHO: root, SHARED: root }
+      tasks:
+        lint: echo "lint as $WHO"
+        all: { deps: [api, api:db:migrate] }
+      """)
+    try project.write(
+      "services/api/tasks.yml",
+      """
+      includes:
+        db: db/tasks.yml
+      env: { WHO: api }
+      default: [build]
+      tasks:
+        build: { deps: [':lint', gen], run: 'echo "build as $WHO/$SHARED in $(basename $(pwd))"' }
+        gen: 'echo gen'
+        test: 'echo api test'
+      """)
+    try project.write(
+      "services/api/db/tasks.yml",
+      "tasks:\n  migrate: { deps: [seed], run: pwd }\n  seed: echo seed\n  test: echo db test\n")
+    return project
+  }
+
+  @Test func includedTasksRunInTheirDirectoryWithTheirScope() throws {
+    let project = try project()
+    defer { project.remove() }
+    let output = try project.run("all")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("lint           | lint as root"), "\(output.stdout)")
+    #expect(output.stdout.contains("api:build      | build as api/root in api"), "\(output.stdout)")
+    #expect(output.stdout.contains("api:db:migrate | \(project.directory.path)/services/api/db"), "\(output.stdout)")
+    #expect(output.stdout.contains("▶ api:gen"))
+    #expect(output.stdout.contains("▶ api:db:seed"))
+  }
+
+  @Test func patternsAndTheListSeeNamespaces() throws {
+    let project = try project()
+    defer { project.remove() }
+    let plan = try project.run("-n", "*:test")
+    #expect(plan.stdout.contains("targets: api:test\n"), "\(plan.stdout)")
+    let deep = try project.run("-n", "**:test")
+    #expect(deep.stdout.contains("targets: api:test, api:db:test\n"), "\(deep.stdout)")
+    let list = try project.run("--list")
+    #expect(list.stdout.contains("api:db:migrate"), "\(list.stdout)")
+    let noDefault = try project.run("api:db")
+    #expect(noDefault.status == 2)
+    #expect(noDefault.stderr.contains("'api:db' is an include with no default task: name one of api:db:migrate"))
+  }
+
+  @Test func anIncludedFileRunsOnItsOwnAndColonNamesItsOwnTasks() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("sub/tasks.yml", "tasks:\n  a: { deps: [':b'], run: echo a }\n  b: echo b\n")
+    let output = try project.run("sub/tasks.yml", ":a")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("b | b"))
+  }
+
+  @Test func errorsPointAtTheIncludingLineOrTheIncludedFile() throws {
+    let project = try TaskFileProject("includes:\n  api: api/tasks.yml\n  gone: missing/tasks.yml\ntasks:\n  a: echo\n")
+    defer { project.remove() }
+    try project.write("api/tasks.yml", "tasks:\n  build:\n    dpes: [x]\n")
+    let output = try project.run("a")
+    #expect(output.status == 2)
+    #expect(
+      output.stderr.contains("api/tasks.yml:3:5: error: unknown key 'dpes' in task 'build' (did you mean 'deps'?)"),
+      "\(output.stderr)")
+    #expect(
+      output.stderr.contains("tasks.yml:3:9: error: included file 'missing/tasks.yml' not found"), "\(output.stderr)")
+    try project.write("api/tasks.yml", "includes:\n  back: ../tasks.yml\ntasks:\n  build: echo\n")
+    let cycle = try project.run("a")
+    #expect(cycle.status == 2)
+    #expect(cycle.stderr.contains("api/tasks.yml:2:9: error: include cycle: "), "\(cycle.stderr)")
+    try project.write("tasks.yml", "includes:\n  api: api/tasks.yml\n  '*': '*/tasks.yml'\ntasks:\n  a: echo\n")
+    try project.write("api/tasks.yml", "tasks:\n  build: echo\n")
+    let twice = try project.run("a")
+    #expect(twice.status == 2)
+    #expect(
+      twice.stderr.contains("tasks.yml:3:8: error: namespace 'api' is included twice (first at tasks.yml:2:8)"),
+      "\(twice.stderr)")
+  }
+
+  @Test func theMonorepoExampleRunsEveryPackagesTests() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    let example = BinaryRunner.packageRoot.appendingPathComponent("examples/monorepo")
+    try FileManager.default.removeItem(at: project.directory)
+    try FileManager.default.copyItem(at: example, to: project.directory)
+    let output = try project.run("*:test", "NODE_ENV=development")
+    #expect(output.status == 0, "\(output.stderr)")
+    for line in ["core: 1 test passed", "api: 3 tests passed", "web: 2 tests passed", "built for development"] {
+      #expect(output.stdout.contains(line), "\(output.stdout)")
+    }
+    #expect(output.stdout.contains("7 task(s): 7 succeeded"))
+  }
+}
