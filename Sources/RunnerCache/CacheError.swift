@@ -4,6 +4,8 @@ package enum CacheError: Error, Sendable, CustomStringConvertible {
   case corrupt(String, reason: String)
   case locked(String)
   case invalidSize(String)
+  /// A task of the runner holding the lock started another runner in the same directory.
+  case nested(String)
 
   package var description: String {
     switch self {
@@ -11,6 +13,9 @@ package enum CacheError: Error, Sendable, CustomStringConvertible {
     case .corrupt(let path, let reason): return "'\(path)' is corrupt (\(reason))"
     case .locked(let path):
       return "another runner holds the lock '\(path)' (run without --no-wait to wait for it)"
+    case .nested(let path):
+      return "the runner that started this one holds '\(path)' and waits for this one to end: "
+        + "call a task from another with '- task: NAME' in its 'run' list, not by starting runner"
     case .invalidSize(let text):
       return "RUNNER_CACHE_MAX takes a size such as 500M, 2G or 1048576, found '\(text)'"
     }

@@ -166,7 +166,7 @@ package struct Fingerprint: Sendable {
   /// Variables left out of the no-op record's key: runner's own per-run values and what a shell
   /// or terminal changes from one window to the next.
   static let volatileVariables: Set<String> = [
-    "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
+    "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "RUNNER_LOCK", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
     "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
   ]
 

@@ -22,6 +22,15 @@ package final class RunLock: Sendable {
   ///     says so on stderr).
   /// - Throws: `CacheError.locked` (no wait, or cancelled while waiting) or `.io`.
   /// Says on stderr that this runner waits for `holder` to release the lock in `directory`.
+  /// Set in every task's environment: the lock the task's runner holds.
+  package static let variable = "RUNNER_LOCK"
+
+  package static func canonical(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
   package static func announce(directory: String) -> (String) -> Void {
     { holder in Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2) }
   }
@@ -39,6 +48,11 @@ package final class RunLock: Sendable {
         let reason = CacheFileSystem.describe(errno)
         close(descriptor)
         throw .io(path, reason: reason)
+      }
+      if let parent = getenv(Self.variable), String(cString: parent) == Self.canonical(path) {
+        // Waiting would never end: the holder waits for the task that started us.
+        close(descriptor)
+        throw .nested(path)
       }
       guard wait, !Task.isCancelled else {
         close(descriptor)

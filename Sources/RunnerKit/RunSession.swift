@@ -55,6 +55,7 @@ package struct RunSession: Sendable {
       }
     }
     let environment = Self.environment(of: graph)
+    var taskEnvironment = environment
     var store: IncrementalStore?
     var lock: RunLock?
     if settings.caching.enabled {
@@ -69,12 +70,14 @@ package struct RunSession: Sendable {
       store = IncrementalStore(
         directory: directory, settings: settings.caching, environment: environment,
         keyed: Fingerprint.keyedVariables(of: graph.file))
+      // A runner a task starts here fails at once rather than wait for this lock forever.
+      if let lock { taskEnvironment[RunLock.variable] = RunLock.canonical(lock.path) }
     }
     defer { withExtendedLifetime(lock) {} }
     let observer = ObserverList(observers)
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
-      baseEnvironment: environment, factory: OperationFactory(store: store))
+      baseEnvironment: taskEnvironment, factory: OperationFactory(store: store))
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
     var summary = await run.value

@@ -136,6 +136,14 @@ struct IncludeResolver {
       if case .expression(let expression) = task.condition {
         task.condition = .expression(expression.renamingOutputs(rename))
       }
+      if case .shell(let commands) = task.action, commands.contains(where: { $0.call != nil }) {
+        task.action = .shell(
+          commands.map { command in
+            var renamed = command
+            renamed.call?.name = rename(command.call?.name ?? "")
+            return renamed
+          })
+      }
       merged.tasks.append(task)
     }
     guard scope != 0 else { return }

@@ -88,6 +88,14 @@ package enum TaskAction: Sendable {
 package struct Command: Sendable, Hashable {
   package var text: String
   package var location: SourceLocation
+  /// `- task: NAME` in a `run` list: run that task here (the loader splits the task at it).
+  package var call: Dependency?
+
+  package init(text: String, location: SourceLocation, call: Dependency? = nil) {
+    self.text = text
+    self.location = location
+    self.call = call
+  }
 }
 
 /// `NAME: value` in an `env` mapping; the value may read dependencies' outputs.

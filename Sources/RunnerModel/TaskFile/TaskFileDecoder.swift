@@ -222,6 +222,25 @@ struct TaskFileDecoder {
 
   mutating func commands(_ node: YAMLNode, task: String) -> [Command] {
     let what = "'run' of task '\(task)'"
+    if case .sequence(let list) = node.kind,
+      list.contains(where: { if case .mapping = $0.kind { true } else { false } })
+    {
+      // A list with task calls: `- task: NAME` (with `with:`) between commands.
+      var result: [Command] = []
+      for item in list {
+        if case .mapping = item.kind {
+          if let call = dependency(item, what: what) {
+            result.append(Command(text: "task: \(call.name)", location: call.location, call: call))
+          }
+        } else if let text = item.scalar {
+          if Template.containsExpression(text) { reader.fail(.expressionOutsideEnv(task: task, key: "run"), at: item) }
+          result.append(Command(text: text, location: item.location))
+        } else {
+          reader.wrongType(what, expected: "a list of commands and task calls", item)
+        }
+      }
+      return result
+    }
     guard let items = reader.strings(node, what: what, expected: "a command or a list of commands") else { return [] }
     for (text, location) in items where Template.containsExpression(text) {
       reader.fail(.expressionOutsideEnv(task: task, key: "run"), at: location)

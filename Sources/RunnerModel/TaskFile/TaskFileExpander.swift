@@ -31,6 +31,8 @@ struct TaskFileExpander {
   private var dotEnvCache: [String: [EnvironmentEntry]] = [:]
   private var otherFiles: [String] = []
   private var shadowed: [EnvironmentEntry] = []
+  /// Task calls: the node called, and the part of the calling task it follows.
+  private var calls: [(called: Int, after: Int, location: SourceLocation)] = []
 
   struct NodeKey: Hashable {
     var task: Int
@@ -72,6 +74,7 @@ struct TaskFileExpander {
     }
     for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }
     while let next = pending.popLast() { resolveDependencies(of: next) }
+    orderCalls()
     giveArguments()
     guard diagnostics.isEmpty, usageErrors.isEmpty else { throw DiagnosticList(diagnostics + usageErrors) }
     var result = file
@@ -413,48 +416,18 @@ struct TaskFileExpander {
     let values = nodeValues[index]
     guard let taskName = nodes[index].taskName, let task = taskIndex[taskName] else { return }
     let written = file.tasks[task].dependencies
-    guard !written.isEmpty else { return }
     var resolved: [Dependency] = []
     var renamed: [String: String] = [:]
     for dependency in written {
-      let written = dependency.name.hasPrefix(":") ? String(dependency.name.dropFirst()) : dependency.name
-      guard let target = taskIndex[written] else {
+      guard let node = target(of: dependency, from: index, task: task, values: values) else {
         resolved.append(Dependency(name: dependency.name, location: dependency.location))
         continue
       }
-      var targetValues = baseline[target]
-      let ownParams = Set(file.tasks[target].params.map(\.name))
-      for name in scope[target] where !ownParams.contains(name) && values[name] != rootValues[name] {
-        targetValues[name] = values[name]
-      }
-      for given in dependency.with {
-        guard scope[target].contains(given.name) else {
-          let known = scope[target]
-          diagnostics.append(
-            Diagnostic(
-              .error,
-              "task '\(dependency.name)' has no param '\(given.name)'"
-                + (Suggestion.closest(to: given.name, in: known).map { " (did you mean '\($0)'?)" }
-                  ?? (known.isEmpty ? "" : " (its params: \(known.joined(separator: ", ")))")),
-              at: given.location))
-          continue
-        }
-        let axes = file.tasks[task].matrix?.axes.map(\.name) ?? []
-        let combination = nodes[index].values.filter { axes.contains($0.0) }
-        let value = resolve(
-          given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
-        ) { _ in nil }.render { _, _ in nil }
-        let declaration =
-          file.tasks[target].params.first { $0.name == given.name }
-          ?? scopeParams[file.tasks[target].scope].first { $0.name == given.name }
-        if let declaration, !check(value, of: declaration, at: given.location) { continue }
-        targetValues[given.name] = value
-      }
-      let node = node(target, values: targetValues, combination: nil)
       if renamed[dependency.name] == nil { renamed[dependency.name] = nodes[node].name }
       resolved.append(Dependency(name: nodes[node].name, location: dependency.location))
     }
     nodes[index].dependencies = resolved
+    splitAtCalls(index, task: task, values: values)
     guard renamed.contains(where: { $0.key != $0.value }) else { return }
     for position in nodes[index].environment.indices {
       nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
@@ -468,12 +441,127 @@ struct TaskFileExpander {
     }
   }
 
+  /// The node a `deps` entry or a task call of node `index` names, with the values it passes
+  /// (the file params that differ in `index`, then `with:`); nil when no task has that name.
+  private mutating func target(of dependency: Dependency, from index: Int, task: Int, values: [String: String])
+    -> Int?
+  {
+    let written = dependency.name.hasPrefix(":") ? String(dependency.name.dropFirst()) : dependency.name
+    guard let target = taskIndex[written] else { return nil }
+    var targetValues = baseline[target]
+    let ownParams = Set(file.tasks[target].params.map(\.name))
+    for name in scope[target] where !ownParams.contains(name) && values[name] != rootValues[name] {
+      targetValues[name] = values[name]
+    }
+    for given in dependency.with {
+      guard scope[target].contains(given.name) else {
+        let known = scope[target]
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "task '\(dependency.name)' has no param '\(given.name)'"
+              + (Suggestion.closest(to: given.name, in: known).map { " (did you mean '\($0)'?)" }
+                ?? (known.isEmpty ? "" : " (its params: \(known.joined(separator: ", ")))")),
+            at: given.location))
+        continue
+      }
+      let axes = file.tasks[task].matrix?.axes.map(\.name) ?? []
+      let combination = nodes[index].values.filter { axes.contains($0.0) }
+      let value = resolve(
+        given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
+      ) { _ in nil }.render { _, _ in nil }
+      let declaration =
+        file.tasks[target].params.first { $0.name == given.name }
+        ?? scopeParams[file.tasks[target].scope].first { $0.name == given.name }
+      if let declaration, !check(value, of: declaration, at: given.location) { continue }
+      targetValues[given.name] = value
+    }
+    return node(target, values: targetValues, combination: nil)
+  }
+
+  /// A `run` list with task calls becomes a chain: `deploy#1` runs the commands before the first
+  /// call, the called node runs after it, `deploy#2` after both, …, and `deploy` itself runs
+  /// the commands after the last call. Each part is a node, so a waiting part holds no slot.
+  private mutating func splitAtCalls(_ index: Int, task: Int, values: [String: String]) {
+    guard case .shell(let commands) = nodes[index].action, commands.contains(where: { $0.call != nil }) else { return }
+    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty {
+      diagnostics.append(
+        Diagnostic(
+          .error,
+          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources' or 'outputs' "
+            + "(put them on the tasks it calls)", at: nodes[index].location))
+      return
+    }
+    let whole = nodes[index]
+    var dependencies = whole.dependencies
+    var pending: [Command] = []
+    var part = 0
+    for command in commands {
+      guard let call = command.call else {
+        pending.append(command)
+        continue
+      }
+      part += 1
+      var segment = whole
+      segment.name = whole.name + "#\(part)"
+      segment.index = nodes.count
+      segment.action = pending.isEmpty ? .group : .shell(pending)
+      segment.dependencies = dependencies
+      segment.arguments = whole.arguments
+      nodes.append(segment)
+      nodeValues.append(values)
+      pending = []
+      guard let called = target(of: call, from: index, task: task, values: values) else {
+        let names = file.tasks.lazy.map(\.name)
+        diagnostics.append(
+          .error(
+            .undefinedDependency(
+              task: whole.name, dependency: call.name, suggestion: Suggestion.closest(to: call.name, in: names)),
+            at: call.location))
+        return
+      }
+      calls.append((called: called, after: segment.index, location: call.location))
+      dependencies = [
+        Dependency(name: segment.name, location: call.location),
+        Dependency(name: nodes[called].name, location: call.location),
+      ]
+    }
+    nodes[index].action = pending.isEmpty ? .group : .shell(pending)
+    nodes[index].dependencies = dependencies
+  }
+
+  /// A called node runs after the part before its call, unless it is already among that
+  /// part's dependencies (then it has run: the call reuses it).
+  private mutating func orderCalls() {
+    guard !calls.isEmpty else { return }
+    var byName: [String: Int] = [:]
+    for node in nodes { byName[node.name] = node.index }
+    for call in calls {
+      var seen = Set<Int>()
+      var work = [call.after]
+      var reached = false
+      while let next = work.popLast(), !reached {
+        guard seen.insert(next).inserted else { continue }
+        if next == call.called { reached = true }
+        work.append(contentsOf: nodes[next].dependencies.compactMap { byName[$0.name] })
+      }
+      if !reached {
+        nodes[call.called].dependencies.append(Dependency(name: nodes[call.after].name, location: call.location))
+      }
+    }
+  }
+
+  /// `deploy#2` is a part of `deploy` split at its task calls.
+  static func isPart(_ name: String, of target: String) -> Bool {
+    name.hasPrefix(target + "#") && name.dropFirst(target.count + 1).allSatisfy(\.isNumber)
+  }
+
   /// The words after `--` go to the targets' nodes (and a matrix target's combinations).
   private mutating func giveArguments() {
     guard !invocation.arguments.isEmpty else { return }
     for target in invocation.targets {
       for index in nodes.indices
-      where nodes[index].name == target
+      where nodes[index].name == target || Self.isPart(nodes[index].name, of: target)
         || (TargetPattern.isPattern(target) && TargetPattern.matches(target, nodes[index].name))
       {
         nodes[index].arguments = invocation.arguments
