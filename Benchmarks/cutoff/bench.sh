@@ -37,17 +37,17 @@ for tool, restat in (("ninja", ""), ("ninja-restat", "  restat = 1\n")):
 PY
 run() { (cd "$dir/$1" && shift && "$@" > /dev/null); }
 count() { if [ -f "$dir/$1/runs.log" ]; then wc -l < "$dir/$1/runs.log"; else echo 0; fi; }
-run runner "$runner" -j2
+run runner "$runner" -j2 "**"
 run ninja "$ninja" -j2
 run ninja-restat "$ninja" -j2
 sleep 2.2  # let the files age past runner's 2 s stamp window, as a user's would
-run runner "$runner" -j2
+run runner "$runner" -j2 "**"
 echo "chain of $tasks tasks; an edit that changes only a comment in the first task's source"
 for tool in runner ninja ninja-restat; do
   rm -f "$dir/$tool/runs.log"
   printf '# comment 1\nvalue\n' > "$dir/$tool/src.txt"
   start=$(date +%s%N)
-  if [ "$tool" = runner ]; then run runner "$runner" -j2; else run "$tool" "$ninja" -j2; fi
+  if [ "$tool" = runner ]; then run runner "$runner" -j2 "**"; else run "$tool" "$ninja" -j2; fi
   end=$(date +%s%N)
   printf '%-13s %5s commands ran, %6.1f ms\n' "$tool" "$(count "$tool")" "$(((end - start) / 100000))e-1"
 done

@@ -38,7 +38,7 @@ measure() {
   shift 2
   local start end rss
   start=$(date +%s.%N)
-  if ! /usr/bin/time -f "%M" -o "$work/rss" "$RUNNER" -f "$file" --no-cache "$@" >/dev/null 2>"$work/err"; then
+  if ! /usr/bin/time -f "%M" -o "$work/rss" "$RUNNER" -f "$file" --no-cache "$@" "**" >/dev/null 2>"$work/err"; then
     echo "FAIL: $label" >&2
     tail -5 "$work/err" >&2
     exit 1

@@ -111,10 +111,16 @@ public final class Runner: Sendable {
     await IncrementalStore.cleanCache(taskFile: options.taskFile, wait: !options.noWait)
   }
 
-  /// The task names a shell offers to complete: none when the file does not load.
+  /// The task names (and `NAME=value` params) a shell offers to complete: none when the file does not load.
   public static func taskNames(inFile path: String) -> [String] {
     guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
-    return graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }.map(\.name)
+    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }
+    // Params complete as NAME=CHOICE (or NAME=DEFAULT), after the task names.
+    let params = (graph.file.params + tasks.flatMap(\.params)).flatMap { param in
+      param.choices.isEmpty
+        ? ["\(param.name)=\(param.defaultValue ?? "")"] : param.choices.map { "\(param.name)=\($0)" }
+    }
+    return tasks.map(\.name) + Array(Set(params)).sorted()
   }
 
   /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the

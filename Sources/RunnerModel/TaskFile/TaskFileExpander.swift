@@ -48,6 +48,14 @@ struct TaskFileExpander {
 
   /// - Throws: `DiagnosticList` with every problem found.
   mutating func expand() throws(DiagnosticList) -> TaskFile {
+    if isPlain {
+      // Nothing to expand (the common large file): the tasks are the nodes.
+      nodes = file.tasks
+      giveArguments()
+      var result = file
+      result.tasks = nodes
+      return result
+    }
     for task in file.tasks { taskIndex[task.name] = task.index }
     let scopes =
       file.scopes.isEmpty
@@ -83,6 +91,22 @@ struct TaskFileExpander {
     result.otherFiles = otherFiles
     result.shadowedEnvironment = shadowed
     return result
+  }
+
+  /// True when expanding would change nothing: no params, `.env` files, includes, matrices,
+  /// conditions, task calls, `with:`, `:name` or variables anywhere, and none on the command line.
+  var isPlain: Bool {
+    guard invocation.params.isEmpty, file.params.isEmpty, file.dotenv.isEmpty, file.scopes.count <= 1,
+      file.environment.allSatisfy({ $0.value.isResolved })
+    else { return false }
+    return file.tasks.allSatisfy { task in
+      guard task.params.isEmpty, task.matrix == nil, task.dotenv.isEmpty, task.condition == nil,
+        task.environment.allSatisfy({ $0.value.isResolved }),
+        task.dependencies.allSatisfy({ $0.with.isEmpty && !$0.name.hasPrefix(":") })
+      else { return false }
+      if case .shell(let commands) = task.action, commands.contains(where: { $0.call != nil }) { return false }
+      return true
+    }
   }
 
   // MARK: The command line
