@@ -34,6 +34,10 @@ package struct JSONGraphRenderer: Sendable {
       case .image(let steps): members.append(("steps", .array(steps.map { .string($0.summary) })))
       }
       if let directory = task.directory { members.append(("dir", .string(directory))) }
+      if let name = task.taskName, name != task.name { members.append(("task", .string(name))) }
+      if !task.values.isEmpty { members.append(("values", .object(task.values.map { ($0.0, .string($0.1)) }))) }
+      if !task.params.isEmpty { members.append(("params", .array(task.params.map(ListRenderer.json)))) }
+      if let condition = task.condition { members.append(("if", .string(condition.description))) }
       if !task.environment.isEmpty {
         members.append(("env", .object(task.environment.map { ($0.name, .string($0.value.description)) })))
       }

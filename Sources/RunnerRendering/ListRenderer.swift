@@ -7,7 +7,13 @@ package struct ListRenderer: Sendable {
 
   package func render(_ graph: TaskGraph, json: Bool) -> String {
     // A node the loader made for other param values or a matrix combination is its task's.
-    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }.sorted { $0.name < $1.name }
+    // Each include's tasks (and its default, the bare namespace) together, the root file's first.
+    let namespace = { (task: TaskDefinition) -> String in
+      task.scope < graph.file.scopes.count ? graph.file.scopes[task.scope].namespace : ""
+    }
+    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty && !$0.name.contains("#") }.sorted {
+      (namespace($0), $0.name) < (namespace($1), $1.name)
+    }
     if json {
       let items = tasks.map { task -> JSONValue in
         .object([
@@ -24,7 +30,10 @@ package struct ListRenderer: Sendable {
     }
     let width = tasks.map(\.name.count).max() ?? 0
     var out = ""
+    var previous = ""
     for task in tasks {
+      if namespace(task) != previous, !out.isEmpty { out += "\n" }
+      previous = namespace(task)
       var detail =
         task.description
         ?? (task.dependencies.isEmpty || task.matrix != nil
