@@ -22,7 +22,8 @@ package final class RunLock: Sendable {
   ///     says so on stderr).
   /// - Throws: `CacheError.locked` (no wait, or cancelled while waiting) or `.io`.
   /// Says on stderr that this runner waits for `holder` to release the lock in `directory`.
-  /// Set in every task's environment: the lock the task's runner holds.
+  /// Set in every task's environment: the locks the task's runner and the runners that
+  /// started it hold, separated by `:`.
   package static let variable = "RUNNER_LOCK"
 
   package static func canonical(_ path: String) -> String {
@@ -49,7 +50,9 @@ package final class RunLock: Sendable {
         close(descriptor)
         throw .io(path, reason: reason)
       }
-      if let parent = getenv(Self.variable), String(cString: parent) == Self.canonical(path) {
+      if let held = getenv(Self.variable),
+        String(cString: held).split(separator: ":").contains(Substring(Self.canonical(path)))
+      {
         // Waiting would never end: the holder waits for the task that started us.
         close(descriptor)
         throw .nested(path)

@@ -71,7 +71,10 @@ package struct RunSession: Sendable {
         directory: directory, settings: settings.caching, environment: environment,
         keyed: Fingerprint.keyedVariables(of: graph.file))
       // A runner a task starts here fails at once rather than wait for this lock forever.
-      if let lock { taskEnvironment[RunLock.variable] = RunLock.canonical(lock.path) }
+      if let lock {
+        let held = environment[RunLock.variable].map { $0 + ":" } ?? ""
+        taskEnvironment[RunLock.variable] = held + RunLock.canonical(lock.path)
+      }
     }
     defer { withExtendedLifetime(lock) {} }
     let observer = ObserverList(observers)

@@ -87,14 +87,14 @@ public final class Runner: Sendable {
 
   /// `runner --list [--json]`: the tasks with their descriptions.
   public func list(json: Bool) -> Int32 {
-    guard let (graph, _) = load(wholeFile: true) else { return ExitStatus.usage }
+    guard let graph = loadGraph() else { return ExitStatus.usage }
     Terminal.write(ListRenderer().render(graph, json: json), to: 1)
     return ExitStatus.success
   }
 
   /// `runner --describe TASK`: everything about one task.
   public func describe(_ name: String) -> Int32 {
-    guard let (graph, _) = load(wholeFile: true) else { return ExitStatus.usage }
+    guard let graph = loadGraph() else { return ExitStatus.usage }
     guard let index = graph.index(of: name) else {
       // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
       do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch {
@@ -114,9 +114,9 @@ public final class Runner: Sendable {
   /// The task names (and `NAME=value` params) a shell offers to complete: none when the file does not load.
   public static func taskNames(inFile path: String) -> [String] {
     guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
-    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty }
+    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty && !$0.name.contains("#") }
     // Params complete as NAME=CHOICE (or NAME=DEFAULT), after the task names.
-    let params = (graph.file.params + tasks.flatMap(\.params)).flatMap { param in
+    let params = tasks.flatMap { graph.file.params(of: $0) }.flatMap { param in
       param.choices.isEmpty
         ? ["\(param.name)=\(param.defaultValue ?? "")"] : param.choices.map { "\(param.name)=\($0)" }
     }
@@ -129,17 +129,7 @@ public final class Runner: Sendable {
   /// - Parameter wholeFile: with no target and no default, select every task (rather than
   ///   list the tasks and fail).
   private func load(bytes: [UInt8]? = nil, wholeFile: Bool = false) -> (TaskGraph, GraphSelection)? {
-    let path = options.taskFile
-    let graph: TaskGraph
-    let loader = TaskFileLoader(
-      invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
-    do {
-      graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
-    } catch {
-      DiagnosticPrinter().print(error.diagnostics)
-      options.reports.annotate(error.diagnostics)
-      return nil
-    }
+    guard let graph = loadGraph(bytes: bytes) else { return nil }
     do {
       let selection = try GraphSelection(graph: graph, targetNames: options.targets, wholeFile: wholeFile)
       return (graph, selection)
@@ -147,6 +137,20 @@ public final class Runner: Sendable {
       if error.diagnostics.contains(where: { $0.message == TaskFileError.noDefaultTask.description }) {
         Terminal.write(ListRenderer().render(graph, json: false), to: 1)
       }
+      DiagnosticPrinter().print(error.diagnostics)
+      options.reports.annotate(error.diagnostics)
+      return nil
+    }
+  }
+
+  /// Loads the task file (no selection: `--list` and `--describe` read the whole file).
+  private func loadGraph(bytes: [UInt8]? = nil) -> TaskGraph? {
+    let path = options.taskFile
+    let loader = TaskFileLoader(
+      invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
+    do {
+      return try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
+    } catch {
       DiagnosticPrinter().print(error.diagnostics)
       options.reports.annotate(error.diagnostics)
       return nil

@@ -22,9 +22,8 @@ package struct DescribeRenderer: Sendable {
     if !graph.dependents[index].isEmpty { rows.append(("dependents", names(graph.dependents[index]))) }
     if let directory = task.directory { rows.append(("dir", [directory])) }
     if !task.values.isEmpty { rows.append(("values", [task.values.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")])) }
-    if !task.params.isEmpty || !graph.file.params.isEmpty {
-      rows.append(("params", (graph.file.params + task.params).map(Self.describe)))
-    }
+    let params = graph.file.params(of: task)
+    if !params.isEmpty { rows.append(("params", params.map(Self.describe))) }
     if let matrix = task.matrix, task.values.isEmpty {
       rows.append(("matrix", matrix.axes.map { "\($0.name): \($0.values.joined(separator: ", "))" }))
     }

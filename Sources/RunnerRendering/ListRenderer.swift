@@ -21,7 +21,7 @@ package struct ListRenderer: Sendable {
           ("description", task.description.map(JSONValue.string) ?? .null),
           ("kind", .string(task.action.kindName)),
           ("deps", .array(task.dependencies.map { .string($0.name) })),
-          ("params", .array(task.params.map(Self.json))),
+          ("params", .array(graph.file.params(of: task).map(Self.json))),
           ("matrix", .object((task.matrix?.axes ?? []).map { ($0.name, .array($0.values.map(JSONValue.string))) })),
           ("location", task.location.json),
         ])

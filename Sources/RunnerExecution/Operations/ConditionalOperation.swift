@@ -24,7 +24,8 @@ struct ConditionalOperation: TaskOperation {
     case .expression(let expression):
       guard Self.holds(expression, context) else { return ConditionSkipped(condition: condition) }
     case .command(let command):
-      let arguments = CommandSplitter.directArguments(command) ?? shell + [command]
+      let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command) : nil
+      let arguments = direct ?? shell + [command]
       let spec = ProcessSpec(
         arguments: arguments, environment: context.environment(), workingDirectory: context.workingDirectory)
       let outcome: ProcessOutcome

@@ -33,8 +33,9 @@ package struct ShellOperation: TaskOperation {
     var written = true
     defer { if written { unlink(outputPath) } }
     for command in commands {
+      let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command.text) : nil
       let arguments =
-        CommandSplitter.directArguments(command.text)
+        direct
         ?? shell + [command.text] + (self.arguments.isEmpty ? [] : [context.task.name] + self.arguments)
       let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
       let outcome: ProcessOutcome

@@ -7,10 +7,7 @@ struct GraphChecks {
   init(graph: TaskGraph) { self.graph = graph }
 
   mutating func run() {
-    for target in graph.file.defaultTargets where graph.index(of: target.name) == nil {
-      let suggestion = Suggestion.closest(to: target.name, in: graph.tasks.lazy.map(\.name))
-      diagnostics.append(.error(.unknownTarget(target.name, suggestion: suggestion), at: target.location))
-    }
+    // `default:` is checked when it is used (GraphSelection): a run naming its targets does not read it.
     var savedBy: [String: (task: String, location: SourceLocation)] = [:]
     for task in graph.tasks {
       checkExpressions(task)

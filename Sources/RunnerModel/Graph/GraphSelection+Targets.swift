@@ -1,6 +1,6 @@
 extension GraphSelection {
   /// Selects the tasks named on the command line; none named: the file's `default`, else the
-  /// task named `default`, else (with `wholeFile`) every task.
+  /// task named `default`, else (with `wholeFile`, for `--graph`) every task.
   ///
   /// - Throws: `DiagnosticList` for a name that is not a task, with the closest name suggested,
   ///   for an internal task, and for no target at all when there is no default and no `wholeFile`.
@@ -8,7 +8,12 @@ extension GraphSelection {
     var indices: [Int] = []
     var diagnostics: [Diagnostic] = []
     let names = graph.tasks.lazy.filter { !$0.isInternal }.map(\.name)
-    if targetNames.isEmpty, graph.file.defaultTargets.isEmpty, !wholeFile {
+    if targetNames.isEmpty, wholeFile, graph.file.defaultTargets.isEmpty, graph.index(of: "default") == nil {
+      // `--graph` with no target and no default shows the whole file.
+      self.init(graph: graph, targets: [])
+      return
+    }
+    if targetNames.isEmpty, graph.file.defaultTargets.isEmpty {
       guard let index = graph.index(of: "default") else {
         throw DiagnosticList([.error(.noDefaultTask, at: nil)])
       }
@@ -62,14 +67,21 @@ extension GraphSelection {
     }
     guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
     self.init(graph: graph, targets: indices)
+    // A run (or a dry run) needs every required param of what it runs; drawing the graph does not.
+    guard !wholeFile else { return }
     for member in members {
       for param in graph[member].missingParams {
         let name = graph[member].taskName ?? graph[member].name
+        let notes = graph.dependents[member].filter { isMember[$0] }.prefix(3).map { dependent in
+          Diagnostic.note(
+            "'\(graph[dependent].name)' depends on it here without a value for it (give one with 'with:')",
+            at: graph.edgeLocation(from: dependent, to: member))
+        }
         diagnostics.append(
           Diagnostic(
             .error,
             "task '\(name)' needs param '\(param.name)'\(TaskFileExpander.choices(param)): runner \(name) \(param.name)=VALUE"
-              + (param.description.map { " (\($0))" } ?? ""), at: param.location))
+              + (param.description.map { " (\($0))" } ?? ""), at: param.location, notes: Array(notes)))
       }
     }
     guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }

@@ -27,6 +27,15 @@ package struct TaskGraph: Sendable {
       var edges: [Int] = []
       for dependency in task.dependencies {
         guard let target = indexByName[dependency.name] else {
+          if dependency.name.contains("*") {
+            diagnostics.append(
+              .error(
+                .invalidValue(
+                  what: "'\(dependency.name)' in the deps of task '\(task.name)'",
+                  reason: "is a pattern: patterns name targets on the command line; list the tasks here"),
+                at: dependency.location))
+            continue
+          }
           let suggestion = Suggestion.closest(to: dependency.name, in: file.tasks.lazy.map(\.name))
           diagnostics.append(
             .error(

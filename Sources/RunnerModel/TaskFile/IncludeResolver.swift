@@ -46,7 +46,10 @@ struct IncludeResolver {
     var namespaces: [String: SourceLocation] = [:]
     for declaration in includes {
       let pattern = Self.join(file.directory, declaration.path)
-      let matches = declaration.path.contains("*") ? Self.glob(pattern) : [pattern]
+      let isGlob = declaration.path.contains { "*?[".contains($0) }
+      let matches = isGlob ? Self.glob(pattern) : [pattern]
+      // The no-op record must not outlive an edit of any of these (or a new match of a glob).
+      merged.otherFiles.append(pattern)
       for path in matches {
         let namespace = declaration.namespace == "*" ? Self.directoryName(of: path) : declaration.namespace
         if let first = namespaces[namespace] {
@@ -63,6 +66,7 @@ struct IncludeResolver {
           diagnostics.append(Diagnostic(.error, "include cycle: \(chain)", at: declaration.location))
           continue
         }
+        merged.otherFiles.append(path)
         let child: TaskFile
         do {
           child = try loader.decode(path: path)

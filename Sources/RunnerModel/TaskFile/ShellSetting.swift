@@ -1,9 +1,15 @@
 /// The `shell` setting: the program and flags a task's script is handed to, as the last argument.
 package enum ShellSetting {
   /// With errexit, as GitHub Actions runs `sh`: a failing line of a multi-line script fails the task.
-  package static let standard = ["sh", "-e", "-c"]
+  package static let standard = ["/bin/sh", "-e", "-c"]
   /// `shell: bash`, as GitHub Actions runs it: no profile or rc files, errexit and pipefail.
   package static let bash = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+
+  /// True for the shells a command with no shell syntax may skip (exec'd directly, as the
+  /// shell would): a custom argv (`[ssh, host, sh, -c]`, `[python3, -c]`) always gets the script.
+  package static func mayBypass(_ shell: [String]) -> Bool {
+    shell == standard || shell == bash || shell == named("zsh")
+  }
 
   /// The argv a `shell:` value names: `bash`, `sh`, or a list such as `[bash, -eo, pipefail, -c]`.
   package static func named(_ name: String) -> [String]? {

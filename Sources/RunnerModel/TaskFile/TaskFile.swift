@@ -25,6 +25,19 @@ package struct TaskFile: Sendable {
   /// The file's `.env` values that runner's environment overrides.
   package var shadowedEnvironment: [EnvironmentEntry] = []
 
+  /// The params a task sees from its file (and the files that include it), then its own.
+  package func params(of task: TaskDefinition) -> [ParamDeclaration] {
+    var result: [ParamDeclaration] = []
+    var level: Int? = task.scope < scopes.count ? task.scope : nil
+    while let current = level {
+      let own = current == 0 ? params : scopes[current].params
+      result = own.filter { param in !result.contains { $0.name == param.name } } + result
+      level = scopes[current].parent
+    }
+    if scopes.isEmpty { result = params }
+    return result.filter { param in !task.params.contains { $0.name == param.name } } + task.params
+  }
+
   package init(path: String, directory: String) {
     self.path = path
     self.directory = directory

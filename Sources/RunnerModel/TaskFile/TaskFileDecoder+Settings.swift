@@ -84,7 +84,7 @@ extension TaskFileDecoder {
         reader.fail(.invalidValue(what: what, reason: "needs a path"), at: entry.value)
         continue
       }
-      if entry.name == "*", !include.path.contains("*") {
+      if entry.name == "*", !include.path.contains(where: { "*?[".contains($0) }) {
         reader.fail(
           .invalidValue(what: what, reason: "'*' names each match of a glob after its directory: give a glob"),
           at: entry.value)

@@ -31,8 +31,9 @@ struct TaskFileExpander {
   private var dotEnvCache: [String: [EnvironmentEntry]] = [:]
   private var otherFiles: [String] = []
   private var shadowed: [EnvironmentEntry] = []
-  /// Task calls: the node called, and the part of the calling task it follows.
-  private var calls: [(called: Int, after: Int, location: SourceLocation)] = []
+  /// Nodes made per task: a bound on expansion (a `with:` that grows its own value never ends).
+  private var variants: [Int: Int] = [:]
+  static let variantLimit = 10_000
 
   struct NodeKey: Hashable {
     var task: Int
@@ -82,13 +83,16 @@ struct TaskFileExpander {
     }
     for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }
     while let next = pending.popLast() { resolveDependencies(of: next) }
-    orderCalls()
     giveArguments()
     guard diagnostics.isEmpty, usageErrors.isEmpty else { throw DiagnosticList(diagnostics + usageErrors) }
     var result = file
     result.environment = base
     result.tasks = nodes
-    result.otherFiles = otherFiles
+    result.otherFiles = file.otherFiles + otherFiles
+    for entry in shadowed where !result.keyEnvironment.contains(entry.name) {
+      // A `.env` name runner's environment overrides: the file names it, so its value counts.
+      result.keyEnvironment.append(entry.name)
+    }
     result.shadowedEnvironment = shadowed
     return result
   }
@@ -113,17 +117,7 @@ struct TaskFileExpander {
 
   /// The command line's `NAME=value`: per target task that declares NAME, and for the file.
   private mutating func commandLineValues(_ scopes: [IncludeScope]) -> [Int: [String: String]] {
-    var named = invocation.targets.flatMap { written -> [Int] in
-      let target = written.hasPrefix(":") ? String(written.dropFirst()) : written
-      if TargetPattern.isPattern(target) {
-        return file.tasks.filter { TargetPattern.matches(target, $0.name) }.map(\.index)
-      }
-      return taskIndex[target].map { [$0] } ?? []
-    }
-    if invocation.targets.isEmpty {
-      named = file.defaultTargets.compactMap { taskIndex[$0.name] }
-      if named.isEmpty, let index = taskIndex["default"] { named = [index] }
-    }
+    let named = targetTasks()
     var overrides: [Int: [String: String]] = [:]
     var fileOverrides: [String: String] = [:]
     for (name, value) in invocation.params {
@@ -133,9 +127,16 @@ struct TaskFileExpander {
         declared = true
         if check(value, of: param, at: nil) { overrides[index, default: [:]][name] = value }
       }
-      if let param = scopeParams.lazy.flatMap({ $0 }).first(where: { $0.name == name }) {
+      // Every file that declares it takes the value, so each one's choices must allow it.
+      var declarations: [ParamDeclaration] = []
+      for param in scopeParams.joined() where param.name == name && !declarations.contains(param) {
+        declarations.append(param)
+      }
+      if !declarations.isEmpty {
         declared = true
-        if check(value, of: param, at: nil) { fileOverrides[name] = value }
+        var allowed = true
+        for param in declarations where !check(value, of: param, at: nil) { allowed = false }
+        if allowed { fileOverrides[name] = value }
       }
       if !declared {
         let known =
@@ -157,12 +158,6 @@ struct TaskFileExpander {
       let own = index == 0 ? file.params : scopes[index].params
       for param in own { values[param.name] = fileOverrides[param.name] ?? param.defaultValue }
       scopeValues.append(values)
-      for param in own where param.isRequired && values[param.name] == nil {
-        usageErrors.append(
-          Diagnostic(
-            .error, "param '\(param.name)' is required: runner \(param.name)=VALUE" + Self.choices(param),
-            at: param.location))
-      }
     }
     rootValues = scopeValues[0]
     return overrides
@@ -253,9 +248,16 @@ struct TaskFileExpander {
     do {
       bytes = try FileReader.read(path)
     } catch {
-      if case .fileNotFound = error, reference.isOptional { return [] }
-      let note = reference.isOptional ? "" : " (mark it optional: { path: \(reference.path), optional: true })"
-      diagnostics.append(Diagnostic(.error, "dotenv file '\(reference.path)': \(error)\(note)", at: reference.location))
+      if case .fileNotFound = error {
+        if reference.isOptional { return [] }
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "dotenv file '\(reference.path)' not found (mark it optional: { path: \(reference.path), optional: true })",
+            at: reference.location))
+        return []
+      }
+      diagnostics.append(Diagnostic(.error, "dotenv file '\(reference.path)': \(error)", at: reference.location))
       return []
     }
     let shown = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
@@ -286,6 +288,17 @@ struct TaskFileExpander {
     let definition = file.tasks[task]
     let key = NodeKey(task: task, values: scope[task].map { values[$0] ?? "\u{0}" }, combination: combination ?? -1)
     if let found = memo[key] { return found }
+    variants[task, default: 0] += 1
+    if variants[task, default: 0] > Self.variantLimit {
+      if variants[task] == Self.variantLimit + 1 {
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "task '\(definition.name)' has more than \(Self.variantLimit) distinct param values: a 'with:' that "
+              + "builds a new value from its own (a cycle through 'with:')?", at: definition.location))
+      }
+      return memo[NodeKey(task: task, values: scope[task].map { baseline[task][$0] ?? "\u{0}" }, combination: -1)] ?? 0
+    }
     var node = definition
     node.taskName = definition.name
     node.index = nodes.count
@@ -350,6 +363,8 @@ struct TaskFileExpander {
     for entry in taskDotEnv {
       if environment[entry.name] != nil {
         nodes[index].shadowedEnvironment.append(entry)
+        // The file names it: runner's value for it counts in the key.
+        if !nodes[index].keyEnvironment.contains(entry.name) { nodes[index].keyEnvironment.append(entry.name) }
       } else if fileEnvironment[entry.name] == nil, !ownNames.contains(entry.name) {
         entries.append(entry)
       }
@@ -358,6 +373,20 @@ struct TaskFileExpander {
     var own: [String: Template] = [:]
     var layered: [String: Template] = [:]
     let (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
+    // The environment entries that would hide a param of the same name (params are strongest).
+    let ownEnvironmentNames = Set(task.environment.map(\.name) + layerNames)
+    // The root file's env read params as the run has them; a node with other values reads its own.
+    if values.contains(where: { name, value in rootValues[name] != nil && rootValues[name] != value }) {
+      for entry in file.environment where !entry.value.isResolved {
+        var resolved = entry
+        resolved.value = resolve(entry.value, at: entry.location, task: task, values: values, combination: matrix) {
+          name in
+          values[name].map { [.literal($0)] } ?? fileKnown[name].map { $0.parts }
+            ?? inherited[name].map { [.literal($0)] } ?? fileDotEnv[name].map { [.literal($0)] }
+        }
+        entries.append(resolved)
+      }
+    }
     let layers = chain.flatMap { file.scopes[$0].environment }
     for (position, entry) in (layers + task.environment).enumerated() {
       var resolved = entry
@@ -374,7 +403,9 @@ struct TaskFileExpander {
     }
     for name in scope[task.index] {
       let isOwn = task.params.contains { $0.name == name }
-      guard let value = values[name], isOwn || value != rootValues[name] else { continue }
+      guard let value = values[name], isOwn || value != rootValues[name] || ownEnvironmentNames.contains(name) else {
+        continue
+      }
       let declaration =
         task.params.first { $0.name == name } ?? scopeParams[task.scope].first { $0.name == name }
       let fromCommandLine = invocation.params.contains { $0.name == name && $0.value == value }
@@ -384,17 +415,32 @@ struct TaskFileExpander {
           origin: fromCommandLine ? .commandLine : .param))
     }
     nodes[index].environment = entries
-    nodes[index].missingParams = task.params.filter { $0.isRequired && values[$0.name] == nil }
+    // Required params without a value: an error only if the node is run (`--list` still works).
+    nodes[index].missingParams =
+      (scopeParams[task.scope].filter { param in !task.params.contains { $0.name == param.name } }
+      + task.params).filter { $0.isRequired && values[$0.name] == nil }
     if case .expression(let expression) = task.condition {
+      var unknown: [String] = []
       nodes[index].condition = .expression(
         expression.substituting { reference in
           switch reference {
-          case .param(let name): return values[name] ?? ""
-          case .matrix(let name): return matrix.first { $0.0 == name }?.1 ?? ""
+          case .param(let name):
+            if values[name] == nil, !scope[task.index].contains(name) { unknown.append("params.\(name)") }
+            return values[name] ?? ""
+          case .matrix(let name):
+            let axes = task.matrix.map { $0.axes.map(\.name) + $0.include.flatMap { $0.map(\.0) } } ?? []
+            if !axes.contains(name) { unknown.append("matrix.\(name)") }
+            return matrix.first { $0.0 == name }?.1 ?? ""
           case .runner(let name): return name == "os" ? RunnerPlatform.os : RunnerPlatform.arch
           case .output, .env: return nil
           }
         })
+      for name in unknown
+      where !diagnostics.contains(where: { $0.location == task.location && $0.message.contains(name) }) {
+        diagnostics.append(
+          Diagnostic(.error, "the 'if' of task '\(task.name)' reads \(name), which it does not have", at: task.location)
+        )
+      }
     }
   }
 
@@ -474,7 +520,8 @@ struct TaskFileExpander {
     guard let target = taskIndex[written] else { return nil }
     var targetValues = baseline[target]
     let ownParams = Set(file.tasks[target].params.map(\.name))
-    for name in scope[target] where !ownParams.contains(name) && values[name] != rootValues[name] {
+    let callerDefaults = scopeValues[file.tasks[task].scope]
+    for name in scope[target] where !ownParams.contains(name) && values[name] != callerDefaults[name] {
       targetValues[name] = values[name]
     }
     for given in dependency.with {
@@ -491,6 +538,15 @@ struct TaskFileExpander {
       }
       let axes = file.tasks[task].matrix?.axes.map(\.name) ?? []
       let combination = nodes[index].values.filter { axes.contains($0.0) }
+      // A value read from a param that has none leaves this one without a value too.
+      let readsMissing = given.value.parts.contains { part in
+        if case .param(let name) = part { return values[name] == nil }
+        return false
+      }
+      if readsMissing {
+        targetValues[given.name] = nil
+        continue
+      }
       let value = resolve(
         given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
       ) { _ in nil }.render { _, _ in nil }
@@ -504,20 +560,23 @@ struct TaskFileExpander {
   }
 
   /// A `run` list with task calls becomes a chain: `deploy#1` runs the commands before the first
-  /// call, the called node runs after it, `deploy#2` after both, …, and `deploy` itself runs
-  /// the commands after the last call. Each part is a node, so a waiting part holds no slot.
+  /// call, `deploy#2` runs after it and the called node, …, and `deploy` itself runs the
+  /// commands after the last call. Each part is a node, so a waiting part holds no slot. The
+  /// called node gets no edge from the calling task: running it alone (`runner build`) must
+  /// not run a caller's commands, so it runs as soon as its own dependencies allow.
   private mutating func splitAtCalls(_ index: Int, task: Int, values: [String: String]) {
     guard case .shell(let commands) = nodes[index].action, commands.contains(where: { $0.call != nil }) else { return }
-    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty {
+    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty || nodes[index].condition != nil {
       diagnostics.append(
         Diagnostic(
           .error,
-          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources' or 'outputs' "
+          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources', 'outputs' or 'if' "
             + "(put them on the tasks it calls)", at: nodes[index].location))
       return
     }
     let whole = nodes[index]
-    var dependencies = whole.dependencies
+    let own = whole.dependencies
+    var dependencies = own
     var pending: [Command] = []
     var part = 0
     for command in commands {
@@ -544,35 +603,15 @@ struct TaskFileExpander {
             at: call.location))
         return
       }
-      calls.append((called: called, after: segment.index, location: call.location))
-      dependencies = [
-        Dependency(name: segment.name, location: call.location),
-        Dependency(name: nodes[called].name, location: call.location),
-      ]
+      // Each part keeps the task's own deps (done already), so its env may read their outputs.
+      dependencies =
+        own.filter { $0.name != nodes[called].name } + [
+          Dependency(name: segment.name, location: call.location),
+          Dependency(name: nodes[called].name, location: call.location),
+        ]
     }
     nodes[index].action = pending.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies
-  }
-
-  /// A called node runs after the part before its call, unless it is already among that
-  /// part's dependencies (then it has run: the call reuses it).
-  private mutating func orderCalls() {
-    guard !calls.isEmpty else { return }
-    var byName: [String: Int] = [:]
-    for node in nodes { byName[node.name] = node.index }
-    for call in calls {
-      var seen = Set<Int>()
-      var work = [call.after]
-      var reached = false
-      while let next = work.popLast(), !reached {
-        guard seen.insert(next).inserted else { continue }
-        if next == call.called { reached = true }
-        work.append(contentsOf: nodes[next].dependencies.compactMap { byName[$0.name] })
-      }
-      if !reached {
-        nodes[call.called].dependencies.append(Dependency(name: nodes[call.after].name, location: call.location))
-      }
-    }
   }
 
   /// `deploy#2` is a part of `deploy` split at its task calls.
@@ -583,21 +622,48 @@ struct TaskFileExpander {
   /// The words after `--` go to the targets' nodes (and a matrix target's combinations).
   private mutating func giveArguments() {
     guard !invocation.arguments.isEmpty else { return }
-    for target in invocation.targets {
-      for index in nodes.indices
-      where nodes[index].name == target || Self.isPart(nodes[index].name, of: target)
-        || (TargetPattern.isPattern(target) && TargetPattern.matches(target, nodes[index].name))
-      {
+    var byName: [String: Int] = [:]
+    for node in nodes { byName[node.name] = node.index }
+    for task in targetTasks() {
+      let name = file.tasks[task].name
+      // The node the target names, its parts (a task split at its calls) and its combinations.
+      for index in nodes.indices where nodes[index].name == name || Self.isPart(nodes[index].name, of: name) {
         nodes[index].arguments = invocation.arguments
-        if nodes[index].matrix != nil {
-          for dependency in nodes[index].dependencies {
-            if let combination = nodes.firstIndex(where: { $0.name == dependency.name }) {
-              nodes[combination].arguments = invocation.arguments
-            }
-          }
+        guard nodes[index].matrix != nil, nodes[index].values.isEmpty else { continue }
+        for dependency in nodes[index].dependencies {
+          if let combination = byName[dependency.name] { nodes[combination].arguments = invocation.arguments }
         }
       }
     }
+  }
+
+  /// The tasks the command line names, as selection reads them: `:name` is the root file's,
+  /// a pattern all it matches, an include's namespace its default tasks; none named, the
+  /// file's `default` (or its task named `default`).
+  private func targetTasks() -> [Int] {
+    var written = invocation.targets.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
+    if written.isEmpty {
+      written = file.defaultTargets.map(\.name)
+      if written.isEmpty, taskIndex["default"] != nil { written = ["default"] }
+    }
+    var result: [Int] = []
+    for target in written {
+      let matched =
+        TargetPattern.isPattern(target)
+        ? file.tasks.filter { TargetPattern.matches(target, $0.name) }.map(\.index)
+        : taskIndex[target].map { [$0] } ?? []
+      for index in matched {
+        let task = file.tasks[index]
+        let isIncludeDefault =
+          task.scope != 0 && task.scope < file.scopes.count && file.scopes[task.scope].namespace == task.name
+        if isIncludeDefault {
+          result += task.dependencies.compactMap { taskIndex[$0.name] }
+        } else {
+          result.append(index)
+        }
+      }
+    }
+    return result
   }
 }
 

@@ -38,7 +38,8 @@ package struct MatrixDeclaration: Sendable {
 
   /// Every combination in axis order (the first axis outermost), less those an `exclude`
   /// entry matches; then each `include` entry extends the combinations it agrees with on
-  /// the axes it names, or, agreeing with none, is a combination of its own.
+  /// the axes it names (an entry naming no axis extends every one), or, agreeing with none,
+  /// is a combination of its own.
   package var combinations: [[(String, String)]] {
     var result: [[(String, String)]] = [[]]
     for axis in axes {
@@ -53,7 +54,7 @@ package struct MatrixDeclaration: Sendable {
       let onAxes = entry.filter { axisNames.contains($0.0) }
       var extended = false
       for index in result.indices
-      where onAxes.allSatisfy({ key, value in result[index].contains { $0 == (key, value) } }) && !onAxes.isEmpty {
+      where onAxes.allSatisfy({ key, value in result[index].contains { $0 == (key, value) } }) {
         for (key, value) in entry where !result[index].contains(where: { $0.0 == key }) {
           result[index].append((key, value))
         }

@@ -60,6 +60,31 @@ import Testing
         "unknown param 'traget': neither the task file nor 'deploy' declares it (did you mean 'target'?)"))
   }
 
+  @Test func requiredParamsAreAskedForOnlyByARun() throws {
+    let project = try TaskFileProject(
+      """
+      default: [lnit]
+      tasks:
+        deploy: { params: { ENV: { required: true, choices: [staging, prod] } }, run: 'echo "deploy $ENV"' }
+        ship:
+          params: { ENV: { required: true } }
+          deps: [{ task: deploy, with: { ENV: "${{ params.ENV }}" } }]
+        lint: echo lint
+      """)
+    defer { project.remove() }
+    let list = try project.run("--list")
+    #expect(list.status == 0, "\(list.stderr)")
+    #expect(list.stdout.contains("ENV=… (required: staging|prod)"), "\(list.stdout)")
+    #expect(try project.run("--graph", "tree", "deploy").status == 0)
+    #expect(try project.run("lint").status == 0)
+    let missing = try project.run("ship")
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("error: task 'ship' needs param 'ENV': runner ship ENV=VALUE"), "\(missing.stderr)")
+    #expect(missing.stderr.contains("note: 'ship' depends on it here without a value for it"), "\(missing.stderr)")
+    let ship = try project.run("ship", "ENV=prod")
+    #expect(ship.stdout.contains("deploy[ENV=prod] | deploy prod"), "\(ship.stdout)\(ship.stderr)")
+  }
+
   @Test func withValuesAreCheckedAtTheirLine() throws {
     let project = try TaskFileProject(
       "tasks:\n  a: {params: {n: {choices: ['1', '2']}}, run: echo}\n  b: {deps: [{task: a, with: {n: '3'}}, {task: a, with: {m: x}}]}\n"
