@@ -37,7 +37,7 @@ package struct ListRenderer: Sendable {
       var detail =
         task.description
         ?? (task.dependencies.isEmpty || task.matrix != nil
-          ? "" : "(deps: \(task.dependencies.map(\.name).joined(separator: ", ")))")
+          ? "" : "(deps: \(task.dependencies.map(\.name).filter { !$0.contains("#") }.joined(separator: ", ")))")
       let extras =
         task.params.map(Self.text)
         + (task.matrix?.axes ?? []).map { "\($0.name) in \($0.values.joined(separator: "|"))" }

@@ -12,7 +12,9 @@ struct RunnerCommand: ParsableCommand {
     discussion: [
       "FILE defaults to ./tasks.yml. A first argument that ends in .yml or .yaml, or holds a '/' and no '=', is "
         + "the file; otherwise it is a target, so `runner build` and `runner tasks.yml build` both work. With no "
-        + "target, the file's `default` tasks run, else its task named `default`.",
+        + "target, the file's `default` tasks run, else its task named `default`. A target may be a pattern "
+        + "('*:test': '*' within a ':' segment, '**' across). NAME=value sets a param of the targets or the file; "
+        + "words after -- reach the targets' scripts as \"$@\". Shell completion: --generate-completion-script.",
       "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 130 interrupted (SIGINT), "
         + "143 terminated (SIGTERM).",
       "The task file format: docs/tasks-file.md.",
@@ -21,7 +23,7 @@ struct RunnerCommand: ParsableCommand {
   )
 
   @Argument(
-    help: "The task file (optional), then the tasks to run.",
+    help: "The task file (optional), then the targets and NAME=value params; after --, the targets' arguments.",
     completion: .custom(RunnerCommand.completeTaskNames))
   var arguments: [String] = []
 

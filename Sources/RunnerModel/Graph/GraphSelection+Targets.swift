@@ -53,6 +53,13 @@ extension GraphSelection {
                 + inside.map(\.name).joined(separator: ", ")))
           continue
         }
+        // `runner deploy prod` for `runner deploy ENV=prod`: a choice of a param, written alone.
+        if let param = graph.tasks.lazy.flatMap({ graph.file.params(of: $0) }).first(where: {
+          $0.choices.contains(name)
+        }) {
+          diagnostics.append(.error(.unknownTarget(name, suggestion: "\(param.name)=\(name)"), at: nil))
+          continue
+        }
         diagnostics.append(.error(.unknownTarget(name, suggestion: Suggestion.closest(to: name, in: names)), at: nil))
         continue
       }

@@ -36,6 +36,18 @@ package struct TaskGraph: Sendable {
                 at: dependency.location))
             continue
           }
+          if dependency.name.hasPrefix(":") {
+            diagnostics.append(
+              .error(
+                .undefinedDependency(task: task.name, dependency: dependency.name, suggestion: nil),
+                at: dependency.location,
+                notes: [
+                  .note(
+                    "':name' names a task of the root file; a file run on its own is its own root, so "
+                      + "'\(dependency.name.dropFirst())' must be one of its tasks (run the root file instead?)")
+                ]))
+            continue
+          }
           let suggestion = Suggestion.closest(to: dependency.name, in: file.tasks.lazy.map(\.name))
           diagnostics.append(
             .error(

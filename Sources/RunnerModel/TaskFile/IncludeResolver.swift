@@ -79,7 +79,13 @@ struct IncludeResolver {
                 "included file '\(path)' not found (mark it optional: { path: \(declaration.path), optional: true })",
                 at: declaration.location))
           } else {
-            diagnostics.append(contentsOf: error.diagnostics)
+            // A directory or an unreadable file says so at the including line.
+            diagnostics.append(
+              contentsOf: error.diagnostics.map { diagnostic in
+                var placed = diagnostic
+                if placed.location == nil { placed.location = declaration.location }
+                return placed
+              })
           }
           continue
         }

@@ -143,8 +143,12 @@ struct TaskFileExpander {
           Array(Set(scopeParams.flatMap { $0.map(\.name) })).sorted()
           + named.flatMap { file.tasks[$0].params.map(\.name) }
         let targets = named.map { "'\(file.tasks[$0].name)'" }.joined(separator: ", ")
+        let axis = named.first { file.tasks[$0].matrix?.axes.contains { $0.name == name } ?? false }
         let hint =
-          Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
+          axis.map {
+            " ('\(name)' is a matrix axis: run one combination as '\(file.tasks[$0].name)[\(name)=\(value)]')"
+          }
+          ?? Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
           ?? (known.isEmpty ? "" : " (params: \(known.joined(separator: ", ")))")
         usageErrors.append(
           Diagnostic(

@@ -85,6 +85,19 @@ import Testing
     #expect(ship.stdout.contains("deploy[ENV=prod] | deploy prod"), "\(ship.stdout)\(ship.stderr)")
   }
 
+  @Test func mistakesGetTheRightHint() throws {
+    let project = try TaskFileProject(Self.tasks + "\n  test: { matrix: { go: ['1.22', '1.23'] }, run: echo }\n")
+    defer { project.remove() }
+    let bare = try project.run("deploy", "prod")
+    #expect(bare.stderr.contains("no task named 'prod' (did you mean 'target=prod'?)"), "\(bare.stderr)")
+    let axis = try project.run("test", "go=1.23")
+    #expect(axis.stderr.contains("'go' is a matrix axis: run one combination as 'test[go=1.23]'"), "\(axis.stderr)")
+    #expect(try project.run("test[go=1.23]").status == 0)
+    try project.write("pkg/tasks.yml", "tasks:\n  build: { deps: [':setup'], run: echo }\n")
+    let alone = try project.run("pkg/tasks.yml", "build")
+    #expect(alone.stderr.contains("note: ':name' names a task of the root file"), "\(alone.stderr)")
+  }
+
   @Test func withValuesAreCheckedAtTheirLine() throws {
     let project = try TaskFileProject(
       "tasks:\n  a: {params: {n: {choices: ['1', '2']}}, run: echo}\n  b: {deps: [{task: a, with: {n: '3'}}, {task: a, with: {m: x}}]}\n"
