@@ -123,15 +123,7 @@ package indirect enum ConditionExpression: Sendable, Hashable, CustomStringConve
 }
 
 /// A malformed condition, at a character offset in its body.
-package struct ConditionParseError: Error, Sendable, Equatable {
-  package var offset: Int
-  package var message: String
-
-  package init(offset: Int, message: String) {
-    self.offset = offset
-    self.message = message
-  }
-}
+package typealias ConditionParseError = TextError
 
 /// A recursive-descent parser over the body's characters.
 private struct ConditionParser {

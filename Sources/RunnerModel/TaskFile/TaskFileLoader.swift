@@ -20,13 +20,15 @@ package struct TaskFileLoader: Sendable {
   /// - Parameter path: the file as the user named it; messages repeat it as given.
   /// - Throws: `DiagnosticList` (always with at least one error).
   package func load(path: String) throws(DiagnosticList) -> TaskGraph {
-    let bytes: [UInt8]
+    try load(bytes: Self.read(path), path: path)
+  }
+
+  static func read(_ path: String) throws(DiagnosticList) -> [UInt8] {
     do {
-      bytes = try FileReader.read(path)
+      return try FileReader.read(path)
     } catch {
       throw DiagnosticList([.error(error, at: nil)])
     }
-    return try load(bytes: bytes, path: path)
   }
 
   package func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
@@ -50,13 +52,7 @@ package struct TaskFileLoader: Sendable {
 
   /// Reads one file as far as its schema: no includes, nothing expanded.
   func decode(path: String) throws(DiagnosticList) -> TaskFile {
-    let bytes: [UInt8]
-    do {
-      bytes = try FileReader.read(path)
-    } catch {
-      throw DiagnosticList([.error(error, at: nil)])
-    }
-    return try decode(bytes: bytes, path: path)
+    try decode(bytes: Self.read(path), path: path)
   }
 
   func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {

@@ -129,9 +129,12 @@ package struct VariableText: Sendable, Hashable {
   }
 }
 
-/// A malformed `${...}` reference.
-package struct VariableTextError: Error, Sendable, Equatable {
-  /// The character offset of the reference's `$` in the parsed text.
+/// A malformed `${...}` reference, at the character offset of its `$`.
+package typealias VariableTextError = TextError
+
+/// What is wrong with a piece of text (a condition, a `${NAME}` value), and at which
+/// character offset.
+package struct TextError: Error, Sendable, Equatable {
   package var offset: Int
   package var message: String
 
