@@ -23,7 +23,8 @@ final class RouteServer: Sendable {
   let port: Int
   private let listener: Int32
   private let routes: [String: Response]
-  private let finished = Mutex(false)
+  /// `stopping`: no more connections; `closed`: the serving thread closed the listener.
+  private let state = Mutex((stopping: false, closed: false))
 
   init(routes: [String: Response], maxConnections: Int = 20) throws {
     self.routes = routes
@@ -50,19 +51,29 @@ final class RouteServer: Sendable {
 
   var baseURL: String { "http://127.0.0.1:\(port)" }
 
+  /// Wakes the serving thread, which closes the listener itself: closing it here could hand
+  /// its descriptor number to the next test's server while this thread still accepts on it
+  /// (it then answered another server's requests with 404).
   func stop() {
-    finished.withLock { $0 = true }
-    shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+    state.withLock { state in
+      state.stopping = true
+      if !state.closed { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
   }
 
   private func serve(limit: Int) {
+    defer {
+      state.withLock { state in
+        state.closed = true
+        close(listener)
+      }
+    }
     for _ in 0..<limit {
       let client = accept(listener, nil, nil)
       if client < 0 { return }
       handle(client)
       close(client)
-      if finished.withLock({ $0 }) { return }
+      if state.withLock({ $0.stopping }) { return }
     }
   }
 
@@ -78,7 +89,7 @@ final class RouteServer: Sendable {
     let path = line.count > 1 ? String(line[1]) : "/"
     let response = routes[path] ?? Response(status: 404, body: Array("not found".utf8))
     if response.hang {
-      while !finished.withLock({ $0 }) { usleep(10_000) }
+      while !state.withLock({ $0.stopping }) { usleep(10_000) }
       return
     }
     var head = "HTTP/1.0 \(response.status) X\r\nConnection: close\r\n"
