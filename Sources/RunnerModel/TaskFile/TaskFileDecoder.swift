@@ -194,13 +194,18 @@ struct TaskFileDecoder {
       case "key_env": task.keyEnvironment = variableNames(value, what: what())
       case "dir":
         task.directory = reader.string(value, what: what())
-        if let dir = task.directory { rejectExpression(dir, task: name, key: "dir", at: value) }
+        if let dir = task.directory { checkLoadTimeExpression(dir, task: name, key: "dir", at: value.location) }
       case "priority": task.priority = priority(value, what: what())
       case "timeout": task.timeout = reader.duration(value, what: what())
       case "retries": task.retries = reader.integer(value, what: what(), range: 0...100) ?? 0
       case "sources":
-        task.sources = reader.strings(value, what: what(), expected: "a list of paths or globs")?.map(\.0) ?? []
-      case "outputs": task.outputs = reader.strings(value, what: what(), expected: "a list of paths")?.map(\.0) ?? []
+        let items = reader.strings(value, what: what(), expected: "a list of paths or globs") ?? []
+        for (text, location) in items { checkLoadTimeExpression(text, task: name, key: "sources", at: location) }
+        task.sources = items.map(\.0)
+      case "outputs":
+        let items = reader.strings(value, what: what(), expected: "a list of paths") ?? []
+        for (text, location) in items { checkLoadTimeExpression(text, task: name, key: "outputs", at: location) }
+        task.outputs = items.map(\.0)
       case "wait_for": task.waitFor = gates(value, what: what())
       case "resources":
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
@@ -360,6 +365,22 @@ struct TaskFileDecoder {
         return 0
       }
       return value
+    }
+  }
+
+  /// `dir`, `sources` and `outputs` may read params and matrix values (known when the file is
+  /// loaded), never dependencies' outputs.
+  mutating func checkLoadTimeExpression(_ text: String, task: String, key: String, at location: SourceLocation) {
+    guard Template.containsExpression(text) else { return }
+    do {
+      if !(try Template.parse(text)).references.isEmpty {
+        reader.fail(
+          .malformedExpression(
+            text, reason: "'\(key)' is known before the run: it may read params and matrix values, not outputs"),
+          at: location)
+      }
+    } catch {
+      reader.fail(error, at: location)
     }
   }
 

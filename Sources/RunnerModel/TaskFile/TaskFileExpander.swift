@@ -105,12 +105,19 @@ struct TaskFileExpander {
     else { return false }
     return file.tasks.allSatisfy { task in
       guard task.params.isEmpty, task.matrix == nil, task.dotenv.isEmpty, task.condition == nil,
-        task.environment.allSatisfy({ $0.value.isResolved }),
+        task.environment.allSatisfy({ $0.value.isResolved }), !Self.readsValues(task),
         task.dependencies.allSatisfy({ $0.with.isEmpty && !$0.name.hasPrefix(":") })
       else { return false }
       if case .shell(let commands) = task.action, commands.contains(where: { $0.call != nil }) { return false }
       return true
     }
+  }
+
+  /// True when the task's `dir`, `sources` or `outputs` read params or matrix values.
+  static func readsValues(_ task: TaskDefinition) -> Bool {
+    task.directory.map(Template.containsExpression) ?? false
+      || task.sources.contains(where: Template.containsExpression)
+      || task.outputs.contains(where: Template.containsExpression)
   }
 
   // MARK: The command line
@@ -419,6 +426,16 @@ struct TaskFileExpander {
           origin: fromCommandLine ? .commandLine : .param))
     }
     nodes[index].environment = entries
+    if Self.readsValues(task) {
+      let fill = { (text: String, this: inout TaskFileExpander) -> String in
+        guard Template.containsExpression(text), let template = try? Template.parse(text) else { return text }
+        return this.resolve(template, at: task.location, task: task, values: values, combination: matrix) { _ in nil }
+          .render { _, _ in nil }
+      }
+      nodes[index].directory = task.directory.map { fill($0, &self) }
+      nodes[index].sources = task.sources.map { fill($0, &self) }
+      nodes[index].outputs = task.outputs.map { fill($0, &self) }
+    }
     // Required params without a value: an error only if the node is run (`--list` still works).
     nodes[index].missingParams =
       (scopeParams[task.scope].filter { param in !task.params.contains { $0.name == param.name } }

@@ -48,6 +48,41 @@ import Testing
     #expect(output.stderr.contains("tasks.yml:2:3: error: task 'a' has more than 10000 distinct param values"))
   }
 
+  @Test func dirSourcesAndOutputsReadParamsAndMatrixValues() throws {
+    let project = try TaskFileProject(
+      """
+      params: { mode: debug }
+      tasks:
+        build:
+          matrix: { pkg: [core, web] }
+          dir: ${{ matrix.pkg }}
+          sources: ["src/*.txt", "!src/skip.txt"]
+          outputs: ["out-${{ params.mode }}.txt"]
+          run: cat src/*.txt > out-$mode.txt
+        bad: { deps: [build], outputs: ["${{ deps.build.outputs.x }}"], run: echo }
+      """)
+    defer { project.remove() }
+    for package in ["core", "web"] {
+      try project.write("\(package)/src/a.txt", "\(package)\n")
+      try project.write("\(package)/src/skip.txt", "skip\n")
+    }
+    let bad = try project.run("build")
+    #expect(bad.status == 2)
+    #expect(bad.stderr.contains("'outputs' is known before the run"), "\(bad.stderr)")
+    try project.write(
+      "tasks.yml", (project.read("tasks.yml") ?? "").replacingOccurrences(of: "  bad:", with: "  good:"))
+    try project.write(
+      "tasks.yml", (project.read("tasks.yml") ?? "").replacingOccurrences(of: "${{ deps.build.outputs.x }}", with: "x"))
+    let output = try project.run("build", "mode=release")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("core/out-release.txt") == "core\nskip\n")
+    #expect(project.read("web/out-release.txt") == "web\nskip\n")
+    try project.write("web/src/skip.txt", "changed, but excluded\n")
+    let again = try project.run("build", "mode=release")
+    // An excluded source changed: nothing to run.
+    #expect(again.stdout.contains("✓ build[pkg=web] up to date"), "\(again.stdout)")
+  }
+
   @Test func aTypoInAConditionIsAnError() throws {
     let project = try TaskFileProject(
       "params: { mode: debug }\ntasks:\n  a: { if: \"${{ params.mdoe == 'x' }}\", run: echo }\n")
