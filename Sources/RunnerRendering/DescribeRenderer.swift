@@ -10,6 +10,9 @@ package struct DescribeRenderer: Sendable {
     let task = graph[index]
     var rows: [(String, [String])] = [("kind", [task.action.kindName])]
     switch task.action {
+    case _ where !task.writtenRun.isEmpty:
+      // A task split at its calls: the whole list as written, each call with its values.
+      rows.append(("run", task.writtenRun.map { $0.call.map(Self.describe) ?? "$ " + $0.text }))
     case .group: break
     case .shell(let commands): rows.append(("run", commands.map { "$ " + $0.text }))
     case .image(let steps):
@@ -51,6 +54,11 @@ package struct DescribeRenderer: Sendable {
       }
     }
     return out
+  }
+
+  static func describe(_ call: Dependency) -> String {
+    let values = call.with.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+    return "→ task \(call.name)" + (values.isEmpty ? "" : " with \(values)")
   }
 
   static func describe(_ param: ParamDeclaration) -> String {

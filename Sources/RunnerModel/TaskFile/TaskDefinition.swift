@@ -39,6 +39,9 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var values: [(String, String)] = []
   /// Required params this node has no value for: selecting it is a usage error.
   package var missingParams: [ParamDeclaration] = []
+  /// For a task split at its task calls: its whole `run` list as written (the node runs the
+  /// part after the last call).
+  package var writtenRun: [Command] = []
   /// `.env` values the node does not get because runner's environment sets them.
   package var shadowedEnvironment: [EnvironmentEntry] = []
 

@@ -633,6 +633,7 @@ struct TaskFileExpander {
     }
     nodes[index].action = pending.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies
+    nodes[index].writtenRun = commands
   }
 
   /// `deploy#2` is a part of `deploy` split at its task calls.

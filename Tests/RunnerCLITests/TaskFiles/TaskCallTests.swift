@@ -37,6 +37,9 @@ import Testing
     let plan = try project.run("-n", "release")
     #expect(plan.stdout.contains("release#1"), "\(plan.stdout)")
     #expect(plan.stdout.contains("build[mode=release]"), "\(plan.stdout)")
+    let describe = try project.run("--describe", "release")
+    #expect(
+      describe.stdout.contains("→ task build with mode=release\n"), "\(describe.stdout)")
   }
 
   @Test func runningACalledTaskAloneRunsNoCallersCommands() throws {
