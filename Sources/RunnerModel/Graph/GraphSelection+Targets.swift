@@ -35,7 +35,10 @@ extension GraphSelection {
       // A leading ':' names a task of the root file (`runner :import`).
       let name = written.hasPrefix(":") ? String(written.dropFirst()) : written
       if TargetPattern.isPattern(name) {
-        let matched = graph.tasks.filter { !$0.isInternal && TargetPattern.matches(name, $0.name) }
+        // Tasks as written: not the nodes made for other values or the parts of a split task.
+        let matched = graph.tasks.filter {
+          !$0.isInternal && $0.values.isEmpty && !$0.name.contains("#") && TargetPattern.matches(name, $0.name)
+        }
         if matched.isEmpty {
           diagnostics.append(
             .error(.invalidValue(what: "target pattern '\(name)'", reason: "matches no task"), at: nil))
@@ -76,14 +79,17 @@ extension GraphSelection {
     self.init(graph: graph, targets: indices)
     // A run (or a dry run) needs every required param of what it runs; drawing the graph does not.
     guard !wholeFile else { return }
+    var reported = Set<String>()
     for member in members {
-      for param in graph[member].missingParams {
-        let name = graph[member].taskName ?? graph[member].name
-        let notes = graph.dependents[member].filter { isMember[$0] }.prefix(3).map { dependent in
-          Diagnostic.note(
-            "'\(graph[dependent].name)' depends on it here without a value for it (give one with 'with:')",
-            at: graph.edgeLocation(from: dependent, to: member))
-        }
+      let name = graph[member].taskName ?? graph[member].name
+      for param in graph[member].missingParams where reported.insert(name + "\u{0}" + param.name).inserted {
+        // The dependents that asked without a value: not the task's own parts or matrix group.
+        let notes = graph.dependents[member].filter { isMember[$0] && (graph[$0].taskName ?? graph[$0].name) != name }
+          .prefix(3).map { dependent in
+            Diagnostic.note(
+              "'\(graph[dependent].name)' depends on it here without a value for it (give one with 'with:')",
+              at: graph.edgeLocation(from: dependent, to: member))
+          }
         diagnostics.append(
           Diagnostic(
             .error,

@@ -96,6 +96,7 @@ struct IncludeResolver {
         childScope.params = child.params
         childScope.environment = child.environment
         childScope.dotenv = child.dotenv
+        childScope.relativeDirectory = Self.relative(child.directory, to: merged.directory)
         merged.scopes.append(childScope)
         let index = merged.scopes.count - 1
         add(child, scope: index, relativeDirectory: Self.relative(child.directory, to: merged.directory))
@@ -126,7 +127,8 @@ struct IncludeResolver {
         task.keyEnvironment += file.keyEnvironment
         if let relativeDirectory {
           let own = task.directory ?? ""
-          if own.hasPrefix("/") {
+          if own.hasPrefix("/") || Template.containsExpression(own) {
+            // An absolute one stays; one that reads params is joined once it is filled in.
             task.directory = own
           } else if relativeDirectory != "." || !own.isEmpty {
             task.directory = Self.join(relativeDirectory, own.isEmpty ? "." : own)

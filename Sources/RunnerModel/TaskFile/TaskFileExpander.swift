@@ -34,6 +34,7 @@ struct TaskFileExpander {
   /// Nodes made per task: a bound on expansion (a `with:` that grows its own value never ends).
   private var variants: [Int: Int] = [:]
   static let variantLimit = 10_000
+  private var matrixCombinations: [Int: [[(String, String)]]] = [:]
 
   struct NodeKey: Hashable {
     var task: Int
@@ -299,8 +300,9 @@ struct TaskFileExpander {
     let definition = file.tasks[task]
     let key = NodeKey(task: task, values: scope[task].map { values[$0] ?? "\u{0}" }, combination: combination ?? -1)
     if let found = memo[key] { return found }
-    variants[task, default: 0] += 1
-    if variants[task, default: 0] > Self.variantLimit {
+    // Distinct values, not combinations: a large matrix is no runaway `with:`.
+    if combination == nil { variants[task, default: 0] += 1 }
+    if combination == nil, variants[task, default: 0] > Self.variantLimit {
       if variants[task] == Self.variantLimit + 1 {
         diagnostics.append(
           Diagnostic(
@@ -315,8 +317,8 @@ struct TaskFileExpander {
     node.index = nodes.count
     var shown: [(String, String)] = []
     var matrixValues: [(String, String)] = []
-    if let combination, let matrix = definition.matrix {
-      matrixValues = matrix.combinations[combination]
+    if let combination, definition.matrix != nil {
+      matrixValues = combinations(of: task)[combination]
       shown = matrixValues
     }
     for name in scope[task] where values[name] != baseline[task][name] {
@@ -335,17 +337,26 @@ struct TaskFileExpander {
       nodes[node.index].condition = nil
       nodes[node.index].dotenv = []
       nodes[node.index].waitFor = []
-      var combinations: [Dependency] = []
-      for index in matrix.combinations.indices {
+      nodes[node.index].directory = nil
+      var members: [Dependency] = []
+      for index in combinations(of: task).indices {
         let combined = self.node(task, values: values, combination: index)
-        combinations.append(Dependency(name: nodes[combined].name, location: matrix.location))
+        members.append(Dependency(name: nodes[combined].name, location: matrix.location))
       }
-      nodes[node.index].dependencies = combinations
+      nodes[node.index].dependencies = members
       return node.index
     }
     prepare(node.index, task: definition, values: values, matrix: matrixValues)
     pending.append(node.index)
     return node.index
+  }
+
+  /// A matrix task's combinations, worked out once.
+  private mutating func combinations(of task: Int) -> [[(String, String)]] {
+    if let known = matrixCombinations[task] { return known }
+    let result = file.tasks[task].matrix?.combinations ?? []
+    matrixCombinations[task] = result
+    return result
   }
 
   /// Fills in the node's environment, condition and missing params.
@@ -383,18 +394,22 @@ struct TaskFileExpander {
     }
     var own: [String: Template] = [:]
     var layered: [String: Template] = [:]
-    let (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
+    var (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
     // The environment entries that would hide a param of the same name (params are strongest).
-    let ownEnvironmentNames = Set(task.environment.map(\.name) + layerNames)
-    // The root file's env read params as the run has them; a node with other values reads its own.
+    var ownEnvironmentNames = Set(task.environment.map(\.name) + layerNames)
+    // The root file's env read params as the run has them; a node with other values reads its
+    // own, in order, and what reads those entries later reads the node's values too.
     if values.contains(where: { name, value in rootValues[name] != nil && rootValues[name] != value }) {
       for entry in file.environment where !entry.value.isResolved {
         var resolved = entry
+        let known = fileKnown
         resolved.value = resolve(entry.value, at: entry.location, task: task, values: values, combination: matrix) {
           name in
-          values[name].map { [.literal($0)] } ?? fileKnown[name].map { $0.parts }
+          values[name].map { [.literal($0)] } ?? known[name].map { $0.parts }
             ?? inherited[name].map { [.literal($0)] } ?? fileDotEnv[name].map { [.literal($0)] }
         }
+        fileKnown[entry.name] = resolved.value
+        ownEnvironmentNames.insert(entry.name)
         entries.append(resolved)
       }
     }
@@ -432,7 +447,13 @@ struct TaskFileExpander {
         return this.resolve(template, at: task.location, task: task, values: values, combination: matrix) { _ in nil }
           .render { _, _ in nil }
       }
-      nodes[index].directory = task.directory.map { fill($0, &self) }
+      nodes[index].directory = task.directory.map { written in
+        let filled = fill(written, &self)
+        guard Template.containsExpression(written), task.scope != 0, task.scope < file.scopes.count,
+          !filled.hasPrefix("/")
+        else { return filled }
+        return IncludeResolver.join(file.scopes[task.scope].relativeDirectory, filled)
+      }
       nodes[index].sources = task.sources.map { fill($0, &self) }
       nodes[index].outputs = task.outputs.map { fill($0, &self) }
     }
@@ -518,18 +539,20 @@ struct TaskFileExpander {
       resolved.append(Dependency(name: nodes[node].name, location: dependency.location))
     }
     nodes[index].dependencies = resolved
-    splitAtCalls(index, task: task, values: values)
-    guard renamed.contains(where: { $0.key != $0.value }) else { return }
-    for position in nodes[index].environment.indices {
-      nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
-        guard case .output(let task, let key) = $0, let name = renamed[task] else { return $0 }
-        return .output(task: name, key: key)
+    if renamed.contains(where: { $0.key != $0.value }) {
+      for position in nodes[index].environment.indices {
+        nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
+          guard case .output(let task, let key) = $0, let name = renamed[task] else { return $0 }
+          return .output(task: name, key: key)
+        }
+      }
+      if case .expression(let expression) = nodes[index].condition {
+        nodes[index].condition = .expression(
+          expression.renamingOutputs { renamed[$0] ?? $0 })
       }
     }
-    if case .expression(let expression) = nodes[index].condition {
-      nodes[index].condition = .expression(
-        expression.renamingOutputs { renamed[$0] ?? $0 })
-    }
+    // After the renaming: every part reads its dependencies' outputs under their node names.
+    splitAtCalls(index, task: task, values: values)
   }
 
   /// The node a `deps` entry or a task call of node `index` names, with the values it passes
@@ -541,8 +564,16 @@ struct TaskFileExpander {
     guard let target = taskIndex[written] else { return nil }
     var targetValues = baseline[target]
     let ownParams = Set(file.tasks[target].params.map(\.name))
+    // A file param the caller has another value for (set by `with:` or the command line)
+    // flows on, if it is the same file's param (not the caller's own task param of that name).
     let callerDefaults = scopeValues[file.tasks[task].scope]
-    for name in scope[target] where !ownParams.contains(name) && values[name] != callerDefaults[name] {
+    let callerOwn = Set(file.tasks[task].params.map(\.name))
+    for name in scope[target]
+    where !ownParams.contains(name) && !callerOwn.contains(name) && values[name] != callerDefaults[name] {
+      let declaration = scopeParams[file.tasks[target].scope].first { $0.name == name }
+      if let value = values[name], let declaration, !declaration.choices.isEmpty, !declaration.choices.contains(value) {
+        continue
+      }
       targetValues[name] = values[name]
     }
     for given in dependency.with {
@@ -646,15 +677,38 @@ struct TaskFileExpander {
     guard !invocation.arguments.isEmpty else { return }
     var byName: [String: Int] = [:]
     for node in nodes { byName[node.name] = node.index }
-    for task in targetTasks() {
-      let name = file.tasks[task].name
-      // The node the target names, its parts (a task split at its calls) and its combinations.
-      for index in nodes.indices where nodes[index].name == name || Self.isPart(nodes[index].name, of: name) {
-        nodes[index].arguments = invocation.arguments
-        guard nodes[index].matrix != nil, nodes[index].values.isEmpty else { continue }
-        for dependency in nodes[index].dependencies {
-          if let combination = byName[dependency.name] { nodes[combination].arguments = invocation.arguments }
+    var written = invocation.targets.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
+    if written.isEmpty {
+      written = file.defaultTargets.map(\.name)
+      if written.isEmpty, byName["default"] != nil { written = ["default"] }
+    }
+    // The nodes the targets name (`test[py=3.12]` too), an include's default's tasks, a matrix
+    // group's combinations; then each of those and its parts (`release#1`).
+    var wanted = Set<String>()
+    for target in written {
+      let matched =
+        TargetPattern.isPattern(target)
+        ? nodes.filter { !$0.name.contains("#") && TargetPattern.matches(target, $0.name) }.map(\.index)
+        : byName[target].map { [$0] } ?? []
+      for index in matched {
+        let node = nodes[index]
+        wanted.insert(node.name)
+        let isIncludeDefault =
+          node.scope != 0 && node.scope < file.scopes.count && file.scopes[node.scope].namespace == node.name
+        let isMatrixGroup: Bool
+        if case .group = node.action, node.matrix != nil, node.taskName != nil {
+          isMatrixGroup = true
+        } else {
+          isMatrixGroup = false
         }
+        if isIncludeDefault || isMatrixGroup { wanted.formUnion(node.dependencies.map(\.name)) }
+      }
+    }
+    for index in nodes.indices {
+      let name = nodes[index].name
+      let whole = name.lastIndex(of: "#").map { String(name[..<$0]) }
+      if wanted.contains(name) || (whole.map { Self.isPart(name, of: $0) && wanted.contains($0) } ?? false) {
+        nodes[index].arguments = invocation.arguments
       }
     }
   }

@@ -104,6 +104,8 @@ package struct IncludeScope: Sendable {
   package var path: String
   /// Its directory as the user would name it (for its `.env` files).
   package var fileDirectory: String
+  /// Its directory relative to the root file's, which its tasks' `dir` is joined to.
+  package var relativeDirectory = "."
   package var params: [ParamDeclaration] = []
   package var environment: [EnvironmentEntry] = []
   package var dotenv: [DotEnvReference] = []

@@ -137,3 +137,80 @@ import Testing
     #expect(project.read("out.txt") == "b\n")
   }
 }
+
+/// What a second review found in the fixes: arguments on a plain file and on node names, parts
+/// reading renamed outputs, chained re-reads, and params that must not flow.
+@Suite struct SecondReviewTests {
+  @Test func argumentsReachATargetOfAPlainFile() throws {
+    let project = try TaskFileProject("tasks:\n  echo: 'echo \"args: $*\"'\n  default: 'echo \"default: $*\"'\n")
+    defer { project.remove() }
+    #expect(try project.run("echo", "--", "a", "b").stdout.contains("args: a b"))
+    #expect(try project.run("--", "c").stdout.contains("default: c"))
+  }
+
+  @Test func argumentsReachANodeNamedWithValuesAndItsParts() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  h: echo\n  t:\n    matrix: { x: [a, b] }\n    run: ['echo \"one $*\"', { task: h }, 'echo \"two $*\"']\n"
+    )
+    defer { project.remove() }
+    let one = try project.run("t[x=a]", "--", "hi")
+    #expect(one.stdout.contains("one hi"), "\(one.stdout)\(one.stderr)")
+    #expect(one.stdout.contains("two hi"))
+    let all = try project.run("t", "--", "yo")
+    #expect(all.stdout.components(separatedBy: "one yo").count == 3, "\(all.stdout)")
+  }
+
+  @Test func partsReadTheirDependenciesOutputsUnderNodeNames() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        version: { params: { flavor: plain }, run: 'echo "tag=v-$flavor" >> $RUNNER_OUTPUT' }
+        h: echo
+        rel:
+          deps: [{ task: version, with: { flavor: fancy } }]
+          env: { TAG: "${{ deps.version.outputs.tag }}" }
+          run: ['echo "first $TAG"', { task: h }, 'echo "last $TAG"']
+      """)
+    defer { project.remove() }
+    let output = try project.run("rel")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("first v-fancy"))
+    #expect(output.stdout.contains("last v-fancy"))
+  }
+
+  @Test func reReadRootEnvChainsAndOwnTaskParamsDoNotFlow() throws {
+    let project = try TaskFileProject(
+      """
+      params: { mode: debug }
+      env: { DIR: "build/${{ params.mode }}", OUT: "${DIR}/bin" }
+      tasks:
+        build: { env: { T: "${DIR}/x" }, run: 'echo "$mode $OUT $T"' }
+        pkg: { deps: [{ task: build, with: { mode: release } }] }
+        deploy: { params: { mode: fast }, deps: [build], run: echo }
+      """)
+    defer { project.remove() }
+    let pkg = try project.run("pkg")
+    #expect(pkg.stdout.contains("release build/release/bin build/release/x"), "\(pkg.stdout)\(pkg.stderr)")
+    let deploy = try project.run("deploy")
+    #expect(deploy.stdout.contains("build  | debug build/debug/bin build/debug/x"), "\(deploy.stdout)")
+    #expect(!deploy.stdout.contains("build[mode=fast]"))
+  }
+
+  @Test func aMissingParamIsReportedOnceAndPatternsSkipParts() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        h: echo
+        deploy: { params: { ENV: { required: true } }, run: [echo, { task: h }, echo] }
+        t: { matrix: { x: [a, b] }, dir: "${{ matrix.x }}", run: echo }
+      """)
+    defer { project.remove() }
+    let missing = try project.run("deploy")
+    #expect(missing.stderr.components(separatedBy: "needs param 'ENV'").count == 2, "\(missing.stderr)")
+    #expect(!missing.stderr.contains("deploy#"))
+    let plan = try project.run("-n", "*", "ENV=x")
+    #expect(plan.stdout.contains("targets: h, deploy, t\n"), "\(plan.stdout)\(plan.stderr)")
+    let describe = try project.run("--describe", "t")
+    #expect(!describe.stdout.contains("${{"), "\(describe.stdout)")
+  }
+}
