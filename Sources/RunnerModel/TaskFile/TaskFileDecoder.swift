@@ -237,7 +237,16 @@ struct TaskFileDecoder {
       // A list with task calls: `- task: NAME` (with `with:`) between commands.
       var result: [Command] = []
       for item in list {
-        if case .mapping = item.kind {
+        if case .mapping(let entries) = item.kind {
+          if !entries.contains(where: { $0.name == "task" }), let first = entries.first {
+            // `- echo Building: done` is YAML for a mapping: the command needs quotes.
+            reader.fail(
+              .invalidValue(
+                what: "'\(first.name): …' in \(what)",
+                reason: "is read as a mapping (a task call is '- task: NAME'); quote a command that holds ': '"),
+              at: item)
+            continue
+          }
           if let call = dependency(item, what: what) {
             result.append(Command(text: "task: \(call.name)", location: call.location, call: call))
           }

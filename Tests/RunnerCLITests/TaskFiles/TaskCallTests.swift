@@ -61,6 +61,16 @@ import Testing
     #expect(!(project.read("log") ?? "").contains("two"))
   }
 
+  @Test func aCommandWithAColonSpaceSaysToQuoteIt() throws {
+    let project = try TaskFileProject("tasks:\n  a:\n    run:\n      - echo one\n      - echo Building: done\n")
+    defer { project.remove() }
+    let output = try project.run("a")
+    #expect(output.status == 2)
+    #expect(
+      output.stderr.contains("tasks.yml:5:9: error: 'echo Building: …' in 'run' of task 'a' is read as a mapping"),
+      "\(output.stderr)")
+  }
+
   @Test func aCallToAnUnknownTaskIsAnErrorAtItsLine() throws {
     let project = try TaskFileProject("tasks:\n  biuld: echo\n  a:\n    run:\n      - task: build\n")
     defer { project.remove() }
