@@ -14,11 +14,11 @@ struct GateWaiter: Sendable {
   /// - Returns: nil when all gates hold; otherwise why the first one failed.
   func wait() async -> String? {
     for gate in gates {
-      let deadline = ContinuousClock.now.advanced(by: gate.timeout)
+      let deadline = gate.timeout.map { ContinuousClock.now.advanced(by: $0) }
       while await !holds(gate) {
         if Task.isCancelled { return "cancelled while waiting for \(gate)" }
-        if ContinuousClock.now >= deadline {
-          return "\(gate) did not hold within \(formatDuration(gate.timeout)) (wait_for at \(gate.location))"
+        if let deadline, let timeout = gate.timeout, ContinuousClock.now >= deadline {
+          return "\(gate) did not hold within \(formatDuration(timeout)) (wait_for at \(gate.location))"
         }
         try? await Task.sleep(for: Self.interval)
       }

@@ -114,11 +114,13 @@ struct SchemaReader {
     }
   }
 
-  /// `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds.
-  mutating func duration(_ node: YAMLNode, what: @autoclosure () -> String) -> Duration? {
-    guard let text = node.scalar, let value = Self.parseDuration(text), value > .zero else {
+  /// A time limit: `90s`, `5m`, `1h30m`, `250ms`, or a bare number of seconds; `0` in any unit
+  /// (`0`, `0s`, `0ms`) means no limit and reads as `.zero` (one rule for every timeout).
+  mutating func timeLimit(_ node: YAMLNode, what: @autoclosure () -> String) -> Duration? {
+    guard let text = node.scalar, let value = Self.parseDuration(text) else {
       fail(
-        .wrongType(what: what(), expected: "a positive duration such as 90s, 5m or 250ms", found: node.quotedOrKind),
+        .wrongType(
+          what: what(), expected: "a duration such as 90s, 5m or 250ms (0 for no limit)", found: node.quotedOrKind),
         at: node)
       return nil
     }

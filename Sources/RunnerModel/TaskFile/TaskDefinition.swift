@@ -125,7 +125,8 @@ package struct ReadinessGate: Sendable, Hashable, CustomStringConvertible {
   }
 
   package var condition: Condition
-  package var timeout: Duration
+  /// nil: no limit (`timeout: 0`).
+  package var timeout: Duration?
   package var location: SourceLocation
 
   package var description: String {

@@ -18,12 +18,13 @@ extension TaskFileDecoder {
         let entries = reader.mapping(
           item, what: "a gate in \(what())", allowed: Self.gateKeys, place: "a gate in \(what())")
       else { continue }
-      var timeout = Self.defaultGateTimeout
+      var timeout: Duration? = Self.defaultGateTimeout
       var conditions: [ReadinessGate.Condition] = []
       for entry in entries {
         let field = "'\(entry.name)' of a gate in \(what())"
         switch entry.name {
-        case "timeout": timeout = reader.duration(entry.value, what: field) ?? timeout
+        case "timeout":
+          if let limit = reader.timeLimit(entry.value, what: field) { timeout = limit == .zero ? nil : limit }
         case "file": reader.string(entry.value, what: field).map { conditions.append(.file($0)) }
         case "command": reader.string(entry.value, what: field).map { conditions.append(.command($0)) }
         case "tcp":

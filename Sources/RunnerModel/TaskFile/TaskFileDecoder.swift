@@ -196,7 +196,9 @@ struct TaskFileDecoder {
         task.directory = reader.string(value, what: what())
         if let dir = task.directory { checkLoadTimeExpression(dir, task: name, key: "dir", at: value.location) }
       case "priority": task.priority = priority(value, what: what())
-      case "timeout": task.timeout = reader.duration(value, what: what())
+      case "timeout":
+        let limit = reader.timeLimit(value, what: what())
+        task.timeout = limit == .zero ? nil : limit
       case "retries": task.retries = reader.integer(value, what: what(), range: 0...100) ?? 0
       case "sources":
         let items = reader.strings(value, what: what(), expected: "a list of paths or globs") ?? []

@@ -100,7 +100,7 @@ import Testing
     ),
     (
       "tasks:\n  a: {timeout: soon, run: x}\n",
-      "tasks.yml:2:16: error: 'timeout' of task 'a' must be a positive duration such as 90s, 5m or 250ms, found 'soon'"
+      "tasks.yml:2:16: error: 'timeout' of task 'a' must be a duration such as 90s, 5m or 250ms (0 for no limit), found 'soon'"
     ),
     (
       "tasks:\n  a: {priority: urgent, run: x}\n",
