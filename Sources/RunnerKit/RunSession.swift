@@ -24,10 +24,11 @@ package struct RunSession: Sendable {
   package func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
-    guard let scratch = Self.makeScratchDirectory() else {
-      DiagnosticPrinter().print([
-        Diagnostic(.error, "cannot create a temporary directory: \(FileReader.describe(errno))")
-      ])
+    let scratch: String
+    switch Self.makeScratchDirectory() {
+    case .success(let path): scratch = path
+    case .failure(let problem):
+      DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
       return ExitStatus.usage
     }
     defer { Self.removeDirectory(scratch) }
@@ -115,12 +116,31 @@ package struct RunSession: Sendable {
     return environment
   }
 
-  static func makeScratchDirectory() -> String? {
-    let base = ProcessEnvironment.current["TMPDIR"] ?? "/tmp"
+  struct ScratchProblem: Error {
+    var text: String
+  }
+
+  /// A private directory for the run's `$RUNNER_OUTPUT` files, under `$TMPDIR` (else /tmp).
+  /// The error names the directory and the cause (errno read at once, before anything can
+  /// change it).
+  static func makeScratchDirectory() -> Result<String, ScratchProblem> {
+    let base = ProcessEnvironment.current["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     var template = Array("\(base)/runner-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { buffer in
-      mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+    var code: Int32 = 0
+    let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+      guard let path = mkdtemp(buffer.baseAddress!) else {
+        code = errno
+        return nil
+      }
+      return String(cString: path)
     }
+    guard let made else {
+      let variable = ProcessEnvironment.current["TMPDIR"] == nil ? "" : " (TMPDIR)"
+      return .failure(
+        ScratchProblem(
+          text: "cannot create a temporary directory in '\(base)'\(variable): \(FileReader.describe(code))"))
+    }
+    return .success(made)
   }
 
   static func removeDirectory(_ path: String) {

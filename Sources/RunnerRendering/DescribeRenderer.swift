@@ -42,7 +42,10 @@ package struct DescribeRenderer: Sendable {
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if !task.waitFor.isEmpty {
       rows.append(
-        ("wait_for", task.waitFor.map { "\($0) (\($0.timeout.map { "timeout " + formatDuration($0) } ?? "no timeout"))" }))
+        (
+          "wait_for",
+          task.waitFor.map { "\($0) (\($0.timeout.map { "timeout " + formatDuration($0) } ?? "no timeout"))" }
+        ))
     }
     if !task.resources.isEmpty { rows.append(("resources", [task.resources.joined(separator: ", ")])) }
     var out = "task \(task.name) (\(task.location))\n"

@@ -1,6 +1,7 @@
 import Glibc
 import Imaging
 import RunnerCache
+import RunnerModel
 
 /// Wraps a task's operation with incremental behaviour: skip it when up to date, restore it
 /// from the local cache, or run it and record (and cache) what it did.
@@ -101,7 +102,9 @@ struct CachingOperation: TaskOperation {
     let task = context.task
     guard cacheable else {
       store.prefetch.noteChange()
-      return recordUncached(try await inner.run(context), context)
+      let result = try await inner.run(context)
+      try Self.checkOutputsExist(task, context)
+      return recordUncached(result, context)
     }
     // `conclude` already found the task not up to date, with this fingerprint (a retry works
     // it out again: the failed attempt may have changed files).
@@ -124,11 +127,23 @@ struct CachingOperation: TaskOperation {
     let result: any OperationResult
     do {
       result = try await inner.run(running)
+      try Self.checkOutputsExist(task, context)
     } catch {
       store.update(task.name, nil)
       throw error
     }
     return record(result, fingerprint, log: capture.lines, context)
+  }
+
+  /// A task that succeeded without creating a declared output (a path, not a glob) fails,
+  /// naming it, as Bazel does: otherwise the next run would call it up to date.
+  static func checkOutputsExist(_ task: TaskDefinition, _ context: OperationContext) throws(TaskFailure) {
+    for pattern in task.outputs where !pattern.contains(where: { "*?[{!".contains($0) }) {
+      let full = pattern.hasPrefix("/") ? pattern : context.workingDirectory + "/" + pattern
+      if CacheFileSystem.status(full) == nil {
+        throw .message("declared output '\(pattern)' was not created")
+      }
+    }
   }
 
   /// The recorded result if the fingerprint matches and every recorded output is present and unchanged.

@@ -9,6 +9,8 @@ struct GateWaiter: Sendable {
 
   let gates: [ReadinessGate]
   let directory: String
+  /// What a `command:` gate runs with: the task's environment.
+  var environment = ProcessEnvironment.current
   var reactor: ProcessReactor = .shared
 
   /// - Returns: nil when all gates hold; otherwise why the first one failed.
@@ -35,7 +37,7 @@ struct GateWaiter: Sendable {
       return Self.canConnect(host: host, port: port)
     case .command(let command):
       let spec = ProcessSpec(
-        arguments: ["/bin/sh", "-c", command], environment: ProcessEnvironment.current, workingDirectory: directory)
+        arguments: ["/bin/sh", "-c", command], environment: environment, workingDirectory: directory)
       let outcome = try? await reactor.run(spec, sink: DiscardingSink(), grace: .milliseconds(500))
       return outcome == .exited(0)
     }

@@ -60,9 +60,13 @@ package struct Scheduler: Sendable {
         for task in state.takeGated() {
           for gate in selection.graph[task].waitFor { emit(task, .waiting(gate: gate.description)) }
           let directory = workingDirectory(of: task)
+          // A command gate sees what the task's commands would: the file's and the task's env.
+          let environment = makeContext(task, state: state, start: start).environment()
           // Gate checks may block briefly (a TCP connect): off the reactor thread.
           group.addTask(executorPreference: globalConcurrentExecutor) {
-            let failure = await GateWaiter(gates: selection.graph[task].waitFor, directory: directory).wait()
+            let failure = await GateWaiter(
+              gates: selection.graph[task].waitFor, directory: directory, environment: environment
+            ).wait()
             return .gate(task, failure: failure)
           }
         }
