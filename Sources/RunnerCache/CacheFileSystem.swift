@@ -47,13 +47,36 @@ package enum CacheFileSystem {
 
   static func describe(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
 
-  /// The whole content of a file.
-  package static func read(_ path: String) throws(CacheError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .io(path, reason: describe(errno)) }
-    defer { close(descriptor) }
+  /// Opens a regular file for reading; anything else (a FIFO, a device, a socket) is refused
+  /// without blocking: opening a FIFO waits for a writer for ever, and `/dev/zero` never ends.
+  ///
+  /// - Returns: the descriptor and its status, or why not.
+  static func openRegular(_ path: String) -> Result<(Int32, stat), CacheError> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    guard descriptor >= 0 else { return .failure(.io(path, reason: describe(errno))) }
     var info = stat()
-    fstat(descriptor, &info)
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      close(descriptor)
+      return .failure(.io(path, reason: "not a regular file (\(Self.kind(of: info.st_mode)))"))
+    }
+    return .success((descriptor, info))
+  }
+
+  static func kind(of mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    case S_IFDIR: return "a directory"
+    default: return "a special file"
+    }
+  }
+
+  /// The whole content of a regular file.
+  package static func read(_ path: String) throws(CacheError) -> [UInt8] {
+    let (descriptor, info) = try openRegular(path).get()
+    defer { close(descriptor) }
     var bytes = [UInt8](repeating: 0, count: max(0, Int(info.st_size)))
     var filled = 0
     while true {
@@ -72,8 +95,7 @@ package enum CacheFileSystem {
 
   /// At most the first `count` bytes of a file; nil if it cannot be read.
   package static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
+    guard case .success(let (descriptor, _)) = openRegular(path) else { return nil }
     defer { close(descriptor) }
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
@@ -90,8 +112,7 @@ package enum CacheFileSystem {
 
   /// SHA-256 of a file's content, streamed; nil if it cannot be read.
   static func hashFile(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
+    guard case .success(let (descriptor, _)) = openRegular(path) else { return nil }
     defer { close(descriptor) }
     var hasher = ContentHasher()
     var chunk = [UInt8](repeating: 0, count: 1 << 16)

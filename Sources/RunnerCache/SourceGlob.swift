@@ -8,7 +8,8 @@ import Glibc
 /// `**` skips hidden directories; a hidden path written literally (`.env`) is found. A pattern
 /// naming a directory takes every file under it, hidden ones included. Symbolic links to files
 /// are followed; `**` does not descend into linked directories (no cycles), though a literal
-/// path through one works. `.runner` and `.git` are never entered by a walk. A pattern that
+/// path through one works. `.runner` and `.git` are never entered by a walk. Only regular
+/// files (and links to them) are taken: FIFOs, devices and sockets are passed over. A pattern that
 /// starts with `!` excludes what it matches from what the other patterns found, wherever it is
 /// in the list (`src/**/*.go`, `!src/**/*_test.go`).
 package enum SourceGlob {
@@ -125,7 +126,9 @@ package enum SourceGlob {
       guard let status = Self.status(directory.isEmpty ? "/" : directory, &recorder) else { return }
       if status.isDirectory {
         addAll(directory: directory, shown: shown, hidden: true, into: &found, recorder: &recorder)
-      } else if !shown.isEmpty {
+      } else if !shown.isEmpty, status.isRegular {
+        // A FIFO, device or socket is never a source or an output (reading one could block
+        // for ever or never end): patterns and walks pass over them.
         found.insert(shown)
       }
       return

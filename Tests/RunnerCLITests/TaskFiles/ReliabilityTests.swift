@@ -40,6 +40,31 @@ import Testing
     #expect(plain.stdout.contains("declared output 'gone.txt' was not created"))
   }
 
+  @Test func aFIFOOrADeviceAmongSourcesNeverHangsTheRun() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        t: { sources: [in.fifo, "*", /dev/zero], outputs: [out.txt], run: 'echo ran > out.txt' }
+      """)
+    defer { project.remove() }
+    #expect(mkfifo(project.directory.appendingPathComponent("in.fifo").path, 0o644) == 0)
+    // Under `timeout`: before, runner blocked for ever in open() of the FIFO, deaf to signals.
+    for arguments in ["t", "-n t", "--graph json t", "t"] {
+      let shell = Process()
+      shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+      shell.arguments = ["-c", "timeout 20 \"$RUNNER\" \(arguments) > /dev/null 2>&1; echo $?"]
+      shell.currentDirectoryURL = project.directory
+      shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
+      let out = Pipe()
+      shell.standardOutput = out
+      try shell.run()
+      shell.waitUntilExit()
+      let status = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(status == "0\n", "runner \(arguments) exited \(status)")
+    }
+    #expect(project.read("out.txt") == "ran\n")
+  }
+
   @Test func aMissingTMPDIRIsNamedWithItsCause() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
