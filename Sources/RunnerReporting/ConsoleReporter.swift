@@ -284,7 +284,7 @@ package final class ConsoleReporter: RunObserver {
     out += (remark.map { " (\($0))" } ?? "") + "\n"
     if let deadlock = summary.deadlock { out += paint("1;31", "deadlock: ") + deadlock + "\n" }
     if let signal = summary.interruption {
-      out += paint("1;31", "interrupted") + " by \(signal == SIGTERM_NUMBER ? "SIGTERM" : "SIGINT")\n"
+      out += paint("1;31", "interrupted") + " by \(signalName(signal))\n"
     }
     for failure in summary.failures.reversed() {
       let location = graph.map { " (\($0[failure.task].location))" } ?? ""

@@ -17,7 +17,7 @@ package struct StepSummaryRenderer: Sendable {
     var out = "### \(verdict) runner: \(cell(graph.file.path))\n\n"
     out += counts.joined(separator: ", ") + " in " + formatDuration(summary.duration)
     if let signal = summary.interruption {
-      out += " — interrupted by \(signal == SIGTERM_NUMBER ? "SIGTERM" : "SIGINT")"
+      out += " — interrupted by \(signalName(signal))"
     }
     if let deadlock = summary.deadlock { out += " — deadlock: \(cell(deadlock))" }
     out += "\n\n| task | result | duration | attempts |\n|:---|:---|---:|---:|\n"

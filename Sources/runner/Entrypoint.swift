@@ -18,7 +18,7 @@ enum Entrypoint {
     // Dispatch thread); Ctrl-C and SIGTERM must still reach us. Threads started later inherit this.
     var wanted = sigset_t()
     sigemptyset(&wanted)
-    for number in [SIGINT, SIGTERM, SIGCHLD] { sigaddset(&wanted, number) }
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let command: RunnerCommand
     do {

@@ -15,8 +15,8 @@ struct RunnerCommand: ParsableCommand {
         + "target, the file's `default` tasks run, else its task named `default`. A target may be a pattern "
         + "('*:test': '*' within a ':' segment, '**' across). NAME=value sets a param of the targets or the file; "
         + "words after -- reach the targets' scripts as \"$@\". Shell completion: --generate-completion-script.",
-      "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 130 interrupted (SIGINT), "
-        + "143 terminated (SIGTERM).",
+      "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 128+N stopped by signal N "
+        + "(129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).",
       "The task file format: docs/tasks-file.md.",
     ].joined(separator: "\n\n"),
     version: Runner.version

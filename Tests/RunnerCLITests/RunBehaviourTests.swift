@@ -32,7 +32,7 @@ import Testing
     #expect(output.stdout.contains("⊘ noisy cancelled"))
   }
 
-  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+  @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129)), (SIGQUIT, Int32(131))])
   func signalsCancelTheRunAndLeaveNoProcess(signal: Int32, expected: Int32) throws {
     let marker = "runner-sig-\(UUID().uuidString.prefix(8))"
     let directory = try temporaryDirectory(
@@ -41,14 +41,20 @@ import Testing
     process.executableURL = BinaryRunner.executable
     process.arguments = ["--grace", "300ms", "**"]
     process.currentDirectoryURL = directory
-    process.standardOutput = FileHandle.nullDevice
+    let out = Pipe()
+    process.standardOutput = out
     process.standardError = FileHandle.nullDevice
     try process.run()
     for _ in 0..<500 where ProcScan.pids(containing: marker).count < 3 { usleep(10_000) }
     #expect(ProcScan.pids(containing: marker).count >= 3)
     kill(process.processIdentifier, signal)
+    let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == expected)
+    // Torn down as a run is (SIGHUP: the terminal closed; SIGQUIT printed a crash backtrace and
+    // ran on): the summary says which signal stopped it.
+    let name = [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"][signal] ?? ""
+    #expect(printed.contains("interrupted by \(name)"), "\(printed)")
     let left = ProcScan.survivors(marker)
     #expect(left.isEmpty, "processes left behind: \(left)")
   }

@@ -21,7 +21,9 @@ package struct RunSummary: Sendable {
   package var succeeded: Bool { failures.isEmpty && interruption == nil && deadlock == nil }
 
   package var exitCode: Int32 {
-    if let interruption { return interruption == SIGTERM_NUMBER ? ExitStatus.terminated : ExitStatus.interrupted }
+    // 128 + the signal, as a shell reports a process a signal ended: 129 SIGHUP, 130 SIGINT,
+    // 131 SIGQUIT, 143 SIGTERM.
+    if let interruption { return 128 + interruption }
     return succeeded ? ExitStatus.success : ExitStatus.taskFailed
   }
 
@@ -37,4 +39,13 @@ package struct RunSummary: Sendable {
   }
 }
 
-package let SIGTERM_NUMBER: Int32 = 15
+/// The name of a signal that stops a run (`SIGHUP`, `SIGINT`, `SIGQUIT`, `SIGTERM`).
+package func signalName(_ number: Int32) -> String {
+  switch number {
+  case 1: return "SIGHUP"
+  case 2: return "SIGINT"
+  case 3: return "SIGQUIT"
+  case 15: return "SIGTERM"
+  default: return "signal \(number)"
+  }
+}

@@ -2,8 +2,9 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Turns SIGINT and SIGTERM into cancellation of the run: the first cancels it (tasks get
-/// SIGTERM, then SIGKILL after the grace period), the second skips the grace period.
+/// Turns SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT into cancellation of the
+/// run: the first cancels it (tasks get SIGTERM, then SIGKILL after the grace period; the state
+/// is saved), the second skips the grace period. The exit status is 128 + the first signal.
 package final class SignalWatcher {
   private let sources: [any DispatchSourceSignal]
   private let received = SignalLog()
@@ -14,7 +15,7 @@ package final class SignalWatcher {
   package init(onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void) {
     var sources: [any DispatchSourceSignal] = []
     let received = self.received
-    for number in [SIGINT, SIGTERM] {
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
