@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -71,6 +72,21 @@ static int child_fail(struct child_args *a, int stage) {
 
 // Runs on runner's memory with a private fd table and signal-handler table. Only
 // async-signal-safe system calls; no malloc, no locks.
+// The soft limit runner started with, given back to every child (0: not raised).
+static struct rlimit original_files;
+static int files_raised;
+
+long runner_raise_fd_limit(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
+  if (limit.rlim_cur >= limit.rlim_max) return (long)limit.rlim_cur;
+  original_files = limit;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -errno;
+  files_raised = 1;
+  return (long)limit.rlim_cur;
+}
+
 static int child_main(void *p) {
   struct child_args *a = p;
   // All signals are blocked (the parent did it). A handler runner installed must not run here
@@ -114,6 +130,7 @@ static int child_main(void *p) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
+  if (files_raised) setrlimit(RLIMIT_NOFILE, &original_files);
   execve(a->path, a->argv, a->envp);
   return child_fail(a, RUNNER_STAGE_EXEC);
 }

@@ -14,6 +14,8 @@ enum Entrypoint {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
     runner_tune_malloc()
+    // Hundreds of tasks at once need a few descriptors each (children get the old limit back).
+    _ = runner_raise_fd_limit()
     // A parent may start runner with signals blocked (Foundation's Process does, from a
     // Dispatch thread); Ctrl-C and SIGTERM must still reach us. Threads started later inherit this.
     var wanted = sigset_t()

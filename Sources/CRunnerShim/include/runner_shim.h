@@ -25,6 +25,12 @@ struct runner_child {
   int stage;     // enum runner_spawn_stage
 };
 
+/// Raises the soft limit on open files to the hard limit (as Go's runtime does): a run of
+/// hundreds of tasks at once needs a few descriptors each. Children get the original soft
+/// limit back before they exec (a program may use select(), which cannot see fds >= 1024).
+/// Returns the new soft limit, or -errno.
+long runner_raise_fd_limit(void);
+
 /// Starts `path` with `argv` and `envp` (both NULL-terminated) in a new process group, stdin
 /// from `devnull_fd`, stdout/stderr to fresh pipes, in `cwd` (NULL: inherit), with
 /// PR_SET_PDEATHSIG(SIGKILL) tied to the calling thread and a default signal mask. The group is

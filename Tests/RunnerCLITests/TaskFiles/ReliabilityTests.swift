@@ -65,6 +65,25 @@ import Testing
     #expect(project.read("out.txt") == "ran\n")
   }
 
+  @Test func aLowSoftFileLimitIsRaisedForRunnerAndKeptForTasks() throws {
+    let project = try TaskFileProject(
+      "tasks:\n" + (0..<60).map { "  t\($0): 'sleep 0.3; ulimit -n > n\($0)'\n" }.joined())
+    defer { project.remove() }
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    // 60 tasks at once need more than 64 descriptors: runner failed them with EMFILE.
+    shell.arguments = ["-c", "ulimit -S -n 64 && \"$RUNNER\" -j 60 '**' > out.txt 2>&1; echo $?"]
+    shell.currentDirectoryURL = project.directory
+    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
+    let out = Pipe()
+    shell.standardOutput = out
+    try shell.run()
+    shell.waitUntilExit()
+    let status = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(status == "0\n", "\(project.read("out.txt") ?? "")")
+    #expect(project.read("n0") == "64\n", "a task sees the limit runner was started with")
+  }
+
   @Test func aMissingTMPDIRIsNamedWithItsCause() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
