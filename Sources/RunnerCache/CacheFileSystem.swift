@@ -128,6 +128,36 @@ package enum CacheFileSystem {
     return hasher.finalize()
   }
 
+  /// What a temporary file beside `path` is called: hidden (no `*` or `**` of a project
+  /// matches it), with a mark every walk passes over and the writer's pid, so a later run can
+  /// remove what a killed runner left (`removeOrphanedTemporaries`).
+  static func temporaryName(for path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory).\(name)\(temporaryMark)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  }
+
+  /// In the name of every temporary file runner writes (Imaging's too).
+  package static let temporaryMark = ".runner-tmp-"
+
+  /// Removes the temporary files in `directory` whose writer is no longer running (a runner
+  /// killed mid-write), and returns how many bytes they held.
+  @discardableResult
+  package static func removeOrphanedTemporaries(in directory: String) -> Int64 {
+    var freed: Int64 = 0
+    for entry in list(directory) {
+      guard let mark = entry.name.firstRange(of: temporaryMark) else { continue }
+      let pid = Int32(entry.name[mark.upperBound...].prefix { $0 != "-" }) ?? 0
+      // Alive (or not ours to judge): leave it. ESRCH: its writer is gone.
+      if pid > 0, kill(pid, 0) == 0 || errno != ESRCH { continue }
+      let path = directory + "/" + entry.name
+      freed += status(path)?.stamp.size ?? 0
+      unlink(path)
+    }
+    return freed
+  }
+
   /// Writes a file so that a reader sees the old content or the new, never a mix: a
   /// temporary file in the same directory, fsync, rename, fsync of the directory.
   ///
@@ -137,7 +167,7 @@ package enum CacheFileSystem {
   package static func writeAtomically(
     _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true
   ) throws(CacheError) {
-    let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let temporary = temporaryName(for: path)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
     if let failure = writeAll(bytes, to: descriptor) {

@@ -69,7 +69,9 @@ package struct CacheStore: Sendable {
     var entries: [(path: String, used: Int64, size: Int64)] = []
     for bucket in CacheFileSystem.list(directory) where bucket.name.count == 2 {
       let bucketPath = directory + "/" + bucket.name
-      for entry in CacheFileSystem.list(bucketPath) where !entry.name.contains(".tmp-") {
+      // What a killed runner left half-written goes now; what a live one writes is not an entry.
+      CacheFileSystem.removeOrphanedTemporaries(in: bucketPath)
+      for entry in CacheFileSystem.list(bucketPath) where !entry.name.contains(CacheFileSystem.temporaryMark) {
         let path = bucketPath + "/" + entry.name
         guard let status = CacheFileSystem.status(path) else { continue }
         entries.append((path, status.stamp.modified, status.stamp.size))

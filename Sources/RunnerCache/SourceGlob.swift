@@ -155,6 +155,7 @@ package enum SourceGlob {
       let hiddenAllowed = segment.hasPrefix(".")
       for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
         if entry.name.hasPrefix("."), !hiddenAllowed { continue }
+        if entry.name.contains(CacheFileSystem.temporaryMark) { continue }
         guard matches(pattern[...], Array(entry.name.utf8)[...]) else { continue }
         if !rest.isEmpty, entry.type != UInt8(DT_DIR), entry.type != UInt8(DT_LNK), entry.type != UInt8(DT_UNKNOWN) {
           continue
@@ -172,7 +173,11 @@ package enum SourceGlob {
     recorder: inout SourceWalk.Recorder?
   ) {
     for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
-      if neverEntered.contains(entry.name) || (!hidden && entry.name.hasPrefix(".")) { continue }
+      if neverEntered.contains(entry.name) || (!hidden && entry.name.hasPrefix("."))
+        || entry.name.contains(CacheFileSystem.temporaryMark)
+      {
+        continue
+      }
       let path = join(directory, entry.name)
       let name = joinShown(shown, entry.name)
       switch entry.type {

@@ -68,6 +68,8 @@ package struct RunSession: Sendable {
         DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
         return ExitStatus.usage
       }
+      // A runner killed while saving the state left a temporary file beside it.
+      CacheFileSystem.removeOrphanedTemporaries(in: directory)
       store = IncrementalStore(
         directory: directory, settings: settings.caching, environment: environment,
         keyed: Fingerprint.keyedVariables(of: graph.file))

@@ -204,7 +204,10 @@ struct CachingOperation: TaskOperation {
     for file in entry.files {
       let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
       do {
-        try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: full))
+        let parent = CacheFileSystem.parent(of: full)
+        try CacheFileSystem.makeDirectories(parent)
+        // A runner killed while restoring here left its temporary file: it goes now.
+        CacheFileSystem.removeOrphanedTemporaries(in: parent)
         try CacheFileSystem.writeAtomically(full, file.bytes, mode: mode_t(file.mode & 0o7777))
       } catch {
         store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")

@@ -84,6 +84,25 @@ import Testing
     #expect(project.read("n0") == "64\n", "a task sees the limit runner was started with")
   }
 
+  @Test func temporaryFilesOfAKilledRunnerAreNeverSourcesAndAreRemoved() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  t: { sources: [src], outputs: [out/a.txt], run: 'mkdir -p out; ls -A src > out/a.txt' }\n")
+    defer { project.remove() }
+    // What a runner killed mid-write leaves (its pid, 999 999 999, is no running process).
+    try project.write("src/real.txt", "x\n")
+    try project.write("src/.real.txt.runner-tmp-999999999-1", "half")
+    try project.write(".runner/.state.runner-tmp-999999999-2", "half")
+    try project.write(".runner/cache/ab/.entry.runner-tmp-999999999-3", "half")
+    let output = try project.run("t", environment: ["RUNNER_CACHE_MAX": "1"])
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read(".runner/.state.runner-tmp-999999999-2") == nil)
+    #expect(project.read(".runner/cache/ab/.entry.runner-tmp-999999999-3") == nil)
+    // A directory pattern takes hidden files, but never a temporary one: touching it re-runs nothing.
+    try project.write("src/.real.txt.runner-tmp-999999999-1", "changed")
+    let again = try project.run("t")
+    #expect(again.stdout.contains("✓ t up to date"), "\(again.stdout)")
+  }
+
   @Test func aMissingTMPDIRIsNamedWithItsCause() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
