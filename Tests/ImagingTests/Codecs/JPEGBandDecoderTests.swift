@@ -59,6 +59,32 @@ struct JPEGBandDecoderTests {
     }
   }
 
+  /// A header that promises more rows and columns than the data holds (issue 18): libjpeg pads
+  /// with gray and calls it a warning; runner fails it as corrupt, whole or banded.
+  @Test func aHeaderLargerThanItsDataFailsAsCorrupt() throws {
+    var bytes = try Self.detailedJPEG(width: 80, height: 60)
+    guard let sof = (0..<(bytes.count - 9)).first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 }) else {
+      Issue.record("no SOF0 marker")
+      return
+    }
+    // FF C0, length (2), precision (1), then height and width, big-endian: 900 x 800.
+    bytes[sof + 5] = 0x03
+    bytes[sof + 6] = 0x84
+    bytes[sof + 7] = 0x03
+    bytes[sof + 8] = 0x20
+    let whole = #expect(throws: ImagingError.self) { try ImageCodec.decode(bytes, name: "big.jpg") }
+    let banded = #expect(throws: ImagingError.self) {
+      try JPEGBandDecoder(bytes, name: "big.jpg", maxPixels: ImageCodec.defaultMaxPixels).image()
+    }
+    for error in [whole, banded] {
+      guard case .corrupt(let name, _)? = error else {
+        Issue.record("expected .corrupt, got \(String(describing: error))")
+        continue
+      }
+      #expect(name == "big.jpg")
+    }
+  }
+
   @Test func oversizedImageIsRejectedBeforeDecoding() throws {
     let bytes = try Self.detailedJPEG(width: 100, height: 100)
     #expect(throws: ImagingError.tooManyPixels(name: "big.jpg", width: 100, height: 100, limit: 9999)) {
