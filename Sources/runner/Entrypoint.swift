@@ -13,6 +13,10 @@ enum Entrypoint {
   static func main() async {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
+    if let problem = memoryLimitProblem() {
+      Terminal.write("error: \(problem)\n", to: 2)
+      exit(ExitStatus.usage)
+    }
     runner_tune_malloc()
     // Hundreds of tasks at once need a few descriptors each (children get the old limit back).
     _ = runner_raise_fd_limit()
@@ -31,6 +35,24 @@ enum Entrypoint {
     let (code, runner) = await command.execute()
     // Exit with what the run loaded still referenced: the kernel drops it at once.
     withExtendedLifetime(runner) { exit(code) }
+  }
+
+  /// The least address space runner starts in: below it, creating a thread fails and
+  /// libdispatch retries for ever (a run under `ulimit -v 200000` hung). Measured: a 60-task
+  /// run needs about 400 MiB; this leaves room.
+  static let minimumAddressSpace: UInt64 = 512 << 20
+
+  /// Why runner cannot start under this process's memory limits, if it cannot.
+  static func memoryLimitProblem() -> String? {
+    for (resource, name) in [(RLIMIT_AS, "ulimit -v"), (RLIMIT_DATA, "ulimit -d")] {
+      var limit = rlimit()
+      guard getrlimit(__rlimit_resource_t(resource.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+        UInt64(limit.rlim_cur) < minimumAddressSpace
+      else { continue }
+      return "a memory limit of \(UInt64(limit.rlim_cur) >> 20) MiB (\(name)) is below the "
+        + "\(minimumAddressSpace >> 20) MiB of address space runner needs to start its threads: raise it"
+    }
+    return nil
   }
 
   /// Help and version exit 0; every other parsing problem is a usage error: exit 2 (not 64).

@@ -103,6 +103,24 @@ import Testing
     #expect(again.stdout.contains("✓ t up to date"), "\(again.stdout)")
   }
 
+  @Test func aMemoryLimitTooSmallIsAnErrorNotAHang() throws {
+    let project = try TaskFileProject("tasks:\n  a: echo\n")
+    defer { project.remove() }
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    // Under 200 MB runner hung in libdispatch's thread-creation retries; `timeout` bounds it.
+    shell.arguments = ["-c", "ulimit -v 150000 && timeout 20 \"$RUNNER\" a 2>&1; echo status=$?"]
+    shell.currentDirectoryURL = project.directory
+    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
+    let out = Pipe()
+    shell.standardOutput = out
+    try shell.run()
+    shell.waitUntilExit()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("error: a memory limit of 146 MiB (ulimit -v) is below the 512 MiB"), "\(text)")
+    #expect(text.contains("status=2"), "\(text)")
+  }
+
   @Test func aMissingTMPDIRIsNamedWithItsCause() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
