@@ -121,6 +121,22 @@ import Testing
     #expect(text.contains("status=2"), "\(text)")
   }
 
+  @Test func anOutputFileThatCannotBeWrittenFailsTheTask() throws {
+    // The scratch directory removed under the task (a tmp cleaner): the write fails, and with
+    // errexit the task fails instead of handing its dependents an empty value.
+    let project = try TaskFileProject(
+      """
+      tasks:
+        gen: 'rm -rf "$(dirname "$RUNNER_OUTPUT")"; echo v=1 >> "$RUNNER_OUTPUT"; echo after'
+        use: { deps: [gen], env: { V: "${{ deps.gen.outputs.v }}" }, run: 'echo "got [$V]"' }
+      """)
+    defer { project.remove() }
+    let output = try project.run("use")
+    #expect(output.status == 1, "\(output.stdout)")
+    #expect(!output.stdout.contains("gen | after"))
+    #expect(!output.stdout.contains("got ["))
+  }
+
   @Test func aMissingTMPDIRIsNamedWithItsCause() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
