@@ -83,6 +83,35 @@ import Testing
     Self.killAll(left)
   }
 
+  /// An image `load:` from a URL runs curl through the same spawn path, registry and watchdog as
+  /// a task's commands (issue 18, point 2): a SIGKILLed runner leaves no curl behind. The server
+  /// is a socket that listens and never answers, so curl waits.
+  @Test func aSIGKILLedRunnerLeavesNoCurl() throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &length) == 0
+      }
+    }
+    let port = UInt16(bigEndian: address.sin_port)
+    let marker = Self.newMarker()
+    let directory = try Self.directory(
+      "tasks:\n  fetch: {image: [{load: \"http://127.0.0.1:\(port)/\(marker).png\"}, {save: out.png}]}\n")
+    let process = Self.runner([], in: directory)
+    try process.run()
+    #expect(ProcScan.wait { !ProcScan.pids(containing: marker).isEmpty }, "curl started")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let left = ProcScan.survivors(marker, waiting: .seconds(6))
+    #expect(left.isEmpty, "curl outlived a SIGKILLed runner: \(left)")
+    Self.killAll(left)
+  }
+
   /// The watchdog is outside runner's session and process group, holds nothing but /dev/null and
   /// its pipe, shrugs off the signals a terminal or a `kill` of runner's group would send, and
   /// still cleans up and exits once runner is SIGKILLed.
