@@ -50,16 +50,7 @@ import Testing
     #expect(mkfifo(project.directory.appendingPathComponent("in.fifo").path, 0o644) == 0)
     // Under `timeout`: before, runner blocked for ever in open() of the FIFO, deaf to signals.
     for arguments in ["t", "-n t", "--graph json t", "t"] {
-      let shell = Process()
-      shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-      shell.arguments = ["-c", "timeout 20 \"$RUNNER\" \(arguments) > /dev/null 2>&1; echo $?"]
-      shell.currentDirectoryURL = project.directory
-      shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
-      let out = Pipe()
-      shell.standardOutput = out
-      try shell.run()
-      shell.waitUntilExit()
-      let status = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      let status = try project.shell("timeout 20 \"$RUNNER\" \(arguments) > /dev/null 2>&1; echo $?")
       #expect(status == "0\n", "runner \(arguments) exited \(status)")
     }
     #expect(project.read("out.txt") == "ran\n")
@@ -69,17 +60,8 @@ import Testing
     let project = try TaskFileProject(
       "tasks:\n" + (0..<60).map { "  t\($0): 'sleep 0.3; ulimit -n > n\($0)'\n" }.joined())
     defer { project.remove() }
-    let shell = Process()
-    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
     // 60 tasks at once need more than 64 descriptors: runner failed them with EMFILE.
-    shell.arguments = ["-c", "ulimit -S -n 64 && \"$RUNNER\" -j 60 '**' > out.txt 2>&1; echo $?"]
-    shell.currentDirectoryURL = project.directory
-    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
-    let out = Pipe()
-    shell.standardOutput = out
-    try shell.run()
-    shell.waitUntilExit()
-    let status = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let status = try project.shell("ulimit -S -n 64 && \"$RUNNER\" -j 60 '**' > out.txt 2>&1; echo $?")
     #expect(status == "0\n", "\(project.read("out.txt") ?? "")")
     #expect(project.read("n0") == "64\n", "a task sees the limit runner was started with")
   }
@@ -106,17 +88,8 @@ import Testing
   @Test func aMemoryLimitTooSmallIsAnErrorNotAHang() throws {
     let project = try TaskFileProject("tasks:\n  a: echo\n")
     defer { project.remove() }
-    let shell = Process()
-    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
     // Under 200 MB runner hung in libdispatch's thread-creation retries; `timeout` bounds it.
-    shell.arguments = ["-c", "ulimit -v 150000 && timeout 20 \"$RUNNER\" a 2>&1; echo status=$?"]
-    shell.currentDirectoryURL = project.directory
-    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
-    let out = Pipe()
-    shell.standardOutput = out
-    try shell.run()
-    shell.waitUntilExit()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = try project.shell("ulimit -v 150000 && timeout 20 \"$RUNNER\" a 2>&1; echo status=$?")
     #expect(text.contains("error: a memory limit of 146 MiB (ulimit -v) is below the 512 MiB"), "\(text)")
     #expect(text.contains("status=2"), "\(text)")
   }

@@ -28,5 +28,21 @@ struct TaskFileProject {
     try BinaryRunner.run(arguments, in: directory, environment: environment)
   }
 
+  /// Runs `script` with `/bin/sh -c` in the project, `$RUNNER` naming the binary (for limits
+  /// set with `ulimit` and runs bounded with `timeout`); returns what it printed on stdout.
+  func shell(_ script: String) throws -> String {
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    shell.arguments = ["-c", script]
+    shell.currentDirectoryURL = directory
+    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
+    let out = Pipe()
+    shell.standardOutput = out
+    try shell.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    shell.waitUntilExit()
+    return text
+  }
+
   func remove() { try? FileManager.default.removeItem(at: directory) }
 }
