@@ -32,7 +32,8 @@ static void runner_jpeg_error_exit(j_common_ptr cinfo) {
 
 /* Corrupt data is only a warning to libjpeg (it pads with gray: a file whose header says
  * 9000x9000 but holds 800x600 of data "decodes" into a mostly gray image); we make each such
- * warning fatal. Extraneous bytes before a marker stay a warning: many cameras write them. */
+ * warning fatal. Extraneous bytes before a marker and odd SOS parameters (common in phone
+ * photos that decode correctly) stay warnings. */
 static void runner_jpeg_emit_message(j_common_ptr cinfo, int level) {
   if (level >= 0) return;
   switch (cinfo->err->msg_code) {
@@ -40,7 +41,6 @@ static void runner_jpeg_emit_message(j_common_ptr cinfo, int level) {
   case JWRN_HIT_MARKER:    /* Corrupt JPEG data: premature end of data segment */
   case JWRN_HUFF_BAD_CODE: /* Corrupt JPEG data: bad Huffman code */
   case JWRN_MUST_RESYNC:   /* Corrupt JPEG data: found a marker instead of a restart */
-  case JWRN_NOT_SEQUENTIAL: /* Invalid SOS parameters for sequential JPEG */
     runner_jpeg_error_exit(cinfo);
   default:
     break;

@@ -142,21 +142,26 @@ package enum CacheFileSystem {
   package static let temporaryMark = ".runner-tmp-"
 
   /// Removes the temporary files in `directory` whose writer is no longer running (a runner
-  /// killed mid-write), and returns how many bytes they held.
+  /// killed mid-write) and which are older than `orphanAge` (a writer in another PID namespace
+  /// reads as dead), and returns how many bytes they held.
   @discardableResult
   package static func removeOrphanedTemporaries(in directory: String) -> Int64 {
     var freed: Int64 = 0
     for entry in list(directory) {
       guard let mark = entry.name.firstRange(of: temporaryMark) else { continue }
-      let pid = Int32(entry.name[mark.upperBound...].prefix { $0 != "-" }) ?? 0
-      // Alive (or not ours to judge): leave it. ESRCH: its writer is gone.
-      if pid > 0, kill(pid, 0) == 0 || errno != ESRCH { continue }
+      // A name without a pid is not ours to judge; a live writer's file stays.
+      guard let pid = Int32(entry.name[mark.upperBound...].prefix { $0 != "-" }), pid > 0 else { continue }
+      if kill(pid, 0) == 0 || errno != ESRCH { continue }
       let path = directory + "/" + entry.name
-      freed += status(path)?.stamp.size ?? 0
+      guard let found = status(path, follow: false), now() - found.stamp.modified > orphanAge else { continue }
+      freed += found.stamp.size
       unlink(path)
     }
     return freed
   }
+
+  /// How old a dead writer's temporary file must be before a later run removes it.
+  package static let orphanAge: Int64 = 600 * 1_000_000_000
 
   /// Writes a file so that a reader sees the old content or the new, never a mix: a
   /// temporary file in the same directory, fsync, rename, fsync of the directory.

@@ -23,6 +23,12 @@ public final class Runner: Sendable {
     self.options = options
   }
 
+  /// Call first thing: notes which signals were ignored when runner started (`nohup runner`
+  /// keeps SIGHUP ignored) and lets SIGQUIT end runner outside a run.
+  public static func noteSignalsAtStart() {
+    SignalWatcher.recordStart()
+  }
+
   /// The version: semantic version, and the commit when built from a git checkout.
   public static var version: String { RunnerVersion.text }
 

@@ -13,6 +13,7 @@ enum Entrypoint {
   static func main() async {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
+    Runner.noteSignalsAtStart()
     if let problem = memoryLimitProblem() {
       Terminal.write("error: \(problem)\n", to: 2)
       exit(ExitStatus.usage)

@@ -11,12 +11,17 @@ enum FileIO {
   }
 
   static func readAll(path: String) throws(ImagingError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // Without blocking: opening a FIFO waits for a writer for ever (and ignores Ctrl-C).
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard fd >= 0 else { throw .unreadable(path: path, reason: errnoText()) }
     defer { close(fd) }
     var info = stat()
     guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: errnoText()) }
-    if (info.st_mode & S_IFMT) == S_IFDIR { throw .unreadable(path: path, reason: "it is a directory") }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw .unreadable(path: path, reason: "it is a directory")
+    default: throw .unreadable(path: path, reason: "it is not a regular file (a FIFO, a device or a socket)")
+    }
     // Read straight into the array's storage: a 19 MB JPEG is then neither copied from a
     // chunk buffer nor read in 300 calls. One spare byte lets the end show as a read of 0;
     // a file that grows meanwhile is read to its end.
@@ -50,7 +55,11 @@ enum FileIO {
   static func writeAtomically(_ bytes: [UInt8], to path: String) throws(ImagingError) {
     let directory = parentDirectory(of: path)
     try makeDirectories(directory, for: path)
-    let template = (directory == "." && !path.hasPrefix("./") ? "" : directory + "/") + ".runner-tmp-XXXXXX"
+    // Hidden and marked as runner's other temporaries are (`.NAME.runner-tmp-PID-RANDOM`), so no
+    // pattern takes it and a later run can tell a dead writer's from a live one's.
+    let name = path.split(separator: "/").last.map(String.init) ?? "image"
+    let template =
+      (directory == "." && !path.hasPrefix("./") ? "" : directory + "/") + ".\(name).runner-tmp-\(getpid())-XXXXXX"
     var templateBytes = Array(template.utf8CString)
     let fd = templateBytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw .unwritable(path: path, reason: errnoText()) }

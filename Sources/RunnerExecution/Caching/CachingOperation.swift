@@ -140,7 +140,8 @@ struct CachingOperation: TaskOperation {
   static func checkOutputsExist(_ task: TaskDefinition, _ context: OperationContext) throws(TaskFailure) {
     for pattern in task.outputs where !pattern.contains(where: { "*?[{!".contains($0) }) {
       let full = pattern.hasPrefix("/") ? pattern : context.workingDirectory + "/" + pattern
-      if CacheFileSystem.status(full) == nil {
+      // Not followed: a link the task made is an output even if it points nowhere yet.
+      if CacheFileSystem.status(full, follow: false) == nil {
         throw .message("declared output '\(pattern)' was not created")
       }
     }
@@ -201,13 +202,14 @@ struct CachingOperation: TaskOperation {
     }
     store.prefetch.noteChange()
     var outputs: [FileRecord] = []
+    var cleaned = Set<String>()
     for file in entry.files {
       let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
       do {
         let parent = CacheFileSystem.parent(of: full)
         try CacheFileSystem.makeDirectories(parent)
-        // A runner killed while restoring here left its temporary file: it goes now.
-        CacheFileSystem.removeOrphanedTemporaries(in: parent)
+        // A runner killed while restoring here left its temporary file: it goes now (once a folder).
+        if cleaned.insert(parent).inserted { CacheFileSystem.removeOrphanedTemporaries(in: parent) }
         try CacheFileSystem.writeAtomically(full, file.bytes, mode: mode_t(file.mode & 0o7777))
       } catch {
         store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")

@@ -61,7 +61,8 @@ package struct Scheduler: Sendable {
           for gate in selection.graph[task].waitFor { emit(task, .waiting(gate: gate.description)) }
           let directory = workingDirectory(of: task)
           // A command gate sees what the task's commands would: the file's and the task's env.
-          let environment = makeContext(task, state: state, start: start).environment()
+          var environment = makeContext(task, state: state, start: start).environment()
+          environment["RUNNER_TASK"] = selection.graph[task].name
           // Gate checks may block briefly (a TCP connect): off the reactor thread.
           group.addTask(executorPreference: globalConcurrentExecutor) {
             let failure = await GateWaiter(

@@ -16,6 +16,9 @@ package final class SignalWatcher {
     var sources: [any DispatchSourceSignal] = []
     let received = self.received
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+      // A signal ignored when runner started stays ignored (`nohup runner`), as make and the
+      // shell do.
+      if Self.ignoredAtStart.contains(number) { continue }
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
@@ -29,6 +32,22 @@ package final class SignalWatcher {
       sources.append(source)
     }
     self.sources = sources
+  }
+
+  /// The signals ignored when the process started; `Entrypoint` calls `recordStart` first.
+  nonisolated(unsafe) static var ignoredAtStart: Set<Int32> = []
+
+  /// Notes which of the run's signals were ignored at start, and lets SIGQUIT terminate runner
+  /// (the Swift runtime's handler printed a crash backtrace and went on) until a run watches it.
+  package static func recordStart() {
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+      var old = sigaction()
+      sigaction(number, nil, &old)
+      // SIG_IGN is handler value 1 on Linux.
+      let handler = old.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) }
+      if handler == 1 { ignoredAtStart.insert(number) }
+    }
+    if !ignoredAtStart.contains(SIGQUIT) { signal(SIGQUIT, SIG_DFL) }
   }
 
   /// The first signal received, if any.

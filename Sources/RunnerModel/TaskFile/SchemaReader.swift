@@ -124,6 +124,8 @@ struct SchemaReader {
         at: node)
       return nil
     }
+    // `0.4ms` is a limit, not "none": only a written zero is.
+    if value == .zero, text.contains(where: { ("1"..."9").contains($0) }) { return .milliseconds(1) }
     return value
   }
 

@@ -45,6 +45,7 @@ import Testing
       """
       tasks:
         t: { sources: [in.fifo, "*", /dev/zero], outputs: [out.txt], run: 'echo ran > out.txt' }
+        picture: { image: [{ load: in.fifo }, { save: out.png }] }
       """)
     defer { project.remove() }
     #expect(mkfifo(project.directory.appendingPathComponent("in.fifo").path, 0o644) == 0)
@@ -54,6 +55,38 @@ import Testing
       #expect(status == "0\n", "runner \(arguments) exited \(status)")
     }
     #expect(project.read("out.txt") == "ran\n")
+    // An image load of a FIFO fails at once instead of waiting for a writer.
+    let load = try project.shell("timeout 20 \"$RUNNER\" picture 2>&1; echo status=$?")
+    #expect(load.contains("is not a regular file"), "\(load)")
+    #expect(load.contains("status=1"), "\(load)")
+  }
+
+  @Test func aSymlinkOutputPointingNowhereIsStillCreated() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  link: { outputs: [latest], run: 'ln -sfn /nonexistent/build-42 latest' }\n")
+    defer { project.remove() }
+    let output = try project.run("link")
+    #expect(output.status == 0, "\(output.stdout)")
+  }
+
+  @Test func nohupKeepsSIGHUPIgnored() throws {
+    let project = try TaskFileProject("tasks:\n  t: 'sleep 0.5; echo done'\n")
+    defer { project.remove() }
+    // `exec`: the shell becomes runner, with SIGHUP ignored as nohup leaves it.
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    shell.arguments = ["-c", "trap '' HUP; exec \"$RUNNER\" t"]
+    shell.currentDirectoryURL = project.directory
+    shell.environment = ProcessInfo.processInfo.environment.merging(["RUNNER": BinaryRunner.executable.path]) { $1 }
+    let out = Pipe()
+    shell.standardOutput = out
+    try shell.run()
+    usleep(200_000)
+    kill(shell.processIdentifier, SIGHUP)
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    shell.waitUntilExit()
+    #expect(shell.terminationStatus == 0, "\(text)")
+    #expect(text.contains("t | done"), "\(text)")
   }
 
   @Test func aLowSoftFileLimitIsRaisedForRunnerAndKeptForTasks() throws {
@@ -75,10 +108,20 @@ import Testing
     try project.write("src/.real.txt.runner-tmp-999999999-1", "half")
     try project.write(".runner/.state.runner-tmp-999999999-2", "half")
     try project.write(".runner/cache/ab/.entry.runner-tmp-999999999-3", "half")
+    // Without a pid, or too recent (a writer in another PID namespace reads as dead): kept.
+    try project.write(".runner/.runner-tmp-Ab12Cd", "kept")
+    try project.write(".runner/.fresh.runner-tmp-999999999-4", "kept")
+    for old in [".runner/.state.runner-tmp-999999999-2", ".runner/cache/ab/.entry.runner-tmp-999999999-3"] {
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSinceNow: -3600)],
+        ofItemAtPath: project.directory.appendingPathComponent(old).path)
+    }
     let output = try project.run("t", environment: ["RUNNER_CACHE_MAX": "1"])
     #expect(output.status == 0, "\(output.stderr)")
     #expect(project.read(".runner/.state.runner-tmp-999999999-2") == nil)
     #expect(project.read(".runner/cache/ab/.entry.runner-tmp-999999999-3") == nil)
+    #expect(project.read(".runner/.runner-tmp-Ab12Cd") == "kept")
+    #expect(project.read(".runner/.fresh.runner-tmp-999999999-4") == "kept")
     // A directory pattern takes hidden files, but never a temporary one: touching it re-runs nothing.
     try project.write("src/.real.txt.runner-tmp-999999999-1", "changed")
     let again = try project.run("t")
