@@ -131,7 +131,7 @@ package enum CacheFileSystem {
   /// What a temporary file beside `path` is called: hidden (no `*` or `**` of a project
   /// matches it), with a mark every walk passes over and the writer's pid, so a later run can
   /// remove what a killed runner left (`removeOrphanedTemporaries`).
-  static func temporaryName(for path: String) -> String {
+  package static func temporaryName(for path: String) -> String {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { String(path[...$0]) } ?? ""
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -1,5 +1,6 @@
 import Glibc
 import RunnerBasics
+import RunnerCache
 import RunnerModel
 
 /// Writes a report file whole or not at all: into a temporary file beside it, then renamed
@@ -7,7 +8,9 @@ import RunnerModel
 package enum ReportFile {
   /// - Throws: a message naming the file and the reason.
   package static func write(_ text: String, to path: String) throws(TaskFileError) {
-    let temporary = "\(path).\(getpid()).tmp"
+    // Hidden and marked as runner's other temporaries (no pattern takes one; a later run
+    // removes a killed runner's).
+    let temporary = CacheFileSystem.temporaryName(for: path)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
     var failure: Int32 = 0
