@@ -36,6 +36,9 @@ package struct MatrixDeclaration: Sendable {
 
   package init(location: SourceLocation) { self.location = location }
 
+  /// The names `${{ matrix.NAME }}` may read: the axes and the keys `include` adds.
+  package var names: [String] { axes.map(\.name) + include.flatMap { $0.map(\.0) } }
+
   /// Every combination in axis order (the first axis outermost), less those an `exclude`
   /// entry matches; then each `include` entry extends the combinations it agrees with on
   /// the axes it names (an entry naming no axis extends every one), or, agreeing with none,

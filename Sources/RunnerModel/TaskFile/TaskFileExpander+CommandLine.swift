@@ -1,0 +1,141 @@
+/// The command line's part in expansion: `NAME=value` for the targets and the files that
+/// declare it, and the words after `--` for the targets' nodes.
+extension TaskFileExpander {
+  /// The command line's `NAME=value`: per target task that declares NAME, and for the file.
+  mutating func commandLineValues(_ scopes: [IncludeScope]) -> [Int: [String: String]] {
+    let named = targetTasks()
+    var overrides: [Int: [String: String]] = [:]
+    var fileOverrides: [String: String] = [:]
+    for (name, value) in invocation.params {
+      var declared = false
+      for index in named {
+        guard let param = file.tasks[index].params.first(where: { $0.name == name }) else { continue }
+        declared = true
+        if check(value, of: param, at: nil) { overrides[index, default: [:]][name] = value }
+      }
+      // Every file that declares it takes the value, so each one's choices must allow it.
+      var declarations: [ParamDeclaration] = []
+      for param in scopeParams.joined() where param.name == name && !declarations.contains(param) {
+        declarations.append(param)
+      }
+      if !declarations.isEmpty {
+        declared = true
+        var allowed = true
+        for param in declarations where !check(value, of: param, at: nil) { allowed = false }
+        if allowed { fileOverrides[name] = value }
+      }
+      if !declared {
+        let known =
+          Array(Set(scopeParams.flatMap { $0.map(\.name) })).sorted()
+          + named.flatMap { file.tasks[$0].params.map(\.name) }
+        let targets = named.map { "'\(file.tasks[$0].name)'" }.joined(separator: ", ")
+        let axis = named.first { file.tasks[$0].matrix?.axes.contains { $0.name == name } ?? false }
+        let hint =
+          axis.map {
+            " ('\(name)' is a matrix axis: run one combination as '\(file.tasks[$0].name)[\(name)=\(value)]')"
+          }
+          ?? Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
+          ?? (known.isEmpty ? "" : " (params: \(known.joined(separator: ", ")))")
+        usageErrors.append(
+          Diagnostic(
+            .error,
+            "unknown param '\(name)': neither the task file nor \(targets.isEmpty ? "a target" : targets) declares it"
+              + hint))
+      }
+    }
+    for index in scopes.indices {
+      var values = scopes[index].parent.map { scopeValues[$0] } ?? [:]
+      let own = index == 0 ? file.params : scopes[index].params
+      for param in own { values[param.name] = fileOverrides[param.name] ?? param.defaultValue }
+      scopeValues.append(values)
+    }
+    rootValues = scopeValues[0]
+    return overrides
+  }
+
+  /// True when `value` is one of `param`'s choices (or it has none); else records the error.
+  mutating func check(_ value: String, of param: ParamDeclaration, at location: SourceLocation?) -> Bool {
+    guard !param.choices.isEmpty, !param.choices.contains(value) else { return true }
+    let hint = Suggestion.closest(to: value, in: param.choices).map { " (did you mean '\($0)'?)" } ?? ""
+    let diagnostic = Diagnostic(
+      .error,
+      "'\(value)' is not a choice of param '\(param.name)' (\(param.choices.joined(separator: ", ")))\(hint)",
+      at: location)
+    if location == nil { usageErrors.append(diagnostic) } else { diagnostics.append(diagnostic) }
+    return false
+  }
+
+  static func choices(_ param: ParamDeclaration) -> String {
+    param.choices.isEmpty ? "" : " (one of: \(param.choices.joined(separator: ", ")))"
+  }
+
+  /// The words after `--` go to the targets' nodes (and a matrix target's combinations).
+  mutating func giveArguments() {
+    guard !invocation.arguments.isEmpty else { return }
+    var byName: [String: Int] = [:]
+    for node in nodes { byName[node.name] = node.index }
+    var written = invocation.targets.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
+    if written.isEmpty {
+      written = file.defaultTargets.map(\.name)
+      if written.isEmpty, byName["default"] != nil { written = ["default"] }
+    }
+    // The nodes the targets name (`test[py=3.12]` too), an include's default's tasks, a matrix
+    // group's combinations; then each of those and its parts (`release#1`).
+    var wanted = Set<String>()
+    for target in written {
+      let matched =
+        TargetPattern.isPattern(target)
+        ? nodes.filter { !$0.name.contains("#") && TargetPattern.matches(target, $0.name) }.map(\.index)
+        : byName[target].map { [$0] } ?? []
+      for index in matched {
+        let node = nodes[index]
+        wanted.insert(node.name)
+        let isIncludeDefault =
+          node.scope != 0 && node.scope < file.scopes.count && file.scopes[node.scope].namespace == node.name
+        let isMatrixGroup: Bool
+        if case .group = node.action, node.matrix != nil, node.taskName != nil {
+          isMatrixGroup = true
+        } else {
+          isMatrixGroup = false
+        }
+        if isIncludeDefault || isMatrixGroup { wanted.formUnion(node.dependencies.map(\.name)) }
+      }
+    }
+    for index in nodes.indices {
+      let name = nodes[index].name
+      let whole = name.lastIndex(of: "#").map { String(name[..<$0]) }
+      if wanted.contains(name) || (whole.map { Self.isPart(name, of: $0) && wanted.contains($0) } ?? false) {
+        nodes[index].arguments = invocation.arguments
+      }
+    }
+  }
+
+  /// The tasks the command line names, as selection reads them: `:name` is the root file's,
+  /// a pattern all it matches, an include's namespace its default tasks; none named, the
+  /// file's `default` (or its task named `default`).
+  func targetTasks() -> [Int] {
+    var written = invocation.targets.map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
+    if written.isEmpty {
+      written = file.defaultTargets.map(\.name)
+      if written.isEmpty, taskIndex["default"] != nil { written = ["default"] }
+    }
+    var result: [Int] = []
+    for target in written {
+      let matched =
+        TargetPattern.isPattern(target)
+        ? file.tasks.filter { TargetPattern.matches(target, $0.name) }.map(\.index)
+        : taskIndex[target].map { [$0] } ?? []
+      for index in matched {
+        let task = file.tasks[index]
+        let isIncludeDefault =
+          task.scope != 0 && task.scope < file.scopes.count && file.scopes[task.scope].namespace == task.name
+        if isIncludeDefault {
+          result += task.dependencies.compactMap { taskIndex[$0.name] }
+        } else {
+          result.append(index)
+        }
+      }
+    }
+    return result
+  }
+}

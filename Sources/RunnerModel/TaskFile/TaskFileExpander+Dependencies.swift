@@ -1,0 +1,163 @@
+/// A node's edges: its `deps` resolved to nodes (with the values they pass), and a `run` list
+/// split at its task calls.
+extension TaskFileExpander {
+  /// Resolves a node's `deps` to nodes, and points its output references at them.
+  mutating func resolveDependencies(of index: Int) {
+    let values = nodeValues[index]
+    guard let taskName = nodes[index].taskName, let task = taskIndex[taskName] else { return }
+    let written = file.tasks[task].dependencies
+    var resolved: [Dependency] = []
+    var renamed: [String: String] = [:]
+    for dependency in written {
+      guard let node = target(of: dependency, from: index, task: task, values: values) else {
+        resolved.append(Dependency(name: dependency.name, location: dependency.location))
+        continue
+      }
+      if renamed[dependency.name] == nil { renamed[dependency.name] = nodes[node].name }
+      resolved.append(Dependency(name: nodes[node].name, location: dependency.location))
+    }
+    nodes[index].dependencies = resolved
+    if renamed.contains(where: { $0.key != $0.value }) {
+      for position in nodes[index].environment.indices {
+        nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
+          guard case .output(let task, let key) = $0, let name = renamed[task] else { return $0 }
+          return .output(task: name, key: key)
+        }
+      }
+      if case .expression(let expression) = nodes[index].condition {
+        nodes[index].condition = .expression(
+          expression.renamingOutputs { renamed[$0] ?? $0 })
+      }
+    }
+    // After the renaming: every part reads its dependencies' outputs under their node names.
+    splitAtCalls(index, task: task, values: values)
+  }
+
+  /// The node a `deps` entry or a task call of node `index` names, with the values it passes
+  /// (the file params that differ in `index`, then `with:`); nil when no task has that name.
+  mutating func target(of dependency: Dependency, from index: Int, task: Int, values: [String: String])
+    -> Int?
+  {
+    let written = dependency.name.hasPrefix(":") ? String(dependency.name.dropFirst()) : dependency.name
+    guard let target = taskIndex[written] else { return nil }
+    var targetValues = baseline[target]
+    let ownParams = Set(file.tasks[target].params.map(\.name))
+    // A file param the caller has another value for (set by `with:` or the command line)
+    // flows on, if it is the same file's param (not the caller's own task param of that name).
+    let callerDefaults = scopeValues[file.tasks[task].scope]
+    let callerOwn = Set(file.tasks[task].params.map(\.name))
+    for name in scope[target]
+    where !ownParams.contains(name) && !callerOwn.contains(name) && values[name] != callerDefaults[name] {
+      let declaration = scopeParams[file.tasks[target].scope].first { $0.name == name }
+      if let value = values[name], let declaration, !declaration.choices.isEmpty, !declaration.choices.contains(value) {
+        continue
+      }
+      targetValues[name] = values[name]
+    }
+    for given in dependency.with {
+      guard scope[target].contains(given.name) else {
+        let known = scope[target]
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "task '\(dependency.name)' has no param '\(given.name)'"
+              + (Suggestion.closest(to: given.name, in: known).map { " (did you mean '\($0)'?)" }
+                ?? (known.isEmpty ? "" : " (its params: \(known.joined(separator: ", ")))")),
+            at: given.location))
+        continue
+      }
+      let axes = file.tasks[task].matrix?.axes.map(\.name) ?? []
+      let combination = nodes[index].values.filter { axes.contains($0.0) }
+      // A value read from a param that has none leaves this one without a value too.
+      let readsMissing = given.value.parts.contains { part in
+        if case .param(let name) = part { return values[name] == nil }
+        return false
+      }
+      if readsMissing {
+        targetValues[given.name] = nil
+        continue
+      }
+      let value = resolve(
+        given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
+      ) { _ in nil }.render { _, _ in nil }
+      let declaration =
+        file.tasks[target].params.first { $0.name == given.name }
+        ?? scopeParams[file.tasks[target].scope].first { $0.name == given.name }
+      if let declaration, !check(value, of: declaration, at: given.location) { continue }
+      targetValues[given.name] = value
+    }
+    return node(target, values: targetValues, combination: nil)
+  }
+
+  /// A `run` list with task calls becomes a chain: `deploy#1` runs the commands before the first
+  /// call, `deploy#2` runs after it and the called node, …, and `deploy` itself runs the
+  /// commands after the last call. Each part is a node, so a waiting part holds no slot. The
+  /// called node gets no edge from the calling task: running it alone (`runner build`) must
+  /// not run a caller's commands, so it runs as soon as its own dependencies allow.
+  mutating func splitAtCalls(_ index: Int, task: Int, values: [String: String]) {
+    guard case .shell(let commands) = nodes[index].action, commands.contains(where: { $0.call != nil }) else { return }
+    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty || nodes[index].condition != nil {
+      diagnostics.append(
+        Diagnostic(
+          .error,
+          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources', 'outputs' or 'if' "
+            + "(put them on the tasks it calls)", at: nodes[index].location))
+      return
+    }
+    let whole = nodes[index]
+    let own = whole.dependencies
+    var dependencies = own
+    var pending: [Command] = []
+    var part = 0
+    for command in commands {
+      guard let call = command.call else {
+        pending.append(command)
+        continue
+      }
+      part += 1
+      var segment = whole
+      segment.name = whole.name + "#\(part)"
+      segment.index = nodes.count
+      segment.action = pending.isEmpty ? .group : .shell(pending)
+      segment.dependencies = dependencies
+      segment.arguments = whole.arguments
+      nodes.append(segment)
+      nodeValues.append(values)
+      pending = []
+      guard let called = target(of: call, from: index, task: task, values: values) else {
+        let names = file.tasks.lazy.map(\.name)
+        diagnostics.append(
+          .error(
+            .undefinedDependency(
+              task: whole.name, dependency: call.name, suggestion: Suggestion.closest(to: call.name, in: names)),
+            at: call.location))
+        return
+      }
+      // Each part keeps the task's own deps (done already), so its env may read their outputs.
+      dependencies =
+        own.filter { $0.name != nodes[called].name } + [
+          Dependency(name: segment.name, location: call.location),
+          Dependency(name: nodes[called].name, location: call.location),
+        ]
+    }
+    nodes[index].action = pending.isEmpty ? .group : .shell(pending)
+    nodes[index].dependencies = dependencies
+    nodes[index].writtenRun = commands
+  }
+}
+
+extension ConditionExpression {
+  /// The same expression with each output reference's task renamed.
+  func renamingOutputs(_ rename: (String) -> String) -> ConditionExpression {
+    switch self {
+    case .literal: return self
+    case .reference(.output(let task, let key)): return .reference(.output(task: rename(task), key: key))
+    case .reference: return self
+    case .equal(let a, let b): return .equal(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .notEqual(let a, let b): return .notEqual(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .and(let a, let b): return .and(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .or(let a, let b): return .or(a.renamingOutputs(rename), b.renamingOutputs(rename))
+    case .not(let a): return .not(a.renamingOutputs(rename))
+    }
+  }
+}
