@@ -64,8 +64,7 @@ package final class EventLogWriter: RunObserver {
       members += [("event", .string("state")), ("state", .string(state.rawValue)), ("attempt", .int(attempt))]
       if state == .skipped {
         // Why, as a word a program can match; what happened, as the console says it.
-        let byCondition = reason?.hasPrefix("if: ") ?? false
-        members.append(("reason", .string(byCondition ? "condition" : "dependency")))
+        members.append(("reason", .string(ConditionSkipped.kind(ofSkipReason: reason))))
         if let reason { members.append(("message", .string(reason))) }
       } else if let reason {
         members.append(("reason", .string(reason)))

@@ -4,11 +4,13 @@ package enum ShellSetting {
   package static let standard = ["/bin/sh", "-e", "-c"]
   /// `shell: bash`, as GitHub Actions runs it: no profile or rc files, errexit and pipefail.
   package static let bash = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+  /// `shell: zsh`: no rc files, errexit and pipefail.
+  package static let zsh = ["zsh", "--no-rcs", "-e", "-o", "pipefail", "-c"]
 
   /// True for the shells a command with no shell syntax may skip (exec'd directly, as the
   /// shell would): a custom argv (`[ssh, host, sh, -c]`, `[python3, -c]`) always gets the script.
   package static func mayBypass(_ shell: [String]) -> Bool {
-    shell == standard || shell == bash || shell == named("zsh")
+    shell == standard || shell == bash || shell == zsh
   }
 
   /// The argv a `shell:` value names: `bash`, `sh`, or a list such as `[bash, -eo, pipefail, -c]`.
@@ -16,7 +18,7 @@ package enum ShellSetting {
     switch name {
     case "bash": return bash
     case "sh": return standard
-    case "zsh": return ["zsh", "--no-rcs", "-e", "-o", "pipefail", "-c"]
+    case "zsh": return zsh
     default: return nil
     }
   }
