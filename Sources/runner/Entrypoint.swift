@@ -28,12 +28,13 @@ enum Entrypoint {
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let command: RunnerCommand
+    let words = RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst()))
     do {
-      command = try RunnerCommand.parse(RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst())))
+      command = try RunnerCommand.parse(words.parsed)
     } catch {
       exit(usageExitCode(for: error))
     }
-    let (code, runner) = await command.execute()
+    let (code, runner) = await command.execute(taskArguments: words.task)
     // Exit with what the run loaded still referenced: the kernel drops it at once.
     withExtendedLifetime(runner) { exit(code) }
   }

@@ -85,15 +85,14 @@ struct RunnerCommand: ParsableCommand {
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
   }
 
-  /// Words after `--` on the command line: the targets' `"$@"` (taken out before parsing).
-  nonisolated(unsafe) static var taskArguments: [String] = []
-
-  /// The command line without what follows `--`, which `taskArguments` keeps.
-  static func splitArguments(_ arguments: [String]) -> [String] {
+  /// The command line to parse, and the words after `--` (the targets' `"$@"`), taken out
+  /// before parsing.
+  static func splitArguments(_ arguments: [String]) -> (parsed: [String], task: [String]) {
     // Shell completion speaks to swift-argument-parser through `---completion -- WORDS`.
-    guard arguments.first != "---completion", let marker = arguments.firstIndex(of: "--") else { return arguments }
-    taskArguments = Array(arguments[(marker + 1)...])
-    return Array(arguments[..<marker])
+    guard arguments.first != "---completion", let marker = arguments.firstIndex(of: "--") else {
+      return (arguments, [])
+    }
+    return (Array(arguments[..<marker]), Array(arguments[(marker + 1)...]))
   }
 
   /// Splits the positional arguments into the task file and the targets.
@@ -111,7 +110,7 @@ struct RunnerCommand: ParsableCommand {
   /// Runs the command through the façade.
   ///
   /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
-  func execute() async -> (code: Int32, runner: Runner) {
+  func execute(taskArguments: [String] = []) async -> (code: Int32, runner: Runner) {
     let (path, words) = fileAndTargets()
     let (params, targets) = Invocation.split(words)
     var options = RunOptions(
@@ -119,7 +118,7 @@ struct RunnerCommand: ParsableCommand {
       keepGoing: keepGoing, grace: RunnerModel.parseDuration(grace) ?? .seconds(5), eventsPath: events,
       force: force, noCache: noCache, noWait: noWait, reports: report.settings())
     options.params = params
-    options.taskArguments = Self.taskArguments
+    options.taskArguments = taskArguments
     let runner = Runner(options)
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }
