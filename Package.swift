@@ -29,7 +29,7 @@ let package = Package(
       dependencies: ["RunnerModel", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
     ),
     .target(name: "RunnerExecution", dependencies: ["RunnerCache", "CRunnerShim", "Imaging"]),
-    .target(name: "RunnerReporting", dependencies: ["RunnerExecution"]),
+    .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "CRunnerShim"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
     .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"], plugins: ["VersionStamp"]),

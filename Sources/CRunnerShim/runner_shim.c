@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -75,6 +76,17 @@ static int child_fail(struct child_args *a, int stage) {
 // The soft limit runner started with, given back to every child (0: not raised).
 static struct rlimit original_files;
 static int files_raised;
+
+static _Atomic int pipe_size;
+
+void runner_set_pipe_size(int bytes) { pipe_size = bytes; }
+
+const void *runner_memrchr(const void *s, int c, size_t n) { return memrchr(s, c, n); }
+
+int runner_memfd(const char *name) {
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
 
 long runner_raise_fd_limit(void) {
   struct rlimit limit;
@@ -160,6 +172,8 @@ static int make_pipes(int out[2], int err[2], struct runner_child *child) {
   child->stage = RUNNER_STAGE_PARENT;
   int rc = make_pipe(out);
   if (rc != 0) return child->error = -rc, rc;
+  int size = pipe_size;
+  if (size > 0) fcntl(out[0], F_SETPIPE_SZ, size);  // a refusal leaves the default: no harm
   rc = make_pipe(err);
   if (rc != 0) {
     close(out[0]);

@@ -11,11 +11,11 @@ package enum Terminal {
   }
 
   /// Writes `bytes`, or holds them back when the calling thread is the one that asked for it
-  /// (`holdWrites`) and will `releaseHeld` before it waits. Writes from any other thread
-  /// release what is held first, so the order of everything written is kept.
+  /// (`holdWrites`) and will `releaseHeld` before it waits. Writes from any other thread, and
+  /// big ones, release what is held first, so the order of everything written is kept.
   package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
     held.withLock { held in
-      if let holder = held.thread, pthread_equal(holder, pthread_self()) != 0 {
+      if let holder = held.thread, pthread_equal(holder, pthread_self()) != 0, bytes.count < Held.limit {
         if held.descriptor != descriptor { release(&held) }
         held.descriptor = descriptor
         held.bytes.append(contentsOf: bytes)

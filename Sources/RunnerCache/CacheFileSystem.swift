@@ -6,7 +6,7 @@ package enum CacheFileSystem {
   package struct Stamp: Sendable, Equatable {
     var device: Int64
     var inode: Int64
-    var size: Int64
+    package var size: Int64
     /// Modification time, nanoseconds since the epoch.
     package var modified: Int64
     /// Status change time, nanoseconds since the epoch.
@@ -23,7 +23,7 @@ package enum CacheFileSystem {
     package var stamp: Stamp
     package var mode: UInt32
     var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
-    var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+    package var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
     var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
   }
 
@@ -111,7 +111,7 @@ package enum CacheFileSystem {
   }
 
   /// SHA-256 of a file's content, streamed; nil if it cannot be read.
-  static func hashFile(_ path: String) -> String? {
+  package static func hashFile(_ path: String) -> String? {
     guard case .success(let (descriptor, _)) = openRegular(path) else { return nil }
     defer { close(descriptor) }
     var hasher = ContentHasher()
@@ -166,11 +166,14 @@ package enum CacheFileSystem {
   /// Writes a file so that a reader sees the old content or the new, never a mix: a
   /// temporary file in the same directory, fsync, rename, fsync of the directory.
   ///
-  /// - Parameter durable: false skips both fsyncs, for a file whose loss in a power cut costs
-  ///   only time (the no-op record, the cache's usage): a reader still sees old or new, and a
-  ///   file cut short by the crash fails its own check.
+  /// - Parameters:
+  ///   - durable: false skips both fsyncs, for a file whose loss in a power cut costs only time
+  ///     (the no-op record, the cache's usage): a reader still sees old or new, and a file cut
+  ///     short by the crash fails its own check.
+  ///   - then: writes more after `bytes` (streamed content); what it throws removes the temporary.
   package static func writeAtomically(
-    _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true
+    _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true,
+    then: (Int32) throws(CacheError) -> Void = { _ in }
   ) throws(CacheError) {
     let temporary = temporaryName(for: path)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -179,6 +182,13 @@ package enum CacheFileSystem {
       close(descriptor)
       unlink(temporary)
       throw .io(path, reason: describe(failure))
+    }
+    do {
+      try then(descriptor)
+    } catch {
+      close(descriptor)
+      unlink(temporary)
+      throw error
     }
     fchmod(descriptor, mode)
     let synced = !durable || fsync(descriptor) == 0
@@ -200,20 +210,9 @@ package enum CacheFileSystem {
     if let failure = writeAll(bytes, to: descriptor) { throw .io(path, reason: describe(failure)) }
   }
 
-  /// Writes all of `bytes`, retrying short writes and interruptions.
-  ///
-  /// - Returns: the `errno` of a write that failed, or nil.
-  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-    var written = 0
-    while written < bytes.count {
-      let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        return errno
-      }
-      written += count
-    }
-    return nil
+  /// Writes all of `bytes`; the `errno` of a write that failed, or nil.
+  static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+    bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
   }
 
   static func syncDirectory(_ path: String) {

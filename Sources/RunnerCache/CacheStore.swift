@@ -18,14 +18,18 @@ package struct CacheStore: Sendable {
     CacheFileSystem.status(path(for: fingerprint)) != nil
   }
 
-  /// The entry for `fingerprint`, nil if there is none; marks it used.
+  /// The entry for `fingerprint` (its head: files are copied out by `CacheFileSystem.restore`),
+  /// nil if there is none; marks it used. An older runner's entry is removed as a miss.
   ///
   /// - Throws: `CacheError.corrupt` for an entry that fails its check; it is removed first.
   package func load(_ fingerprint: String) throws(CacheError) -> CacheEntry? {
     let path = path(for: fingerprint)
     guard CacheFileSystem.status(path) != nil else { return nil }
     do {
-      let entry = try CacheEntry(decoding: try CacheFileSystem.read(path), path: path)
+      guard let entry = try CacheEntry.read(path) else {
+        unlink(path)
+        return nil
+      }
       CacheFileSystem.touch(path)
       return entry
     } catch {
@@ -34,14 +38,24 @@ package struct CacheStore: Sendable {
     }
   }
 
+  /// Removes an entry found damaged after it was loaded (a file's content failed its check).
+  package func discard(_ fingerprint: String) {
+    unlink(path(for: fingerprint))
+  }
+
+  /// Stores an entry; each file's content is streamed from `contents` (the path that holds
+  /// `entry.files[i]`) and checked against the size and hash recorded for it.
+  ///
   /// - Returns: the entry's size in bytes.
   @discardableResult
-  package func save(_ entry: CacheEntry, for fingerprint: String) throws(CacheError) -> Int64 {
+  package func save(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError) -> Int64 {
     let path = path(for: fingerprint)
     try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: path))
-    let bytes = entry.encoded()
-    try CacheFileSystem.writeAtomically(path, bytes)
-    return Int64(bytes.count)
+    let head = entry.encodedHead()
+    try CacheFileSystem.writeAtomically(path, head) { target throws(CacheError) in
+      try CacheFileSystem.storeContents(entry.files, from: contents, to: target, targetPath: path)
+    }
+    return Int64(head.count) + entry.files.reduce(0) { $0 + $1.size }
   }
 
   /// `usage` in the cache directory: the cache's size as the last scan found it, plus what
@@ -124,11 +138,8 @@ extension CacheStore {
   /// What an entry would hand on if restored (checked, but not marked used): for predictions.
   func peek(_ fingerprint: String) throws(CacheError) -> (digest: String, values: [String: String])? {
     let path = path(for: fingerprint)
-    guard CacheFileSystem.status(path) != nil else { return nil }
-    let entry = try CacheEntry(decoding: try CacheFileSystem.read(path), path: path)
-    let files = entry.files.map { file in
-      FileRecord(path: file.path, hash: file.bytes.withUnsafeBytes { ContentHasher.digest($0) })
-    }
+    guard CacheFileSystem.status(path) != nil, let entry = try CacheEntry.read(path) else { return nil }
+    let files = entry.files.map { FileRecord(path: $0.path, hash: $0.hash) }
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     var pixels: String?
     if let png = entry.image {

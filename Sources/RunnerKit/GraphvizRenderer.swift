@@ -85,9 +85,17 @@ final class MessageSink: OutputLineSink {
 
   var text: String { lines.withLock { $0.joined(separator: "; ") } }
 
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+  func receive(lines received: OutputLines, stream: OutputStreamKind) {
     lines.withLock { lines in
-      if lines.count < 5 { lines.append(String(decoding: line, as: UTF8.self)) }
+      received.forEach { line in
+        if lines.count < 5 { lines.append(String(decoding: line, as: UTF8.self)) }
+      }
+    }
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    lines.withLock { lines in
+      if lines.count < 5 { lines.append(String(decoding: fragment, as: UTF8.self)) }
     }
   }
 }

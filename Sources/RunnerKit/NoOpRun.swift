@@ -33,7 +33,7 @@ final class NoOpWatcher: RunObserver {
     }
   }
 
-  func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+  func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     seen.withLock { $0.ruledOut = true }
   }
 }

@@ -24,6 +24,11 @@ package struct RunSession: Sendable {
   package func run() async -> Int32 {
     let graph = selection.graph
     let names = graph.tasks.map(\.name)
+    let special = SpecialFileCheck.problems(in: selection)
+    guard special.isEmpty else {
+      DiagnosticPrinter().print(special)
+      return ExitStatus.usage
+    }
     let scratch: String
     switch Self.makeScratchDirectory() {
     case .success(let path): scratch = path

@@ -11,18 +11,14 @@ package final class ConsoleReporter: RunObserver {
   static let maximumPrefix = 24
 
   struct State: ~Copyable {
-    var bytes: [UInt8] = []
+    var bytes = ByteBuffer()
     /// nil when not on a terminal, and after the run.
     var status: StatusArea?
-    /// Grouped and quiet modes: each running task's lines, spooled to a file until it ends
-    /// (a file, not memory: a task may print gigabytes). `unspooled` for a task whose spool
-    /// failed: its lines are printed as they come.
-    var spools: [Int: Int32] = [:]
+    /// Grouped and quiet modes: each running task's lines, kept until it ends.
+    var spool: OutputSpool
     /// Whether the warning about a failed spool was printed.
     var warnedAboutSpool = false
   }
-
-  static let unspooled: Int32 = -1
 
   let names: [String]
   let width: Int
@@ -32,16 +28,18 @@ package final class ConsoleReporter: RunObserver {
   let spoolDirectory: String
   private let state: Mutex<State>
   private let ticker = Mutex<Task<Void, Never>?>(nil)
-  private let prefixes = Mutex<[Int: String]>([:])
+  private let prefixes = Mutex<[Int: [UInt8]]>([:])
 
   /// - Parameters:
   ///   - names: every task's name, by graph index.
   ///   - selected: the tasks of this run (their longest name sets the prefix width).
   ///   - statusArea: keep a live status line at the bottom (for a terminal).
-  ///   - mode: prefixed lines as they come, or grouped/quiet (spooled in `spoolDirectory`).
+  ///   - mode: prefixed lines as they come, or grouped/quiet (spooled in memory up to
+  ///     `spoolMemory` bytes for the run, nil for `OutputSpool.defaultMemoryBudget()`, then in
+  ///     files in `spoolDirectory`).
   package init(
     names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false,
-    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp"
+    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp", spoolMemory: Int64? = nil
   ) {
     self.mode = mode
     self.spoolDirectory = spoolDirectory
@@ -49,7 +47,11 @@ package final class ConsoleReporter: RunObserver {
     self.width = min(Self.maximumPrefix, selected.map { names[$0].count }.max() ?? 0)
     self.useColor = useColor
     self.descriptor = descriptor
-    state = Mutex(State(status: statusArea ? StatusArea(total: selected.count) : nil))
+    let budget = mode == .prefixed ? 0 : spoolMemory ?? OutputSpool.defaultMemoryBudget()
+    state = Mutex(
+      State(
+        status: statusArea ? StatusArea(total: selected.count) : nil,
+        spool: OutputSpool(directory: spoolDirectory, memoryBudget: budget)))
     if statusArea {
       // The clock in the status line moves even while no task prints.
       ticker.withLock {
@@ -79,14 +81,31 @@ package final class ConsoleReporter: RunObserver {
   }
 
   /// A task's line prefix, built once per task rather than once per output line.
-  func prefix(_ task: Int) -> String {
+  func prefix(_ task: Int) -> [UInt8] {
     prefixes.withLock { cache in
       if let known = cache[task] { return known }
       let name = names[task]
       let shown = name.count > width ? String(name.prefix(width - 1)) + "…" : name
-      let made = color(task, shown + String(repeating: " ", count: width - shown.count)) + " | "
+      let made = Array((color(task, shown + String(repeating: " ", count: width - shown.count)) + " | ").utf8)
       cache[task] = made
       return made
+    }
+  }
+
+  /// Appends each line with `head` before it: one `memchr` and two copies a line.
+  static func compose(_ lines: OutputLines, head: [UInt8], into buffer: inout ByteBuffer) {
+    guard let base = lines.bytes.baseAddress else { return }
+    let total = lines.bytes.count
+    head.withUnsafeBytes { head in
+      let headStart = head.baseAddress!
+      var start = 0
+      while start < total {
+        let end = base.distance(to: UnsafeRawPointer(memchr(base + start, 0x0A, total - start)!)) + 1
+        buffer.reserve(head.count + end - start)
+        buffer.append(headStart, count: head.count)
+        buffer.append(base + start, count: end - start)
+        start = end
+      }
     }
   }
 
@@ -121,36 +140,39 @@ package final class ConsoleReporter: RunObserver {
     }
   }
 
-  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+  /// A read's worth of lines, prefixed, in one write (or one write to the task's spool).
+  package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     let head = prefix(task)
-    if mode != .prefixed { return spool(task, head: head, line: line) }
+    if mode != .prefixed { return spool(task, head: head, lines: lines) }
     state.withLock { state in
-      state.bytes.removeAll(keepingCapacity: true)
-      if state.status != nil { state.bytes.append(contentsOf: StatusArea.clear.utf8) }
-      state.bytes.append(contentsOf: head.utf8)
-      state.bytes.append(contentsOf: line)
-      state.bytes.append(UInt8(ascii: "\n"))
+      state.bytes.removeAll()
+      if state.status != nil { state.bytes.append(StatusArea.clear) }
+      Self.compose(lines, head: head, into: &state.bytes)
       appendStatus(&state)
-      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+      state.bytes.withBytes { Terminal.write($0, to: descriptor) }
+      state.bytes.trim(to: Self.retainedBuffer)
     }
   }
+
+  /// A buffer grown past this by one burst (a giant line) gives the memory back.
+  static let retainedBuffer = 1 << 20
 
   /// One write per message, under the same lock as output lines, so lines never tear; on a
   /// terminal the status line is cleared first and drawn again after.
   func emit(_ text: String) {
     state.withLock { state in
       guard state.status != nil else { return Terminal.write(text, to: descriptor) }
-      state.bytes.removeAll(keepingCapacity: true)
-      state.bytes.append(contentsOf: StatusArea.clear.utf8)
-      state.bytes.append(contentsOf: text.utf8)
+      state.bytes.removeAll()
+      state.bytes.append(StatusArea.clear)
+      state.bytes.append(text)
       appendStatus(&state)
-      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+      state.bytes.withBytes { Terminal.write($0, to: descriptor) }
     }
   }
 
   private func appendStatus(_ state: inout State) {
     guard let status = state.status else { return }
-    state.bytes.append(contentsOf: paint("2", status.line(width: StatusArea.terminalWidth(descriptor))).utf8)
+    state.bytes.append(paint("2", status.line(width: StatusArea.terminalWidth(descriptor))))
   }
 
   static func isFailure(_ kind: RunEvent.Kind) -> Bool {
@@ -158,38 +180,31 @@ package final class ConsoleReporter: RunObserver {
     return false
   }
 
-  /// Appends a line to the task's spool. If the spool cannot be created or written (a full
+  /// Appends lines to the task's spool. If the spool cannot be created or written (a full
   /// disk), the task falls back to prefixed lines as they come, after what its spool already
   /// held: the output arrives early rather than not at all. One warning says so.
-  private func spool(_ task: Int, head: String, line: UnsafeRawBufferPointer) {
+  private func spool(_ task: Int, head: [UInt8], lines: OutputLines) {
     let failure: Int32? = state.withLock { state in
-      state.bytes.removeAll(keepingCapacity: true)
-      state.bytes.append(contentsOf: head.utf8)
-      state.bytes.append(contentsOf: line)
-      state.bytes.append(UInt8(ascii: "\n"))
+      state.bytes.removeAll()
+      Self.compose(lines, head: head, into: &state.bytes)
+      defer { state.bytes.trim(to: Self.retainedBuffer) }
+      let outcome = state.bytes.withBytes { state.spool.write(task, $0) }
       var failure: Int32?
-      var fd = state.spools[task]
-      if fd == nil {
-        let path = "\(spoolDirectory)/\(task).spool"
-        let opened = Glibc.open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        if opened < 0 { failure = errno }
-        unlink(path)  // the descriptor keeps it; nothing is left behind even on a crash
-        fd = opened >= 0 ? opened : Self.unspooled
-        state.spools[task] = fd
-      }
-      if let open = fd, open != Self.unspooled {
-        let (written, error) = state.bytes.withUnsafeBufferPointer { Self.writeAll($0, to: open) }
-        guard let error else { return nil }
+      switch outcome {
+      case .spooled: return nil
+      case .direct: break
+      case .failed(let error, let fd, let held):
         failure = error
-        // What the spool held before this line (the line itself is printed whole below).
-        copySpool(open, length: lseek(open, 0, SEEK_CUR) - off_t(written), state: &state)
-        close(open)
-        state.spools[task] = Self.unspooled
+        if fd >= 0 {
+          // What the spool held before these lines (they are printed whole below).
+          copySpool(fd, length: off_t(held), state: &state)
+          close(fd)
+        }
       }
-      // Printed as a prefixed line would be (the bytes were composed above, without status).
-      if state.status != nil { state.bytes.insert(contentsOf: StatusArea.clear.utf8, at: 0) }
+      // Printed as prefixed lines would be (the bytes were composed above, without status).
+      if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
       appendStatus(&state)
-      state.bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+      state.bytes.withBytes { Terminal.write($0, to: descriptor) }
       guard let failure, !state.warnedAboutSpool else { return nil }
       state.warnedAboutSpool = true
       return failure
@@ -204,12 +219,13 @@ package final class ConsoleReporter: RunObserver {
     }
   }
 
-  /// Prints the first `length` bytes of a spool, for a task that falls back to direct lines.
-  private func copySpool(_ fd: Int32, length: off_t, state: inout State) {
-    guard length > 0 else { return }
-    if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+  /// Prints a spool's bytes from `offset` up to `length`, for a task that falls back to direct
+  /// lines and where `sendfile` cannot write.
+  private func copySpool(_ fd: Int32, from offset: off_t = 0, length: off_t, state: inout State) {
+    guard length > offset else { return }
+    if offset == 0, state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    var offset: off_t = 0
+    var offset = offset
     while offset < length {
       let want = Int(min(off_t(chunk.count), length - offset))
       let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, offset) }
@@ -220,36 +236,25 @@ package final class ConsoleReporter: RunObserver {
     }
   }
 
-  /// Writes every byte; returns how many were written and the errno that stopped it, if any.
-  private static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> (Int, Int32?) {
-    guard let base = bytes.baseAddress else { return (0, nil) }
-    var done = 0
-    while done < bytes.count {
-      let written = Glibc.write(fd, base + done, bytes.count - done)
-      if written < 0 {
-        if errno == EINTR { continue }
-        return (done, errno)
-      }
-      done += written
-    }
-    return (done, nil)
-  }
-
   /// Prints (or drops) a finished task's spooled lines in one piece, then closes the spool.
   private func flushSpool(_ task: Int, show: Bool) {
-    guard let fd = state.withLock({ $0.spools.removeValue(forKey: task) }), fd != Self.unspooled else { return }
+    guard let spool = state.withLock({ $0.spool.take(task) }) else { return }
+    let fd = spool.descriptor
     defer { close(fd) }
-    guard show else { return }
+    guard show, spool.size > 0 else { return }
     state.withLock { state in
       if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      lseek(fd, 0, SEEK_SET)
-      while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      Terminal.releaseHeld()  // what was written before goes first
+      let length = off_t(spool.size)
+      // The kernel copies (no trip through runner's memory); a descriptor sendfile cannot
+      // write to gets the bytes by read and write.
+      var offset: off_t = 0
+      while offset < length {
+        let sent = sendfile(descriptor, fd, &offset, Int(min(length - offset, 1 << 30)))
+        if sent < 0, errno == EINTR || errno == EAGAIN { continue }
+        if sent <= 0 { break }
       }
+      if offset < length { copySpool(fd, from: offset, length: length, state: &state) }
     }
   }
 

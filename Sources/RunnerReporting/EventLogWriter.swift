@@ -90,13 +90,15 @@ package final class EventLogWriter: RunObserver {
     write(.object(members))
   }
 
-  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
-    write(
-      .object([
-        ("v", .int(Self.schemaVersion)), ("time", .double(seconds(time))), ("task", .string(names[task])),
-        ("event", .string("output")), ("stream", .string(stream == .stdout ? "stdout" : "stderr")),
-        ("line", .string(String(decoding: line, as: UTF8.self))),
-      ]))
+  package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
+    lines.forEach { line in
+      write(
+        .object([
+          ("v", .int(Self.schemaVersion)), ("time", .double(seconds(time))), ("task", .string(names[task])),
+          ("event", .string("output")), ("stream", .string(stream == .stdout ? "stdout" : "stderr")),
+          ("line", .string(String(decoding: line, as: UTF8.self))),
+        ]))
+    }
   }
 
   func seconds(_ duration: Duration) -> Double {

@@ -44,10 +44,10 @@ package final class GitHubActionsReporter: RunObserver {
     }
   }
 
-  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
-    guard grouped else { return console.output(task: task, stream: stream, line: line, time: time) }
+  package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
+    guard grouped else { return console.output(task: task, stream: stream, lines: lines, time: time) }
     // Lines pass through as they are: a tool's own `::error::` lines still annotate.
-    console.emit(String(decoding: line, as: UTF8.self) + "\n")
+    console.emit(String(decoding: lines.bytes, as: UTF8.self))
   }
 
   /// Ends the open group (only `task`'s, when given).

@@ -11,7 +11,7 @@ package struct ObserverList: RunObserver {
     for observer in observers { observer.record(event) }
   }
 
-  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
-    for observer in observers { observer.output(task: task, stream: stream, line: line, time: time) }
+  package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
+    for observer in observers { observer.output(task: task, stream: stream, lines: lines, time: time) }
   }
 }

@@ -16,5 +16,5 @@ package final class RunRecorder: RunObserver {
     state.withLock { $0.apply(event) }
   }
 
-  package func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {}
+  package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {}
 }

@@ -1,6 +1,7 @@
 #ifndef RUNNER_SHIM_H
 #define RUNNER_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Child-process and event-loop primitives for runner's process reactor.
@@ -30,6 +31,19 @@ struct runner_child {
 /// limit back before they exec (a program may use select(), which cannot see fds >= 1024).
 /// Returns the new soft limit, or -errno.
 long runner_raise_fd_limit(void);
+
+// glibc's memrchr (a GNU extension Swift's Glibc module does not show): the last `c` in the
+// first `n` bytes of `s`, or NULL.
+const void *runner_memrchr(const void *s, int c, size_t n);
+
+/// The capacity runner asks for on the pipe of a task's stdout (0: the kernel's 64 KiB). A big
+/// pipe lets a chatty task write on while runner sleeps, with fewer wake-ups for both. Set by
+/// the scheduler from the run's concurrency: an unprivileged user's pipes count against
+/// fs.pipe-user-pages-soft, past which every new pipe of that user is cut to two pages.
+void runner_set_pipe_size(int bytes);
+
+/// An anonymous file in memory (memfd_create, close-on-exec), or -errno.
+int runner_memfd(const char *name);
 
 /// Starts `path` with `argv` and `envp` (both NULL-terminated) in a new process group, stdin
 /// from `devnull_fd`, stdout/stderr to fresh pipes, in `cwd` (NULL: inherit), with

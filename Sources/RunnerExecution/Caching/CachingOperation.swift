@@ -210,16 +210,21 @@ struct CachingOperation: TaskOperation {
         try CacheFileSystem.makeDirectories(parent)
         // A runner killed while restoring here left its temporary file: it goes now (once a folder).
         if cleaned.insert(parent).inserted { CacheFileSystem.removeOrphanedTemporaries(in: parent) }
-        try CacheFileSystem.writeAtomically(full, file.bytes, mode: mode_t(file.mode & 0o7777))
+        try CacheFileSystem.restore(file, from: entry.path, to: full)
+      } catch .corrupt(let path, let reason) {
+        store.cache.discard(fingerprint.value)
+        store.warn(
+          "discarding the cache entry of '\(context.task.name)': \(CacheError.corrupt(path, reason: reason)); running it"
+        )
+        return nil
       } catch {
         store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")
         return nil
       }
-      let hash = file.bytes.withUnsafeBytes { ContentHasher.digest($0) }
-      outputs.append(FileRecord(path: file.path, hash: hash, stamp: nil))
+      outputs.append(FileRecord(path: file.path, hash: file.hash, stamp: nil))
     }
-    for line in entry.log {
-      line.bytes.withUnsafeBytes { context.output.receive($0, stream: line.stream, complete: true) }
+    for chunk in entry.log {
+      chunk.bytes.withUnsafeBytes { context.output.receive(lines: OutputLines($0), stream: chunk.stream) }
     }
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     let digest = Fingerprint.outputDigest(
@@ -237,7 +242,7 @@ struct CachingOperation: TaskOperation {
 
   /// Records a fresh run and stores it in the cache.
   func record(
-    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogLine]?, _ context: OperationContext
+    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogChunk]?, _ context: OperationContext
   ) -> any OperationResult {
     let task = context.task
     let values = (result as? any OutputProviding)?.outputs ?? [:]
@@ -246,11 +251,15 @@ struct CachingOperation: TaskOperation {
     var entry = CacheEntry()
     var cacheable = store.settings.useCache && log != nil
     var outputs: [FileRecord] = []
+    var contents: [String] = []
     for path in paths {
       let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
-      if cacheable, let status = CacheFileSystem.status(full), let bytes = try? CacheFileSystem.read(full) {
-        entry.files.append(CacheEntry.File(path: path, mode: status.mode & 0o7777, bytes: bytes))
-        let hash = bytes.withUnsafeBytes { ContentHasher.digest($0) }
+      if cacheable, let status = CacheFileSystem.status(full), status.isRegular,
+        let hash = CacheFileSystem.hashFile(full)
+      {
+        entry.files.append(
+          CacheEntry.File(path: path, mode: status.mode & 0o7777, size: status.stamp.size, hash: hash))
+        contents.append(full)
         let recent = CacheFileSystem.now() - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
         outputs.append(FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp))
       } else {
@@ -274,7 +283,7 @@ struct CachingOperation: TaskOperation {
     var storedBytes: Int64 = 0
     if cacheable {
       do {
-        storedBytes = try store.cache.save(entry, for: fingerprint.value)
+        storedBytes = try store.cache.save(entry, contents: contents, for: fingerprint.value)
       } catch {
         store.warn("cannot store '\(task.name)' in the cache: \(error)")
         cacheable = false

@@ -9,7 +9,7 @@ final class LogCapture: RunObserver {
   static let maximumBytes = 16 << 20
 
   private struct Captured {
-    var lines: [CacheEntry.LogLine] = []
+    var chunks: [CacheEntry.LogChunk] = []
     var bytes = 0
     var overflowed = false
   }
@@ -20,23 +20,25 @@ final class LogCapture: RunObserver {
   init(forward: TaskOutput) { self.forward = forward }
 
   /// The lines, or nil if there were too many to keep.
-  var lines: [CacheEntry.LogLine]? {
-    captured.withLock { $0.overflowed ? nil : $0.lines }
+  var lines: [CacheEntry.LogChunk]? {
+    captured.withLock { $0.overflowed ? nil : $0.chunks }
   }
 
   func record(_ event: RunEvent) {}
 
-  func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
+  func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     captured.withLock { captured in
       guard !captured.overflowed else { return }
-      captured.bytes += line.count + 5
+      captured.bytes += lines.bytes.count + 5
       if captured.bytes > Self.maximumBytes {
         captured.overflowed = true
-        captured.lines.removeAll()
+        captured.chunks.removeAll()
+      } else if let last = captured.chunks.indices.last, captured.chunks[last].stream == stream {
+        captured.chunks[last].bytes.append(contentsOf: lines.bytes)
       } else {
-        captured.lines.append(CacheEntry.LogLine(stream: stream, bytes: Array(line)))
+        captured.chunks.append(CacheEntry.LogChunk(stream: stream, bytes: Array(lines.bytes)))
       }
     }
-    forward.receive(line, stream: stream, complete: true)
+    forward.receive(lines: lines, stream: stream)
   }
 }

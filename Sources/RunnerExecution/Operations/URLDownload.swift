@@ -101,8 +101,7 @@ package struct URLDownload: Sendable {
   }
 }
 
-/// Collects curl's stdout byte for byte (lines and their newlines put back together) up to a
-/// limit, and its stderr.
+/// Collects curl's stdout byte for byte up to a limit, and its stderr.
 private final class DownloadSink: OutputLineSink {
   struct Received {
     var stdout: [UInt8] = []
@@ -127,18 +126,18 @@ private final class DownloadSink: OutputLineSink {
     if now { action() }
   }
 
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+  func receive(lines: OutputLines, stream: OutputStreamKind) { take(lines.bytes, stream: stream) }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) { take(fragment, stream: stream) }
+
+  private func take(_ bytes: UnsafeRawBufferPointer, stream: OutputStreamKind) {
     let overflowNow = state.withLock { received -> (@Sendable () -> Void)? in
       if stream == .stderr {
-        if received.stderr.count < 64 << 10 {
-          received.stderr.append(contentsOf: line)
-          if complete { received.stderr.append(0x0A) }
-        }
+        if received.stderr.count < 64 << 10 { received.stderr.append(contentsOf: bytes) }
         return nil
       }
       guard !received.overflowed else { return nil }
-      received.stdout.append(contentsOf: line)
-      if complete { received.stdout.append(0x0A) }
+      received.stdout.append(contentsOf: bytes)
       guard received.stdout.count > limit else { return nil }
       received.overflowed = true
       received.stdout = []

@@ -72,5 +72,6 @@ struct GateWaiter: Sendable {
 
 /// Drops output (gate commands are checked by exit code alone).
 struct DiscardingSink: OutputLineSink {
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {}
+  func receive(lines: OutputLines, stream: OutputStreamKind) {}
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {}
 }

@@ -27,6 +27,7 @@ package struct RunEvent: Sendable {
 /// Receives the events of a run. Called from the scheduler, one event at a time.
 package protocol RunObserver: Sendable {
   func record(_ event: RunEvent)
-  /// A line of a task's output (whole, without its newline). Called on the process reactor's thread.
-  func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration)
+  /// Whole lines of a task's output, each ending in a newline (a line the task left without
+  /// one gets one). Called on the process reactor's thread, once per read rather than per line.
+  func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration)
 }

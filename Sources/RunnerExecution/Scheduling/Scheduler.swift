@@ -1,3 +1,4 @@
+import CRunnerShim
 import RunnerModel
 
 /// Runs a selected graph: at most `concurrency` operations at once, best-first among the
@@ -47,6 +48,7 @@ package struct Scheduler: Sendable {
       observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
     }
     emit(nil, .runStarted(tasks: selection.members.count, concurrency: settings.concurrency))
+    runner_set_pipe_size(Self.pipeSize(concurrency: settings.concurrency))
     state.onTransition = { task, newState, attempt, reason in
       emit(task, .state(newState, attempt: attempt, reason: reason))
     }
@@ -107,6 +109,18 @@ package struct Scheduler: Sendable {
     var summary = state.summary()
     summary.duration = ContinuousClock.now - start
     return summary
+  }
+
+  /// 1 MiB pipes for tasks' stdout while a quarter of the user's pipe allowance holds them all
+  /// at once (`runner_set_pipe_size`); the kernel's default otherwise.
+  static func pipeSize(concurrency: Int) -> Int32 {
+    let pages = (try? FileReader.read("/proc/sys/fs/pipe-user-pages-soft")).flatMap {
+      Int(String(decoding: $0.prefix { $0 != 0x0A }, as: UTF8.self))
+    }
+    let allowance = pages.map { $0 == 0 ? Int.max : $0 * 4096 / 4 } ?? 0
+    let size = 1 << 20
+    let (total, overflow) = concurrency.multipliedReportingOverflow(by: size)
+    return !overflow && total <= allowance ? Int32(size) : 0
   }
 
   package func workingDirectory(of task: Int) -> String {

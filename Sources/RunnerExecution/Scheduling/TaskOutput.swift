@@ -1,8 +1,8 @@
 import RunnerBasics
 import Synchronization
 
-/// A task's output sink: reassembles lines the reactor delivers in fragments, forwards whole
-/// lines to the run's observer, and keeps the last lines for the failure summary.
+/// A task's output sink: puts back together lines the reactor delivers in pieces, forwards
+/// runs of whole lines to the run's observer, and keeps the last lines for the failure summary.
 package final class TaskOutput: OutputLineSink {
   /// How many of the last lines are kept for the summary.
   static let tailLength = 10
@@ -26,16 +26,26 @@ package final class TaskOutput: OutputLineSink {
     self.start = start
   }
 
-  package func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+  package func receive(lines: OutputLines, stream: OutputStreamKind) {
     state.withLock { state in
-      if !complete || state.pending[stream]?.isEmpty == false {
-        state.pending[stream, default: []].append(contentsOf: line)
-        guard complete || state.pending[stream]!.count >= Self.maximumLine else { return }
-        let whole = state.pending[stream]!
-        state.pending[stream]!.removeAll(keepingCapacity: true)
-        whole.withUnsafeBytes { emit($0, stream: stream, &state) }
-      } else {
-        emit(line, stream: stream, &state)
+      guard state.pending[stream]?.isEmpty == false else { return emit(lines, stream: stream, &state) }
+      // The first line ends what the pending pieces began.
+      let bytes = lines.bytes
+      let first = bytes.firstIndex(of: 0x0A)! + 1
+      state.pending[stream]!.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<first]))
+      emitPending(stream, &state)
+      if first < bytes.count {
+        emit(OutputLines(UnsafeRawBufferPointer(rebasing: bytes[first...])), stream: stream, &state)
+      }
+    }
+  }
+
+  package func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    state.withLock { state in
+      state.pending[stream, default: []].append(contentsOf: fragment)
+      if state.pending[stream]!.count >= Self.maximumLine {
+        state.pending[stream]!.append(0x0A)
+        emitPending(stream, &state)
       }
     }
   }
@@ -43,10 +53,9 @@ package final class TaskOutput: OutputLineSink {
   /// Ends a line the process left without a newline (called when a command exits).
   package func finishLine() {
     state.withLock { state in
-      for stream in [OutputStreamKind.stdout, .stderr] {
-        guard let rest = state.pending[stream], !rest.isEmpty else { continue }
-        state.pending[stream]!.removeAll(keepingCapacity: true)
-        rest.withUnsafeBytes { emit($0, stream: stream, &state) }
+      for stream in [OutputStreamKind.stdout, .stderr] where state.pending[stream]?.isEmpty == false {
+        state.pending[stream]!.append(0x0A)
+        emitPending(stream, &state)
       }
     }
   }
@@ -57,18 +66,28 @@ package final class TaskOutput: OutputLineSink {
       let ordered =
         state.tail.count < Self.tailLength
         ? state.tail : Array(state.tail[state.tailNext...] + state.tail[..<state.tailNext])
-      return ordered.map { String(decoding: $0.prefix(400), as: UTF8.self) }
+      return ordered.map { String(decoding: $0, as: UTF8.self) }
     }
   }
 
-  private func emit(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, _ state: inout State) {
-    if state.tail.count < Self.tailLength {
-      state.tail.append(Array(line.prefix(400)))
-    } else {
-      state.tail[state.tailNext].removeAll(keepingCapacity: true)
-      state.tail[state.tailNext].append(contentsOf: line.prefix(400))
-      state.tailNext = (state.tailNext + 1) % Self.tailLength
+  /// Emits the pending bytes of `stream` (which end in a newline) and empties them.
+  private func emitPending(_ stream: OutputStreamKind, _ state: inout State) {
+    let whole = state.pending[stream]!
+    state.pending[stream]!.removeAll(keepingCapacity: whole.count <= 1 << 16)
+    whole.withUnsafeBytes { emit(OutputLines($0), stream: stream, &state) }
+  }
+
+  private func emit(_ lines: OutputLines, stream: OutputStreamKind, _ state: inout State) {
+    for line in lines.last(Self.tailLength) {
+      let kept = UnsafeRawBufferPointer(rebasing: line.prefix(400))
+      if state.tail.count < Self.tailLength {
+        state.tail.append(Array(kept))
+      } else {
+        state.tail[state.tailNext].removeAll(keepingCapacity: true)
+        state.tail[state.tailNext].append(contentsOf: kept)
+        state.tailNext = (state.tailNext + 1) % Self.tailLength
+      }
     }
-    observer.output(task: task, stream: stream, line: line, time: ContinuousClock.now - start)
+    observer.output(task: task, stream: stream, lines: lines, time: ContinuousClock.now - start)
   }
 }

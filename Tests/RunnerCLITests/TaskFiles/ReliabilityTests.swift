@@ -44,17 +44,26 @@ import Testing
     let project = try TaskFileProject(
       """
       tasks:
-        t: { sources: [in.fifo, "*", /dev/zero], outputs: [out.txt], run: 'echo ran > out.txt' }
+        t: { sources: ["*"], outputs: [out.txt], run: 'echo ran > out.txt' }
+        named:
+          sources: [in.fifo, /dev/zero]
+          run: 'true'
         picture: { image: [{ load: in.fifo }, { save: out.png }] }
       """)
     defer { project.remove() }
     #expect(mkfifo(project.directory.appendingPathComponent("in.fifo").path, 0o644) == 0)
     // Under `timeout`: before, runner blocked for ever in open() of the FIFO, deaf to signals.
-    for arguments in ["t", "-n t", "--graph json t", "t"] {
+    // A glob passes over the FIFO.
+    for arguments in ["t", "-n t", "--graph json t", "t", "-n named", "--graph json named"] {
       let status = try project.shell("timeout 20 \"$RUNNER\" \(arguments) > /dev/null 2>&1; echo $?")
       #expect(status == "0\n", "runner \(arguments) exited \(status)")
     }
     #expect(project.read("out.txt") == "ran\n")
+    // Named outright, each is an error at the task, before anything runs.
+    let named = try project.shell("timeout 20 \"$RUNNER\" named 2>&1; echo status=$?")
+    #expect(named.contains("tasks.yml:3:3: error: 'in.fifo' in the 'sources' of task 'named' is a FIFO"), "\(named)")
+    #expect(named.contains("'/dev/zero' in the 'sources' of task 'named' is a character device"), "\(named)")
+    #expect(named.contains("status=2"), "\(named)")
     // An image load of a FIFO fails at once instead of waiting for a writer.
     let load = try project.shell("timeout 20 \"$RUNNER\" picture 2>&1; echo status=$?")
     #expect(load.contains("is not a regular file"), "\(load)")

@@ -26,9 +26,13 @@ final class RecordingObserver: RunObserver {
 
   func record(_ event: RunEvent) { events.withLock { $0.append(event) } }
 
-  func output(task: Int, stream: OutputStreamKind, line: UnsafeRawBufferPointer, time: Duration) {
-    byteCount.withLock { $0 += line.count + 1 }
-    lines.withLock { if $0.count < keepLines { $0.append(Line(task: task, stream: stream, bytes: Array(line))) } }
+  func output(task: Int, stream: OutputStreamKind, lines received: OutputLines, time: Duration) {
+    byteCount.withLock { $0 += received.bytes.count }
+    lines.withLock { lines in
+      received.forEach { line in
+        if lines.count < keepLines { lines.append(Line(task: task, stream: stream, bytes: Array(line))) }
+      }
+    }
   }
 
   var recorded: [RunEvent] { events.withLock { $0 } }

@@ -13,17 +13,37 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: directory) }
     // The spool of task 0 opens /dev/full, whose writes fail with ENOSPC as on a full disk.
     try FileManager.default.createSymbolicLink(atPath: "\(directory)/0.spool", withDestinationPath: "/dev/full")
-    let text = try Self.console(spoolDirectory: directory)
+    let text = try Self.console(spoolDirectory: directory, spoolMemory: 0)
     #expect(text == "a | one\na | two\nb | x\n", "a prints as it comes, b when it ends: \(text)")
   }
 
+  /// Spools live in memory while they fit the run's budget; the one that would pass it moves
+  /// to a file with what it held, in order. Neither leaves a file behind.
+  @Test(arguments: [0, 8, 1 << 20])
+  func spoolsInMemoryMoveToAFileWhenTheyPassTheBudget(budget: Int) throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let text = try Self.console(spoolDirectory: directory, spoolMemory: Int64(budget))
+    // a is spooled whole and printed when it ends, then b.
+    #expect(text == "a | one\na | two\nb | x\n", "\(text)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
+  }
+
+  /// A spool that had to move to a file that cannot be made keeps its lines: they are printed.
+  @Test func aSpoolThatCannotMoveToAFileFallsBackToDirectLines() throws {
+    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir", spoolMemory: 8)
+    // "a | one\n" fills the budget; b's spool would be a file, so b prints as it comes; a's
+    // second line would move a's spool to a file, so a prints what it held and the line.
+    #expect(text == "b | x\na | one\na | two\n", "\(text)")
+  }
+
   @Test func aSpoolThatCannotBeCreatedFallsBackToDirectLines() throws {
-    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir")
+    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir", spoolMemory: 0)
     #expect(text == "a | one\nb | x\na | two\n", "every task prints as it comes: \(text)")
   }
 
   /// Task `a` prints two lines, task `b` one, then both succeed; returns what the console printed.
-  static func console(spoolDirectory: String) throws -> String {
+  static func console(spoolDirectory: String, spoolMemory: Int64) throws -> String {
     let output = try temporaryDirectory() + "/console.txt"
     defer { unlink(output) }
     let fd = open(output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -31,11 +51,11 @@ import Testing
     defer { close(fd) }
     let console = ConsoleReporter(
       names: ["a", "b"], selected: [0, 1], useColor: false, descriptor: fd, mode: .grouped,
-      spoolDirectory: spoolDirectory)
+      spoolDirectory: spoolDirectory, spoolMemory: spoolMemory)
     for (task, line) in [(0, "one"), (1, "x"), (0, "two")] {
-      var bytes = Array(line.utf8)
+      var bytes = Array((line + "\n").utf8)
       bytes.withUnsafeMutableBytes {
-        console.output(task: task, stream: .stdout, line: UnsafeRawBufferPointer($0), time: .zero)
+        console.output(task: task, stream: .stdout, lines: OutputLines(UnsafeRawBufferPointer($0)), time: .zero)
       }
     }
     for task in [0, 1] {

@@ -68,9 +68,10 @@ import Testing
       reporter.record(event)
       if case .state(.executing, let attempt, _) = kind {
         for line in ["\(name) attempt \(attempt)", "::warning::a tool's own annotation passes through"] {
-          var line = line
+          var line = line + "\n"
           line.withUTF8 {
-            reporter.output(task: index(name), stream: .stdout, line: UnsafeRawBufferPointer($0), time: .zero)
+            reporter.output(
+              task: index(name), stream: .stdout, lines: OutputLines(UnsafeRawBufferPointer($0)), time: .zero)
           }
         }
       }

@@ -1,11 +1,13 @@
+import CRunnerShim
 import Glibc
 import RunnerBasics
 
-/// Cuts one stream's bytes into lines for an `OutputLineSink`, without decoding them.
+/// Cuts one stream's bytes into runs of whole lines for an `OutputLineSink`, without decoding
+/// or copying them.
 ///
-/// Lines that lie wholly inside one read are handed to the sink straight from the read buffer;
-/// only a line that spans reads is copied, into `pending`, whose size is capped so a task that
-/// never prints a newline cannot grow runner's memory.
+/// The whole lines of a read go to the sink in one call, straight from the read buffer (found
+/// by the last newline alone); only a line that spans reads is copied, into `pending`, whose
+/// size is capped so a task that never prints a newline cannot grow runner's memory.
 struct LineSplitter {
   /// A partial line at least this long goes to the sink as a fragment.
   static let fragmentLimit = 1 << 20
@@ -21,35 +23,42 @@ struct LineSplitter {
 
   mutating func feed(_ chunk: UnsafeRawBufferPointer, to sink: any OutputLineSink) {
     guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+    guard let lastNewline = runner_memrchr(base, 0x0A, chunk.count) else {
+      pending.append(contentsOf: chunk)
+      if pending.count >= Self.fragmentLimit { deliverFragment(to: sink) }
+      return
+    }
+    let end = base.distance(to: UnsafeRawPointer(lastNewline)) + 1
     var start = 0
-    while start < chunk.count {
-      let rest = chunk.count - start
-      guard let newline = memchr(base + start, 0x0A, rest) else {
-        pending.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: rest))
-        if pending.count >= Self.fragmentLimit { deliverPending(to: sink, complete: false) }
-        return
-      }
-      let length = base.distance(to: UnsafeRawPointer(newline)) - start
-      let line = UnsafeRawBufferPointer(start: base + start, count: length)
-      if pending.isEmpty {
-        sink.receive(line, stream: stream, complete: true)
-      } else {
-        pending.append(contentsOf: line)
-        deliverPending(to: sink, complete: true)
-      }
-      start += length + 1
+    if !pending.isEmpty {
+      let first = base.distance(to: UnsafeRawPointer(memchr(base, 0x0A, end)!)) + 1
+      pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: first))
+      pending.withUnsafeBytes { sink.receive(lines: OutputLines($0), stream: stream) }
+      release()
+      start = first
+    }
+    if start < end {
+      sink.receive(lines: OutputLines(UnsafeRawBufferPointer(start: base + start, count: end - start)), stream: stream)
+    }
+    if end < chunk.count {
+      pending.append(contentsOf: UnsafeRawBufferPointer(start: base + end, count: chunk.count - end))
     }
   }
 
   /// Hands over a trailing partial line, as a fragment, at end of output.
   mutating func finish(to sink: any OutputLineSink) {
-    if !pending.isEmpty { deliverPending(to: sink, complete: false) }
+    if !pending.isEmpty { deliverFragment(to: sink) }
     pending = []
   }
 
-  private mutating func deliverPending(to sink: any OutputLineSink, complete: Bool) {
-    pending.withUnsafeBytes { sink.receive($0, stream: stream, complete: complete) }
-    // Keep the storage while a giant line streams through; drop it once that line ends.
-    pending.removeAll(keepingCapacity: !complete || pending.capacity <= Self.retainedCapacity)
+  private mutating func deliverFragment(to sink: any OutputLineSink) {
+    pending.withUnsafeBytes { sink.receive(fragment: $0, stream: stream) }
+    // Keep the storage while a giant line streams through.
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  /// Empties `pending` after a whole line, dropping the storage a giant line grew.
+  private mutating func release() {
+    pending.removeAll(keepingCapacity: pending.capacity <= Self.retainedCapacity)
   }
 }

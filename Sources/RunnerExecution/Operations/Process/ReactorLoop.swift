@@ -6,7 +6,7 @@ import RunnerBasics
 /// Not Sendable on purpose: after `start` hands it to its thread, nothing else holds it.
 final class ReactorLoop {
   private static let wakeToken = UInt64.max
-  private static let readBufferSize = 64 << 10
+  static let readBufferSize = 1 << 20
   private static let maxEvents: Int32 = 64
 
   private let inbox: ReactorInbox

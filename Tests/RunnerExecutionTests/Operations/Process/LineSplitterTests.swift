@@ -14,15 +14,35 @@ import Testing
 
   @Test func linesSpanningChunksAreJoined() {
     let pieces = split([Array("ab\ncd".utf8), Array("ef\n\ngh".utf8)])
-    #expect(pieces.map { String(decoding: $0.bytes, as: UTF8.self) } == ["ab", "cdef", "", "gh"])
+    #expect(pieces.map { String(decoding: $0.bytes, as: UTF8.self) } == ["ab\n", "cdef\n", "\n", "gh"])
     #expect(pieces.map(\.complete) == [true, true, true, false])
     #expect(pieces.allSatisfy { $0.stream == .stderr })
+  }
+
+  /// The whole lines of one read reach the sink in one call, straight from the read.
+  @Test func theWholeLinesOfAReadAreOneCall() {
+    let pieces = split([Array("a\nbb\nccc\ndd".utf8), Array("d\ne\nf\n".utf8)])
+    #expect(pieces.map { String(decoding: $0.bytes, as: UTF8.self) } == ["a\nbb\nccc\n", "ddd\n", "e\nf\n"])
+  }
+
+  @Test func linesSplitAndTheLastOnesAreFoundFromTheEnd() {
+    var text = Array("one\n\nthree\nfour\n".utf8)
+    text.withUnsafeBytes { bytes in
+      let lines = OutputLines(bytes)
+      var seen: [String] = []
+      lines.forEach { seen.append(String(decoding: $0, as: UTF8.self)) }
+      #expect(seen == ["one", "", "three", "four"])
+      #expect(lines.last(2).map { String(decoding: $0, as: UTF8.self) } == ["three", "four"])
+      #expect(lines.last(10).map { String(decoding: $0, as: UTF8.self) } == ["one", "", "three", "four"])
+    }
+    text = Array("\n".utf8)
+    text.withUnsafeBytes { #expect(OutputLines($0).last(3).map(\.count) == [0]) }
   }
 
   @Test func longPartialLinesBecomeFragments() {
     let chunk = [UInt8](repeating: 0x41, count: 64 << 10)
     let pieces = split(Array(repeating: chunk, count: 40) + [Array("\n".utf8)])
-    #expect(pieces.reduce(0) { $0 + $1.bytes.count } == 40 << 16)
+    #expect(pieces.reduce(0) { $0 + $1.bytes.count } == 40 << 16 + 1)  // and the newline
     #expect(pieces.dropLast().allSatisfy { !$0.complete && $0.bytes.count == LineSplitter.fragmentLimit })
     #expect(pieces.last?.complete == true)
   }
@@ -33,7 +53,12 @@ private final class RawSink: OutputLineSink, @unchecked Sendable {
   // @unchecked: used from one test's thread only, never shared.
   var pieces: [CollectingSink.Line] = []
 
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
-    pieces.append(.init(stream: stream, bytes: Array(line), complete: complete))
+  /// Each run of lines as one piece (newlines kept), each fragment as one.
+  func receive(lines: OutputLines, stream: OutputStreamKind) {
+    pieces.append(.init(stream: stream, bytes: Array(lines.bytes), complete: true))
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    pieces.append(.init(stream: stream, bytes: Array(fragment), complete: false))
   }
 }

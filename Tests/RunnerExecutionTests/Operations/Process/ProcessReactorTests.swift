@@ -81,7 +81,7 @@ struct ProcessReactorTests {
     let totals = sink.totals
     #expect(totals.bytes == total)
     #expect(totals.newlines == 0)
-    #expect(totals.largest <= LineSplitter.fragmentLimit + (64 << 10))
+    #expect(totals.largest <= LineSplitter.fragmentLimit + ReactorLoop.readBufferSize)
     let lines = CountingSink()
     #expect(
       try await reactor.run(Support.shell("yes | head -c \(total)"), sink: lines, grace: .seconds(1)) == .exited(0))

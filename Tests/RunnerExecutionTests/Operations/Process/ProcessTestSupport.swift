@@ -15,17 +15,18 @@ final class CollectingSink: OutputLineSink {
 
   private let state = Mutex<(lines: [Line], partial: [OutputStreamKind: [UInt8]])>(([], [:]))
 
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+  func receive(lines: OutputLines, stream: OutputStreamKind) {
     state.withLock { state in
-      var bytes = state.partial[stream, default: []]
-      bytes.append(contentsOf: line)
-      if complete {
-        state.partial[stream] = nil
+      lines.forEach { line in
+        var bytes = state.partial.removeValue(forKey: stream) ?? []
+        bytes.append(contentsOf: line)
         state.lines.append(Line(stream: stream, bytes: bytes, complete: true))
-      } else {
-        state.partial[stream] = bytes
       }
     }
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    state.withLock { $0.partial[stream, default: []].append(contentsOf: fragment) }
   }
 
   /// Complete lines, then any unterminated last line per stream (stdout first).
@@ -48,12 +49,22 @@ final class CollectingSink: OutputLineSink {
 final class CountingSink: OutputLineSink {
   private let state = Mutex<(bytes: Int, calls: Int, largest: Int, newlines: Int)>((0, 0, 0, 0))
 
-  func receive(_ line: UnsafeRawBufferPointer, stream: OutputStreamKind, complete: Bool) {
+  func receive(lines: OutputLines, stream: OutputStreamKind) {
     state.withLock { state in
-      state.bytes += line.count
+      lines.forEach { line in
+        state.bytes += line.count
+        state.largest = max(state.largest, line.count)
+        state.newlines += 1
+      }
       state.calls += 1
-      state.largest = max(state.largest, line.count)
-      if complete { state.newlines += 1 }
+    }
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    state.withLock { state in
+      state.bytes += fragment.count
+      state.calls += 1
+      state.largest = max(state.largest, fragment.count)
     }
   }
 

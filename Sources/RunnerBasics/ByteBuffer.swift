@@ -1,0 +1,73 @@
+import Glibc
+
+/// A growable run of bytes for composing output, appended to with `memcpy`: what an `[UInt8]`
+/// costs per append (uniqueness and capacity checks through generic code) is most of the work
+/// when each append is a few bytes and there are fifty million of them.
+/// Owned by one holder at a time (not copyable), so it may be sent across threads.
+package struct ByteBuffer: ~Copyable, @unchecked Sendable {
+  private var base: UnsafeMutableRawPointer
+  private var capacity: Int
+  package private(set) var count = 0
+
+  package init(capacity: Int = 1 << 16) {
+    self.capacity = max(capacity, 64)
+    base = .allocate(byteCount: self.capacity, alignment: 16)
+  }
+
+  deinit { base.deallocate() }
+
+  package var isEmpty: Bool { count == 0 }
+
+  package mutating func removeAll() { count = 0 }
+
+  /// Makes room for `more` bytes.
+  @inline(__always)
+  package mutating func reserve(_ more: Int) {
+    guard count + more > capacity else { return }
+    var grown = capacity * 2
+    while grown < count + more { grown *= 2 }
+    let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 16)
+    larger.copyMemory(from: base, byteCount: count)
+    base.deallocate()
+    base = larger
+    capacity = grown
+  }
+
+  @inline(__always)
+  package mutating func append(_ start: UnsafeRawPointer, count length: Int) {
+    reserve(length)
+    memcpy(base + count, start, length)
+    count += length
+  }
+
+  package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    guard let start = bytes.baseAddress else { return }
+    append(start, count: bytes.count)
+  }
+
+  package mutating func append(_ text: String) {
+    var text = text
+    text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+  }
+
+  package mutating func append(byte: UInt8) {
+    reserve(1)
+    base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+    count += 1
+  }
+
+  /// The bytes, valid during `body`.
+  package func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    try body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+  }
+
+  /// Shrinks storage that one burst grew past `limit` back to `limit`.
+  package mutating func trim(to limit: Int) {
+    guard capacity > limit, count <= limit else { return }
+    let smaller = UnsafeMutableRawPointer.allocate(byteCount: limit, alignment: 16)
+    smaller.copyMemory(from: base, byteCount: count)
+    base.deallocate()
+    base = smaller
+    capacity = limit
+  }
+}

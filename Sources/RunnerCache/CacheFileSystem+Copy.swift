@@ -1,0 +1,83 @@
+import Glibc
+
+/// Streamed copies for the cache: a file goes into an entry and back out through one 1 MiB
+/// buffer, hashed on the way, whatever its size.
+extension CacheFileSystem {
+  static let copyChunk = 1 << 20
+
+  /// Copies `count` bytes of `source`, from `offset`, to the end of `target`, and returns
+  /// their SHA-256 in hex.
+  ///
+  /// - Throws: `.io` naming `sourcePath` if it ends before `count` bytes (or has more after
+  ///   them, when `exact`: a file that changed while it was copied), naming `targetPath` if
+  ///   the write fails.
+  static func copy(
+    from source: Int32, sourcePath: String, offset: Int64, count: Int64, exact: Bool, to target: Int32,
+    targetPath: String
+  ) throws(CacheError) -> String {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: copyChunk, alignment: 16)
+    defer { buffer.deallocate() }
+    var hasher = ContentHasher()
+    var done: Int64 = 0
+    while done < count {
+      let want = Int(min(Int64(copyChunk), count - done))
+      let got = pread(source, buffer.baseAddress, want, off_t(offset + done))
+      if got < 0, errno == EINTR { continue }
+      guard got >= 0 else { throw .io(sourcePath, reason: describe(errno)) }
+      guard got > 0 else { throw .io(sourcePath, reason: "it changed while it was copied (shorter than its size)") }
+      let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
+      hasher.stream(chunk)
+      if let failure = writeAll(chunk, to: target) { throw .io(targetPath, reason: describe(failure)) }
+      done += Int64(got)
+    }
+    if exact, pread(source, buffer.baseAddress, 1, off_t(offset + done)) > 0 {
+      throw .io(sourcePath, reason: "it changed while it was copied (longer than its size)")
+    }
+    return hasher.finalize()
+  }
+
+  /// Writes all of `bytes`, retrying short writes and interruptions; the `errno` of a failure.
+  static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+    guard let base = bytes.baseAddress else { return nil }
+    var written = 0
+    while written < bytes.count {
+      let count = write(descriptor, base + written, bytes.count - written)
+      if count < 0 {
+        if errno == EINTR { continue }
+        return errno
+      }
+      written += count
+    }
+    return nil
+  }
+
+  /// Writes an output file back from a cache entry, atomically, checking its content against
+  /// the hash the entry recorded before it replaces anything.
+  ///
+  /// - Throws: `.corrupt` naming the entry if the content does not match.
+  package static func restore(_ file: CacheEntry.File, from entryPath: String, to path: String) throws(CacheError) {
+    let (entry, _) = try openRegular(entryPath).get()
+    defer { close(entry) }
+    try writeAtomically(path, [], mode: mode_t(file.mode & 0o7777)) { target throws(CacheError) in
+      let hash = try copy(
+        from: entry, sourcePath: entryPath, offset: file.offset, count: file.size, exact: false, to: target,
+        targetPath: path)
+      guard hash == file.hash else { throw .corrupt(entryPath, reason: "'\(file.path)' does not match its checksum") }
+    }
+  }
+
+  /// Appends each file's content to an entry being written, checking each against the size
+  /// and hash recorded for it (`sources[i]` holds `files[i]`).
+  static func storeContents(_ files: [CacheEntry.File], from sources: [String], to target: Int32, targetPath: String)
+    throws(CacheError)
+  {
+    for (file, source) in zip(files, sources) {
+      let (descriptor, _) = try openRegular(source).get()
+      defer { close(descriptor) }
+      let hash = try copy(
+        from: descriptor, sourcePath: source, offset: 0, count: file.size, exact: true, to: target,
+        targetPath: targetPath)
+      guard hash == file.hash else { throw .io(source, reason: "it changed while it was copied") }
+    }
+  }
+}
