@@ -99,6 +99,18 @@ long runner_raise_fd_limit(void) {
   return (long)limit.rlim_cur;
 }
 
+// Signals ignored when runner started (`nohup runner`): tasks keep ignoring them.
+static _Atomic unsigned long kept_ignored;
+
+void runner_keep_ignored(int sig) { kept_ignored |= 1UL << sig; }
+
+// Runner ignores these to watch them; a task gets them with their defaults.
+static int reset_when_ignored(int sig) {
+  if (sig == SIGPIPE || sig == SIGINT || sig == SIGTERM || sig == SIGQUIT) return 1;
+  if (sig == SIGHUP || sig == SIGTSTP) return !(kept_ignored & (1UL << sig));
+  return 0;
+}
+
 static int child_main(void *p) {
   struct child_args *a = p;
   // All signals are blocked (the parent did it). A handler runner installed must not run here
@@ -108,14 +120,14 @@ static int child_main(void *p) {
     struct sigaction sa;
     if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0) continue;
     if (sa.sa_handler == SIG_DFL) continue;
-    if (sa.sa_handler == SIG_IGN && sig != SIGPIPE && sig != SIGINT && sig != SIGTERM && sig != SIGQUIT) continue;
+    if (sa.sa_handler == SIG_IGN && !reset_when_ignored(sig)) continue;
     sa.sa_handler = SIG_DFL;
     sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
   }
   if (a->handlers_cleared) {
-    // Exec keeps an ignored signal ignored; these four a task must get with their defaults.
+    // Exec keeps an ignored signal ignored; these a task must get with their defaults.
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -123,6 +135,8 @@ static int child_main(void *p) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    if (reset_when_ignored(SIGHUP)) sigaction(SIGHUP, &sa, NULL);
+    if (reset_when_ignored(SIGTSTP)) sigaction(SIGTSTP, &sa, NULL);
   }
   // Own group: cancellation kills the task's grandchildren with one kill(-pgid).
   if (setpgid(0, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);

@@ -90,7 +90,9 @@ package struct RunSession: Sendable {
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
       baseEnvironment: taskEnvironment, factory: OperationFactory(store: store))
     let run = Task { await scheduler.run() }
-    let watcher = SignalWatcher(onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() })
+    let watcher = SignalWatcher(
+      onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() },
+      onSuspend: { ProcessReactor.shared.suspendAll() })
     var summary = await run.value
     store?.finish()
     summary.interruption = watcher.firstSignal

@@ -42,6 +42,11 @@ const void *runner_memrchr(const void *s, int c, size_t n);
 /// fs.pipe-user-pages-soft, past which every new pipe of that user is cut to two pages.
 void runner_set_pipe_size(int bytes);
 
+/// A signal ignored when runner started (SIGHUP under nohup, SIGTSTP): tasks keep it ignored;
+/// otherwise they get SIGHUP and SIGTSTP with their defaults although runner ignores them to
+/// watch them.
+void runner_keep_ignored(int sig);
+
 /// An anonymous file in memory (memfd_create, close-on-exec), or -errno.
 int runner_memfd(const char *name);
 

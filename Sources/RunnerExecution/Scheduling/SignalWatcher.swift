@@ -1,3 +1,4 @@
+import CRunnerShim
 import Dispatch
 import Glibc
 import Synchronization
@@ -5,6 +6,8 @@ import Synchronization
 /// Turns SIGINT, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT into cancellation of the
 /// run: the first cancels it (tasks get SIGTERM, then SIGKILL after the grace period; the state
 /// is saved), the second skips the grace period. The exit status is 128 + the first signal.
+/// SIGTSTP (Ctrl-Z) calls `onSuspend`, which stops the run's tasks and runner, and continues
+/// them when runner is continued.
 package final class SignalWatcher {
   private let sources: [any DispatchSourceSignal]
   private let received = SignalLog()
@@ -12,9 +15,20 @@ package final class SignalWatcher {
   /// - Parameters:
   ///   - onFirst: cancel the run.
   ///   - onSecond: kill what is left now.
-  package init(onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void) {
+  ///   - onSuspend: stop the run's processes and runner; returns when continued.
+  package init(
+    onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void,
+    onSuspend: (@Sendable () -> Void)? = nil
+  ) {
     var sources: [any DispatchSourceSignal] = []
     let received = self.received
+    if let onSuspend, !Self.ignoredAtStart.contains(SIGTSTP) {
+      signal(SIGTSTP, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: .global())
+      source.setEventHandler(handler: onSuspend)
+      source.resume()
+      sources.append(source)
+    }
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
       // A signal ignored when runner started stays ignored (`nohup runner`), as make and the
       // shell do.
@@ -40,12 +54,15 @@ package final class SignalWatcher {
   /// Notes which of the run's signals were ignored at start, and lets SIGQUIT terminate runner
   /// (the Swift runtime's handler printed a crash backtrace and went on) until a run watches it.
   package static func recordStart() {
-    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP] {
       var old = sigaction()
       sigaction(number, nil, &old)
       // SIG_IGN is handler value 1 on Linux.
       let handler = old.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) }
-      if handler == 1 { ignoredAtStart.insert(number) }
+      if handler == 1 {
+        ignoredAtStart.insert(number)
+        runner_keep_ignored(number)
+      }
     }
     if !ignoredAtStart.contains(SIGQUIT) { signal(SIGQUIT, SIG_DFL) }
   }
@@ -55,6 +72,8 @@ package final class SignalWatcher {
 
   deinit {
     for source in sources { source.cancel() }
+    // After the run, Ctrl-Z stops runner as it stops any program.
+    if !Self.ignoredAtStart.contains(SIGTSTP) { signal(SIGTSTP, SIG_DFL) }
   }
 }
 

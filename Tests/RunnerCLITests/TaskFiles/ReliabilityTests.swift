@@ -108,6 +108,54 @@ import Testing
     #expect(project.read("n0") == "64\n", "a task sees the limit runner was started with")
   }
 
+  /// Ctrl-Z (SIGTSTP) stops the run's tasks with runner; SIGCONT (`fg`) continues them, and
+  /// the run ends as if nothing happened. A task sees SIGTSTP and SIGHUP with their defaults.
+  @Test func ctrlZStopsTheTasksWithRunnerAndFgContinuesThem() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        t: |
+          echo $$ > pid
+          grep -E '^SigIgn' /proc/$$/status > signals
+          while [ ! -e go ]; do sleep 0.05; done
+          echo done
+      """)
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      "$RUNNER" t > out.txt 2>&1 &
+      runner=$!
+      while [ ! -s pid ]; do sleep 0.05; done
+      kill -TSTP $runner
+      sleep 0.3
+      echo "runner=$(cut -d' ' -f3 /proc/$runner/stat) task=$(cut -d' ' -f3 /proc/$(cat pid)/stat)"
+      touch go
+      kill -CONT $runner
+      wait $runner
+      echo "status=$?"
+      """)
+    #expect(report.contains("runner=T task=T"), "\(report)")
+    #expect(report.contains("status=0"), "\(report) \(project.read("out.txt") ?? "")")
+    #expect(project.read("out.txt")?.contains("t | done") == true)
+    // SigIgn must not hold SIGHUP (bit 0) or SIGTSTP (bit 19): runner ignores them to watch them.
+    let line = project.read("signals") ?? ""
+    let mask = UInt64(
+      line.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16)
+    #expect(mask.map { $0 & (1 << 0 | 1 << 19) } == 0, "\(line)")
+  }
+
+  /// A hard limit too low for the run's concurrency: tasks wait for descriptors instead of
+  /// failing with EMFILE.
+  @Test func tasksQueueWhenTheFileLimitStillBinds() throws {
+    let project = try TaskFileProject(
+      "tasks:\n" + (0..<40).map { "  t\($0): 'sleep 0.1; echo ran'\n" }.joined())
+    defer { project.remove() }
+    let status = try project.shell("ulimit -n 48 && \"$RUNNER\" -j 40 '**' > out.txt 2>&1; echo $?")
+    let output = project.read("out.txt") ?? ""
+    #expect(status == "0\n", "\(output)")
+    #expect(output.contains("40 task(s): 40 succeeded"), "\(output)")
+  }
+
   @Test func temporaryFilesOfAKilledRunnerAreNeverSourcesAndAreRemoved() throws {
     let project = try TaskFileProject(
       "tasks:\n  t: { sources: [src], outputs: [out/a.txt], run: 'mkdir -p out; ls -A src > out/a.txt' }\n")

@@ -7,12 +7,23 @@ import Glibc
 enum Kernel {
   static let sigterm = SIGTERM
   static let sigkill = SIGKILL
+  static let sigtstp = SIGTSTP
+  static let sigcont = SIGCONT
+
+  /// Stops runner (SIGSTOP cannot be caught); returns when it is continued.
+  static func stopSelf() { raise(SIGSTOP) }
   static let eagain = EAGAIN
   static let enoent = ENOENT
   static let eacces = EACCES
   static let enoexec = ENOEXEC
   static let etxtbsy = ETXTBSY
   static let esrch = ESRCH
+
+  /// Out of file descriptors (the process's or the system's) or processes: what ends when
+  /// another child ends.
+  static func isExhaustion(_ code: Int32) -> Bool {
+    code == EMFILE || code == ENFILE || code == EAGAIN
+  }
 
   /// A started child: its pid (also its process group) and runner's ends of its pipes.
   struct Child {

@@ -9,6 +9,21 @@ final class ProcessGroupRegistry: Sendable {
     var graced: Set<Int32> = []
     /// Groups whose leader exited while other members were still alive.
     var leftovers: Set<Int32> = []
+    /// Groups whose leader is running.
+    var live: Set<Int32> = []
+  }
+
+  func started(_ group: Int32) {
+    state.withLock { _ = $0.live.insert(group) }
+  }
+
+  func ended(_ group: Int32) {
+    state.withLock { _ = $0.live.remove(group) }
+  }
+
+  /// Every group a signal for the whole run must reach (Ctrl-Z, then `fg`).
+  func allGroups() -> Set<Int32> {
+    state.withLock { $0.live.union($0.graced).union($0.leftovers) }
   }
 
   func startGrace(_ groups: some Sequence<Int32>) {

@@ -64,6 +64,14 @@ package final class ProcessReactor: Sendable {
     return try result.get()
   }
 
+  /// Ctrl-Z: stops every process group of the run with SIGTSTP, then runner itself (SIGSTOP);
+  /// when runner is continued (`fg`), continues them (SIGCONT). Returns once continued.
+  package func suspendAll() {
+    for pgid in groups.allGroups() { Kernel.killGroup(pgid, Kernel.sigtstp) }
+    Kernel.stopSelf()
+    for pgid in groups.allGroups() { Kernel.killGroup(pgid, Kernel.sigcont) }
+  }
+
   /// Sends SIGKILL immediately to every live process group started by this reactor that is still being graced (second Ctrl-C).
   package func killAllNow() {
     for pgid in groups.gracedGroups() { Kernel.killGroup(pgid, Kernel.sigkill) }

@@ -20,6 +20,9 @@ final class ReactorLoop {
   private var deadlines: [(at: Int64, pgid: Int32)] = []
   private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readBufferSize, alignment: 16)
   private var commands: [ReactorCommand] = []
+  /// Spawns that failed for want of descriptors or processes (EMFILE, ENFILE, EAGAIN) while
+  /// other children ran: they start, in order, as children end and give theirs back.
+  private var waiting: [SpawnRequest] = []
 
   private init(
     inbox: ReactorInbox, executor: UnownedTaskExecutor, groups: ProcessGroupRegistry, locator: ExecutableLocator
@@ -109,6 +112,12 @@ final class ReactorLoop {
     case .spawn(let request):
       spawn(request)
     case .cancel(let id):
+      if let queued = waiting.firstIndex(where: { $0.ticket.id == id }) {
+        let request = waiting.remove(at: queued)
+        request.ticket.finish()
+        request.continuation.resume(returning: .success(.signaled(Kernel.sigterm)))
+        return
+      }
       guard let child = children[id], !child.cancelled else { return }
       child.cancelled = true
       Kernel.killGroup(child.pid, Kernel.sigterm)
@@ -117,10 +126,12 @@ final class ReactorLoop {
     }
   }
 
-  private func spawn(_ request: SpawnRequest) {
+  /// - Returns: false when the spawn waits for a child to end (`waiting`).
+  @discardableResult
+  private func spawn(_ request: SpawnRequest) -> Bool {
     guard request.ticket.start() else {
       request.continuation.resume(returning: .success(.signaled(Kernel.sigterm)))
-      return
+      return true
     }
     var plan = request.plan
     var result = Kernel.spawn(plan, devnull: devNull)
@@ -145,16 +156,36 @@ final class ReactorLoop {
       }
     }
     switch result {
+    case .failure(let failure)
+    where failure.stage == .parent && Kernel.isExhaustion(failure.errno) && !children.isEmpty:
+      // Out of descriptors (or processes) with children running: wait for one to end
+      // instead of failing the task.
+      waiting.append(request)
+      return false
     case .failure(let failure):
       request.ticket.finish()
       request.continuation.resume(returning: .failure(Self.error(for: failure, plan: plan)))
     case .success(let spawned):
       let child = RunningChild(child: spawned, request: request)
       children[child.id] = child
+      groups.started(child.pid)
       let base = child.id << 2
       Kernel.epollAdd(epoll, fd: spawned.stdout, token: base)
       Kernel.epollAdd(epoll, fd: spawned.stderr, token: base | 1)
       Kernel.epollAdd(epoll, fd: spawned.pidfd, token: base | 2)
+    }
+    return true
+  }
+
+  /// Starts what waits for resources, in order, until one has to wait again.
+  private func retryWaiting() {
+    while !waiting.isEmpty {
+      let request = waiting.removeFirst()
+      guard spawn(request) else {
+        // It went back to the end; put it first again.
+        waiting.insert(waiting.removeLast(), at: 0)
+        return
+      }
     }
   }
 
@@ -164,6 +195,7 @@ final class ReactorLoop {
     let outcome = Kernel.reap(pidfd: child.pidfd) ?? .signaled(Kernel.sigkill)
     Kernel.close(child.pidfd)
     children[child.id] = nil
+    groups.ended(child.pid)
     // A live group after its leader's exit means background processes: `reapLeftovers` ends them.
     let groupAlive = GroupLiveness.hasLiveMember(child.pid)
     if !child.cancelled, groupAlive { groups.addLeftover(child.pid) }
@@ -174,6 +206,7 @@ final class ReactorLoop {
     }
     child.ticket.finish()
     child.continuation.resume(returning: .success(outcome))
+    if !waiting.isEmpty { retryWaiting() }
   }
 
   private func fireDeadlines() {
