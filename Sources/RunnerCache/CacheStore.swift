@@ -78,29 +78,36 @@ package struct CacheStore: Sendable {
     try? CacheFileSystem.writeAtomically(usagePath, Array(String(usage).utf8), durable: false)
   }
 
-  /// Every entry with its last use and size.
-  func entries() -> [(path: String, used: Int64, size: Int64)] {
+  /// Every entry with its last use and size, and the bytes of temporary files being written
+  /// (another runner's store in progress, or a killed one's less than 10 minutes old).
+  func entries() -> (entries: [(path: String, used: Int64, size: Int64)], temporary: Int64) {
     var entries: [(path: String, used: Int64, size: Int64)] = []
+    var temporary: Int64 = 0
     for bucket in CacheFileSystem.list(directory) where bucket.name.count == 2 {
       let bucketPath = directory + "/" + bucket.name
       // What a killed runner left half-written goes now; what a live one writes is not an entry.
       CacheFileSystem.removeOrphanedTemporaries(in: bucketPath)
-      for entry in CacheFileSystem.list(bucketPath) where !entry.name.contains(CacheFileSystem.temporaryMark) {
+      for entry in CacheFileSystem.list(bucketPath) {
         let path = bucketPath + "/" + entry.name
         guard let status = CacheFileSystem.status(path) else { continue }
-        entries.append((path, status.stamp.modified, status.stamp.size))
+        if entry.name.contains(CacheFileSystem.temporaryMark) {
+          temporary += status.stamp.size
+        } else {
+          entries.append((path, status.stamp.modified, status.stamp.size))
+        }
       }
     }
-    return entries
+    return (entries, temporary)
   }
 
-  /// Removes least-recently-used entries until the cache holds at most `maximumBytes`.
+  /// Removes least-recently-used entries until the cache holds at most `maximumBytes`,
+  /// temporary files counted (they cannot be removed while they are written).
   ///
   /// - Returns: how many entries were removed, and the bytes of those that remain.
   @discardableResult
   func evict() -> (removed: Int, remaining: Int64) {
-    let entries = entries()
-    var total = entries.reduce(Int64(0)) { $0 + $1.size }
+    let (entries, temporary) = entries()
+    var total = entries.reduce(temporary) { $0 + $1.size }
     guard total > maximumBytes else { return (0, total) }
     var removed = 0
     for entry in entries.sorted(by: { $0.used < $1.used }) where total > maximumBytes {

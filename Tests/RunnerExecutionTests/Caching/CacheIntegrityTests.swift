@@ -103,3 +103,28 @@ import Testing
     #expect(CacheStore.parseSize("-1G") == nil)
   }
 }
+
+/// Issue 18: a temporary file being written into the cache counts against its limit.
+@Suite struct CacheTemporaryTests {
+  @Test func temporaryFilesCountAgainstTheLimit() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-cache-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let bucket = directory.appendingPathComponent("ab")
+    try FileManager.default.createDirectory(at: bucket, withIntermediateDirectories: true)
+    for (index, name) in ["ab01", "ab02"].enumerated() {
+      let path = bucket.appendingPathComponent(name).path
+      #expect(FileManager.default.createFile(atPath: path, contents: Data(count: 1000)))
+      let used = Date(timeIntervalSinceNow: Double(index) - 100)
+      try FileManager.default.setAttributes([.modificationDate: used], ofItemAtPath: path)
+    }
+    // Being written by this (live) process: not an entry, not removable, but it takes room.
+    let temporary = CacheFileSystem.temporaryName(for: bucket.appendingPathComponent("ab03").path)
+    #expect(FileManager.default.createFile(atPath: temporary, contents: Data(count: 1500)))
+    let store = CacheStore(directory: directory.path, maximumBytes: 3000)
+    let (removed, remaining) = store.evict()
+    #expect(removed == 1)
+    #expect(remaining == 2500)
+    #expect(!FileManager.default.fileExists(atPath: bucket.appendingPathComponent("ab01").path))
+    #expect(FileManager.default.fileExists(atPath: temporary))
+  }
+}
