@@ -119,7 +119,9 @@ private struct HeadReader {
       switch (fields[0], fields.count) {
       case ("V", 3): entry.values.append((fields[1], fields[2]))
       case ("F", 5):
-        guard let mode = UInt32(fields[2]), let size = Int64(fields[3]), size >= 0, fields[4].utf8.count == 64 else {
+        guard let mode = UInt32(fields[2]), let size = Int64(fields[3]), size >= 0, size <= self.size,
+          fields[4].utf8.count == 64
+        else {
           throw .corrupt(path, reason: "malformed file line")
         }
         entry.files.append(CacheEntry.File(path: fields[1], mode: mode, size: size, hash: fields[4]))
@@ -128,11 +130,23 @@ private struct HeadReader {
       default: throw .corrupt(path, reason: "unexpected header line")
       }
     }
-    guard logSize >= 0, (imageSize ?? 0) >= 0 else { throw .corrupt(path, reason: "malformed size") }
+    // Every size is at most the file's, and the files' sum stops at the first step past it,
+    // so no sum here can overflow.
+    guard logSize >= 0, Int64(logSize) <= size, (imageSize ?? 0) >= 0, Int64(imageSize ?? 0) <= size else {
+      throw .corrupt(path, reason: "malformed size")
+    }
     let headEnd = cursor + logSize + (imageSize ?? 0)
-    let contents = entry.files.reduce(Int64(0)) { $0 + $1.size }
-    guard Int64(headEnd) + 32 + contents == size else { throw .corrupt(path, reason: "truncated") }
+    var contents: Int64 = 0
+    for file in entry.files {
+      contents += file.size
+      guard contents <= size else { throw .corrupt(path, reason: "truncated") }
+    }
+    let expected = Int64(headEnd) + 32 + contents
+    guard expected == size else {
+      throw .corrupt(path, reason: expected > size ? "truncated" : "\(size - expected) trailing bytes")
+    }
     try fill(to: headEnd + 32)
+    guard bytes.count >= headEnd + 32 else { throw .corrupt(path, reason: "truncated") }
     let digest = bytes.withUnsafeBytes { ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: $0[..<headEnd])) }
     guard digest[...] == bytes[headEnd..<(headEnd + 32)] else { throw .corrupt(path, reason: "checksum mismatch") }
     entry.log = try Self.chunks(bytes[cursor..<(cursor + logSize)], path: path)
@@ -155,6 +169,7 @@ private struct HeadReader {
       guard length > 0, end <= blob.endIndex, blob[end - 1] == 0x0A else {
         throw .corrupt(path, reason: "log truncated")
       }
+      guard blob[at] <= 1 else { throw .corrupt(path, reason: "log stream unknown") }
       chunks.append(CacheEntry.LogChunk(stream: blob[at] == 1 ? .stderr : .stdout, bytes: Array(blob[(at + 5)..<end])))
       at = end
     }

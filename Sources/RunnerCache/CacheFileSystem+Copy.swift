@@ -24,7 +24,12 @@ extension CacheFileSystem {
       let got = pread(source, buffer.baseAddress, want, off_t(offset + done))
       if got < 0, errno == EINTR { continue }
       guard got >= 0 else { throw .io(sourcePath, reason: describe(errno)) }
-      guard got > 0 else { throw .io(sourcePath, reason: "it changed while it was copied (shorter than its size)") }
+      guard got > 0 else {
+        // An entry that ends early is damage; an output that does is a file that changed.
+        throw exact
+          ? .io(sourcePath, reason: "it changed while it was copied (shorter than its size)")
+          : .corrupt(sourcePath, reason: "it ends inside '\(targetPath)'")
+      }
       let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
       hasher.stream(chunk)
       if let failure = writeAll(chunk, to: target) { throw .io(targetPath, reason: describe(failure)) }

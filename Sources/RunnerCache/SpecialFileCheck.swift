@@ -25,7 +25,7 @@ package enum SpecialFileCheck {
             Diagnostic(
               .error,
               "'\(pattern)' in the '\(key)' of task '\(task.name)' is \(CacheFileSystem.kind(of: info.st_mode)), "
-                + "not a file: sources and outputs are regular files (reading this one could block for ever)",
+                + "not a regular file or a directory (reading it could block for ever or never end)",
               at: task.location))
         }
       }

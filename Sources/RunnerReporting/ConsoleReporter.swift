@@ -155,7 +155,7 @@ package final class ConsoleReporter: RunObserver {
   }
 
   /// A buffer grown past this by one burst (a giant line) gives the memory back.
-  static let retainedBuffer = 1 << 20
+  static let retainedBuffer = 4 << 20
 
   /// One write per message, under the same lock as output lines, so lines never tear; on a
   /// terminal the status line is cleared first and drawn again after.

@@ -11,6 +11,9 @@ package final class TaskOutput: OutputLineSink {
 
   struct State: ~Copyable {
     var pending: [OutputStreamKind: [UInt8]] = [:]
+    /// Streams whose last piece was a line broken at `maximumLine`: a newline that comes
+    /// next ends that line, and is not a line of its own.
+    var broken: Set<OutputStreamKind> = []
     var tail: [[UInt8]] = []
     var tailNext = 0
   }
@@ -28,6 +31,11 @@ package final class TaskOutput: OutputLineSink {
 
   package func receive(lines: OutputLines, stream: OutputStreamKind) {
     state.withLock { state in
+      var lines = lines
+      if state.broken.remove(stream) != nil, state.pending[stream]?.isEmpty != false, lines.bytes.first == 0x0A {
+        guard lines.bytes.count > 1 else { return }
+        lines = OutputLines(UnsafeRawBufferPointer(rebasing: lines.bytes.dropFirst()))
+      }
       guard state.pending[stream]?.isEmpty == false else { return emit(lines, stream: stream, &state) }
       // The first line ends what the pending pieces began.
       let bytes = lines.bytes
@@ -42,10 +50,12 @@ package final class TaskOutput: OutputLineSink {
 
   package func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
     state.withLock { state in
+      state.broken.remove(stream)
       state.pending[stream, default: []].append(contentsOf: fragment)
       if state.pending[stream]!.count >= Self.maximumLine {
         state.pending[stream]!.append(0x0A)
         emitPending(stream, &state)
+        state.broken.insert(stream)
       }
     }
   }
@@ -53,6 +63,7 @@ package final class TaskOutput: OutputLineSink {
   /// Ends a line the process left without a newline (called when a command exits).
   package func finishLine() {
     state.withLock { state in
+      state.broken = []
       for stream in [OutputStreamKind.stdout, .stderr] where state.pending[stream]?.isEmpty == false {
         state.pending[stream]!.append(0x0A)
         emitPending(stream, &state)

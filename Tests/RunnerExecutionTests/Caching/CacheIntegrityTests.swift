@@ -39,7 +39,7 @@ import Testing
     #expect(try await harness.runCached().ran == [])
   }
 
-  @Test(arguments: ["truncate", "flip", "empty"])
+  @Test(arguments: ["truncate", "flip", "empty", "huge", "trailing"])
   func corruptCacheEntryRerunsAndIsRemoved(damage: String) async throws {
     let harness = try harness()
     _ = try await harness.runCached()
@@ -49,6 +49,12 @@ import Testing
     switch damage {
     case "truncate": bytes.removeLast(10)
     case "empty": bytes = []
+    case "trailing": bytes += [0]
+    case "huge":
+      // A size that would overflow the sums, before any checksum is checked: an error, not a trap.
+      let at = bytes.firstRange(of: Array("\nL\t".utf8))!.upperBound
+      let end = bytes[at...].firstIndex(of: 0x0A)!
+      bytes.replaceSubrange(at..<end, with: Array("9223372036854775807".utf8))
     default:
       // Inside the stored copy of out.txt: a restore without the check would write "cOntent".
       let index = bytes.firstRange(of: Array("content".utf8))!.lowerBound + 1

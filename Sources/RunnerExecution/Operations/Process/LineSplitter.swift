@@ -40,6 +40,8 @@ struct LineSplitter {
     if start < end {
       sink.receive(lines: OutputLines(UnsafeRawBufferPointer(start: base + start, count: end - start)), stream: stream)
     }
+    // A giant line that went on in fragments left its storage behind.
+    if pending.isEmpty, pending.capacity > Self.retainedCapacity { pending = [] }
     if end < chunk.count {
       pending.append(contentsOf: UnsafeRawBufferPointer(start: base + end, count: chunk.count - end))
     }

@@ -62,3 +62,27 @@ private final class RawSink: OutputLineSink, @unchecked Sendable {
     pieces.append(.init(stream: stream, bytes: Array(fragment), complete: false))
   }
 }
+
+/// What `TaskOutput` hands its observer.
+private final class LinesObserver: RunObserver, @unchecked Sendable {
+  // @unchecked: used from one test's thread only, never shared.
+  var lines: [[UInt8]] = []
+  func record(_ event: RunEvent) {}
+  func output(task: Int, stream: OutputStreamKind, lines received: OutputLines, time: Duration) {
+    received.forEach { lines.append(Array($0)) }
+  }
+}
+
+@Suite struct TaskOutputTests {
+  /// A line of exactly `maximumLine` bytes is passed on when it reaches the limit; its own
+  /// newline, arriving next, ends it and is not an empty line of its own.
+  @Test func aLineOfExactlyTheLimitIsOneLine() {
+    let observer = LinesObserver()
+    let output = TaskOutput(task: 0, observer: observer, start: .now)
+    let long = [UInt8](repeating: 0x41, count: TaskOutput.maximumLine)
+    long.withUnsafeBytes { output.receive(fragment: $0, stream: .stdout) }
+    Array("\nnext\n".utf8).withUnsafeBytes { output.receive(lines: OutputLines($0), stream: .stdout) }
+    #expect(observer.lines.map(\.count) == [TaskOutput.maximumLine, 4])
+    #expect(output.tail.last == "next")
+  }
+}
