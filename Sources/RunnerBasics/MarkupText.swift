@@ -12,7 +12,9 @@ package enum MarkupText {
       case ">": out += "&gt;"
       case "\"": out += "&quot;"
       case "'": out += "&#39;"
-      case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+      case "\t", "\n": out.unicodeScalars.append(scalar)
+      // A raw CR reaches a reader as LF (XML's line-end normalization); a reference keeps it.
+      case "\r": out += "&#13;"
       case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
         out += "\u{FFFD}"
       default: out.unicodeScalars.append(scalar)

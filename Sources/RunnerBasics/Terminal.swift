@@ -77,10 +77,11 @@ package enum Terminal {
     }
   }
 
-  /// Colour is for people: a terminal, no NO_COLOR, TERM not dumb; CLICOLOR_FORCE forces it.
+  /// Colour is for people: a terminal, TERM not dumb; CLICOLOR_FORCE forces it; a non-empty
+  /// NO_COLOR turns it off whatever else is set (no-color.org: an empty one does nothing).
   package static func colorEnabled(for descriptor: Int32) -> Bool {
+    if let off = getenv("NO_COLOR"), off.pointee != 0 { return false }
     if let force = getenv("CLICOLOR_FORCE"), String(cString: force) != "0" { return true }
-    if getenv("NO_COLOR") != nil { return false }
     if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
     return isatty(descriptor) == 1
   }

@@ -1,3 +1,4 @@
+import Glibc
 import RunnerModel
 
 /// A GitHub Actions workflow command that annotates a file: `::error file=…,line=…::message`.
@@ -31,14 +32,17 @@ package struct GitHubAnnotation: Sendable, Equatable {
 
   /// The command line, newline included.
   ///
-  /// - Parameter workspace: `$GITHUB_WORKSPACE`: absolute paths under it are made relative,
-  ///   as GitHub matches annotations to repository paths.
-  package func command(workspace: String? = nil) -> String {
+  /// - Parameters:
+  ///   - workspace: `$GITHUB_WORKSPACE`: paths under it are made relative to it, as GitHub
+  ///     matches annotations to repository paths (`cd examples && runner demo.yml` names
+  ///     `examples/demo.yml`).
+  ///   - directory: what a relative path is relative to (runner's working directory).
+  package func command(workspace: String? = nil, directory: String? = nil) -> String {
     var properties: [(String, String)] = []
     if let location {
       var file = location.file
-      if let workspace, !workspace.isEmpty, file.hasPrefix(workspace + "/") {
-        file.removeFirst(workspace.count + 1)
+      if let workspace, !workspace.isEmpty {
+        file = Self.relative(file, to: workspace, from: directory ?? Self.currentDirectory())
       }
       if file.hasPrefix("./") { file.removeFirst(2) }
       properties += [("file", file), ("line", String(location.line)), ("col", String(location.column))]
@@ -46,6 +50,31 @@ package struct GitHubAnnotation: Sendable, Equatable {
     if let title { properties.append(("title", title)) }
     let list = properties.map { "\($0.0)=\(Self.escapeProperty($0.1))" }.joined(separator: ",")
     return "::\(level.rawValue)\(list.isEmpty ? "" : " " + list)::\(Self.escapeData(message))\n"
+  }
+
+  /// `path` relative to `workspace` when it lies under it (both resolved, symlinks included),
+  /// else as it is.
+  static func relative(_ path: String, to workspace: String, from directory: String) -> String {
+    let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+    let workspace = workspace.count > 1 && workspace.hasSuffix("/") ? String(workspace.dropLast()) : workspace
+    if absolute.hasPrefix(workspace + "/") { return String(absolute.dropFirst(workspace.count + 1)) }
+    let parent = absolute.lastIndex(of: "/").map { String(absolute[..<$0]) } ?? "/"
+    guard let root = resolved(workspace), let folder = resolved(parent.isEmpty ? "/" : parent) else { return path }
+    let full = (folder == "/" ? "" : folder) + "/" + absolute[absolute.index(after: absolute.lastIndex(of: "/")!)...]
+    guard full.hasPrefix(root == "/" ? "/" : root + "/") else { return path }
+    return String(full.dropFirst(root == "/" ? 1 : root.count + 1))
+  }
+
+  static func resolved(_ path: String) -> String? {
+    guard let real = realpath(path, nil) else { return nil }
+    defer { free(real) }
+    return String(cString: real)
+  }
+
+  static func currentDirectory() -> String {
+    guard let cwd = getcwd(nil, 0) else { return "." }
+    defer { free(cwd) }
+    return String(cString: cwd)
   }
 
   /// GitHub's escaping of a command's message: `%`, CR and LF.

@@ -44,11 +44,12 @@ package struct JUnitRenderer: Sendable {
     }
     let total = selection.members.count
     let time = MarkupText.seconds(summary.duration)
-    let counts = "tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\""
+    let counts = "tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\""
+    // `skipped` belongs on `testsuite` only: Jenkins' xunit schema rejects it on `testsuites`.
     return """
       <?xml version="1.0" encoding="UTF-8"?>
-      <testsuites name="runner" \(counts)>
-        <testsuite name="\(file)" \(counts)>
+      <testsuites name="runner" \(counts) time="\(time)">
+        <testsuite name="\(file)" \(counts) skipped="\(skipped)" time="\(time)">
 
       """ + cases + "  </testsuite>\n</testsuites>\n"
   }

@@ -89,10 +89,11 @@ struct RunnerCommand: ParsableCommand {
   /// before parsing.
   static func splitArguments(_ arguments: [String]) -> (parsed: [String], task: [String]) {
     // Shell completion speaks to swift-argument-parser through `---completion -- WORDS`.
-    guard arguments.first != "---completion", let marker = arguments.firstIndex(of: "--") else {
-      return (arguments, [])
-    }
-    return (Array(arguments[..<marker]), Array(arguments[(marker + 1)...]))
+    guard arguments.first != "---completion" else { return (arguments, []) }
+    let marker = arguments.firstIndex(of: "--") ?? arguments.endIndex
+    // `-V` is `--version`, as in most tools (swift-argument-parser knows only the long one).
+    let parsed = arguments[..<marker].map { $0 == "-V" ? "--version" : $0 }
+    return (parsed, marker < arguments.endIndex ? Array(arguments[(marker + 1)...]) : [])
   }
 
   /// Splits the positional arguments into the task file and the targets.

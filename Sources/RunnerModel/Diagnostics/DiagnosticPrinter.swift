@@ -2,7 +2,7 @@ import Glibc
 import RunnerBasics
 
 /// Prints diagnostics as `path:line:col: error: message`, coloured only on a terminal
-/// and never when NO_COLOR is set or TERM is dumb.
+/// and never when NO_COLOR is set (non-empty) or TERM is dumb.
 package struct DiagnosticPrinter: Sendable {
   package var useColor: Bool
 

@@ -198,6 +198,13 @@ struct TaskFileDecoder {
 
   mutating func commands(_ node: YAMLNode, task: String) -> [Command] {
     let what = "'run' of task '\(task)'"
+    if case .sequence(let list) = node.kind, list.isEmpty {
+      // Said once here, so running, `-n` and `--graph` agree (an empty list crashed `-n`).
+      reader.fail(
+        .invalidValue(what: what, reason: "is an empty list: give it a command, or leave 'run' out for a group"),
+        at: node)
+      return []
+    }
     if case .sequence(let list) = node.kind,
       list.contains(where: { if case .mapping = $0.kind { true } else { false } })
     {

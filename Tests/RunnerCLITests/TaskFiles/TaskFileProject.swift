@@ -25,6 +25,10 @@ struct TaskFileProject {
   }
 
   func run(_ arguments: String..., environment: [String: String] = [:]) throws -> BinaryRunner.Output {
+    try run(arguments, environment: environment)
+  }
+
+  func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BinaryRunner.Output {
     try BinaryRunner.run(arguments, in: directory, environment: environment)
   }
 

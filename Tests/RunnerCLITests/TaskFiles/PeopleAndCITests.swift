@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Issue 19: what real clients found.
+@Suite struct PeopleAndCITests {
+  /// `run: []` crashed `runner -n` (index out of range) while a run succeeded: it is now an
+  /// error at its line for every command.
+  @Test(arguments: [["a"], ["-n", "a"], ["--graph", "json", "a"], ["--list"]])
+  func anEmptyRunListIsAnErrorForEveryCommand(arguments: [String]) throws {
+    let project = try TaskFileProject("tasks:\n  a: {run: []}\n")
+    defer { project.remove() }
+    let output = try project.run(arguments)
+    #expect(output.status == 2, "\(output.stdout)\(output.stderr)")
+    #expect(output.stderr.contains("tasks.yml:2:12: error: 'run' of task 'a' is an empty list"), "\(output.stderr)")
+  }
+
+  @Test func dashCapitalVIsTheVersion() throws {
+    let project = try TaskFileProject("tasks:\n  a: 'true'\n")
+    defer { project.remove() }
+    let short = try project.run(["-V"])
+    let long = try project.run(["--version"])
+    #expect(short.status == 0)
+    #expect(!short.stdout.isEmpty && short.stdout == long.stdout)
+  }
+
+  /// no-color.org: an empty NO_COLOR does nothing; a non-empty one wins over CLICOLOR_FORCE.
+  @Test(arguments: [
+    (["CLICOLOR_FORCE": "1", "NO_COLOR": ""], true),
+    (["CLICOLOR_FORCE": "1", "NO_COLOR": "1"], false),
+    (["CLICOLOR_FORCE": "1"], true),
+  ])
+  func noColorAndClicolorForce(environment: [String: String], coloured: Bool) throws {
+    let project = try TaskFileProject("tasks:\n  a: 'true'\n")
+    defer { project.remove() }
+    var environment = environment
+    if environment["NO_COLOR"] == nil { environment["NO_COLOR"] = "" }
+    let output = try project.run(["a"], environment: environment)
+    #expect(output.stdout.contains("\u{1B}[") == coloured, "\(environment): \(output.stdout)")
+  }
+}
+
+extension PeopleAndCITests {
+  /// `cd examples && runner failure-demo.yml` annotated `file=failure-demo.yml`: paths are
+  /// relative to GITHUB_WORKSPACE, also through a symlink to it.
+  @Test func annotationsNameTheFileFromTheWorkspace() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("ci/tasks.yml", "tasks:\n  bad: 'exit 3'\n")
+    _ = try project.shell("ln -s \"$PWD\" link")
+    for workspace in [project.directory.path, project.directory.path + "/link"] {
+      let output = try BinaryRunner.run(
+        ["tasks.yml", "bad"], in: project.directory.appendingPathComponent("ci"),
+        environment: ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": workspace])
+      #expect(output.status == 1)
+      #expect(output.stdout.contains("::error file=ci/tasks.yml,line=2,col=3,"), "\(output.stdout)")
+    }
+  }
+}
+
+extension PeopleAndCITests {
+  /// Read back by a real XML parser: a CR in output stays a CR, and `skipped` is on
+  /// `testsuite` only (the Jenkins xunit schema rejects it on `testsuites`).
+  @Test func junitKeepsCarriageReturnsAndPutsSkippedWhereTheSchemaWantsIt() throws {
+    let project = try TaskFileProject("tasks:\n  bad: printf 'one\\rtwo\\n'; exit 1\n")
+    defer { project.remove() }
+    #expect(try project.run("--junit", "report.xml", "bad").status == 1)
+    let check = try project.shell(
+      """
+      python3 - <<'PY'
+      import xml.etree.ElementTree as ET
+      root = ET.parse("report.xml").getroot()
+      print("suites-skipped", "skipped" in root.attrib)
+      print("suite-skipped", root.find("testsuite").attrib.get("skipped"))
+      print("cr", "one\\rtwo" in root.find("testsuite/testcase/failure").text)
+      PY
+      """)
+    #expect(check == "suites-skipped False\nsuite-skipped 0\ncr True\n", "\(check)")
+  }
+}
