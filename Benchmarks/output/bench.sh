@@ -2,6 +2,7 @@
 # Task output at full speed: one task prints SIZE of LINE-byte lines; runner's own stdout goes
 # to /dev/null. Compares each output mode with the command alone (`cmd > /dev/null`), then
 # 2-byte lines (lines per second), then the memory of caching and restoring a big output.
+# Also the same task under GitHub Actions (a log group, each line checked for workflow commands).
 # Each figure is the median of RUNS runs; the ratio is runner's median over the command's.
 #
 # usage: Benchmarks/output/bench.sh [RUNNER] [SIZE_MIB] [RUNS] [OUTPUT_MIB]
@@ -41,6 +42,9 @@ print(f"  cmd > /dev/null            {alone:6.2f} s")
 for mode in ("prefixed", "grouped", "quiet"):
     m, lo, hi = median([runner, "--output", mode, "print"], env)
     print(f"  runner --output {mode:9s}  {m:6.2f} s  {m / alone:5.2f}x  (spread {lo:.2f}-{hi:.2f} s)")
+# GitHub Actions: the task's group, its lines checked for workflow commands.
+m, lo, hi = median([runner, "print"], dict(env, GITHUB_ACTIONS="true"))
+print(f"  runner on GitHub Actions   {m:6.2f} s  {m / alone:5.2f}x  (spread {lo:.2f}-{hi:.2f} s)")
 lines = (size << 20) // 2
 alone2, _, _ = median(["sh", "-c", f"yes | head -c {size << 20}"])
 m, lo, hi = median([runner, "short"], env)

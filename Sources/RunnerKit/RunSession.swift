@@ -41,8 +41,7 @@ package struct RunSession: Sendable {
       names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
       statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
       mode: reports.output, spoolDirectory: scratch)
-    let runReports = RunReports(
-      settings: reports, selection: selection, console: console, concurrency: settings.concurrency)
+    let runReports = RunReports(settings: reports, selection: selection, console: console)
     var observers = runReports.observers
     // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.
     let noOpWatcher =
@@ -91,7 +90,10 @@ package struct RunSession: Sendable {
       baseEnvironment: taskEnvironment, factory: OperationFactory(store: store))
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(
-      onFirst: { _ in run.cancel() }, onSecond: { ProcessReactor.shared.killAllNow() },
+      onFirst: { _ in
+        runReports.interrupt()
+        run.cancel()
+      }, onSecond: { ProcessReactor.shared.killAllNow() },
       onSuspend: { ProcessReactor.shared.suspendAll() })
     var summary = await run.value
     store?.finish()

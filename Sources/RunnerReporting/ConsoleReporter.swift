@@ -119,24 +119,30 @@ package final class ConsoleReporter: RunObserver {
       if newState.isFinal, mode != .prefixed { flushSpool(task, show: mode == .grouped || newState == .failed) }
     }
     if mode == .quiet, !Self.isFailure(event.kind) { return }
+    if let text = line(for: event) { emit(text) }
+  }
+
+  /// The line a task's event prints (`▶ build`, `✓ build 1.2s`, …), nil for one it does not.
+  package func line(for event: RunEvent) -> String? {
+    guard let task = event.task else { return nil }
     let name = color(task, names[task])
     switch event.kind {
     case .state(.executing, let attempt, _):
-      emit("▶ \(name)" + (attempt > 1 ? " (attempt \(attempt))" : "") + "\n")
+      return "▶ \(name)" + (attempt > 1 ? " (attempt \(attempt))" : "") + "\n"
     case .state(.succeeded, _, let reason):
-      emit(paint("32", "✓") + " \(name)" + (reason.map { " \($0)" } ?? "") + "\n")
+      return paint("32", "✓") + " \(name)" + (reason.map { " \($0)" } ?? "") + "\n"
     case .state(.failed, _, let reason):
-      emit(paint("1;31", "✗") + " \(name) " + paint("31", reason ?? "failed") + "\n")
+      return paint("1;31", "✗") + " \(name) " + paint("31", reason ?? "failed") + "\n"
     case .state(.cancelled, _, let reason?):
-      emit(paint("33", "⊘") + " \(name) \(reason)\n")
+      return paint("33", "⊘") + " \(name) \(reason)\n"
     case .state(.skipped, _, let reason):
-      emit(paint("33", "↷") + " \(name) skipped" + (reason.map { " (\($0))" } ?? "") + "\n")
+      return paint("33", "↷") + " \(name) skipped" + (reason.map { " (\($0))" } ?? "") + "\n"
     case .waiting(let gate):
-      emit("… \(name) waiting for \(gate)\n")
+      return "… \(name) waiting for \(gate)\n"
     case .retrying(let attempt, let delay, let reason):
-      emit(paint("33", "↻") + " \(name) \(reason); attempt \(attempt) in \(formatDuration(delay))\n")
+      return paint("33", "↻") + " \(name) \(reason); attempt \(attempt) in \(formatDuration(delay))\n"
     default:
-      break
+      return nil
     }
   }
 
@@ -244,17 +250,7 @@ package final class ConsoleReporter: RunObserver {
     guard show, spool.size > 0 else { return }
     state.withLock { state in
       if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
-      Terminal.releaseHeld()  // what was written before goes first
-      let length = off_t(spool.size)
-      // The kernel copies (no trip through runner's memory); a descriptor sendfile cannot
-      // write to gets the bytes by read and write.
-      var offset: off_t = 0
-      while offset < length {
-        let sent = sendfile(descriptor, fd, &offset, Int(min(length - offset, 1 << 30)))
-        if sent < 0, errno == EINTR || errno == EAGAIN { continue }
-        if sent <= 0 { break }
-      }
-      if offset < length { copySpool(fd, from: offset, length: length, state: &state) }
+      OutputSpool.print(spool, to: descriptor)
     }
   }
 

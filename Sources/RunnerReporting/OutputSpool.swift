@@ -1,5 +1,6 @@
 import CRunnerShim
 import Glibc
+import RunnerBasics
 import RunnerModel
 
 /// `--output grouped|quiet`: each running task's output, kept until the task ends.
@@ -126,6 +127,29 @@ struct OutputSpool: ~Copyable {
     inMemory -= spool.size
     spool = Spool(descriptor: file.descriptor, inMemory: false, size: spool.size)
     return nil
+  }
+
+  /// Prints a spool's bytes to `descriptor` after what `Terminal` holds: the kernel copies
+  /// (`sendfile`); a descriptor sendfile cannot write to gets them by read and write.
+  static func print(_ spool: Spool, to descriptor: Int32) {
+    Terminal.releaseHeld()
+    let length = off_t(spool.size)
+    var offset: off_t = 0
+    while offset < length {
+      let sent = sendfile(descriptor, spool.descriptor, &offset, Int(min(length - offset, 1 << 30)))
+      if sent < 0, errno == EINTR || errno == EAGAIN { continue }
+      if sent <= 0 { break }
+    }
+    guard offset < length else { return }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while offset < length {
+      let want = Int(min(off_t(chunk.count), length - offset))
+      let count = chunk.withUnsafeMutableBytes { pread(spool.descriptor, $0.baseAddress, want, offset) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
+      offset += off_t(count)
+    }
   }
 
   /// Writes every byte; how many were written and the errno that stopped it, if any.

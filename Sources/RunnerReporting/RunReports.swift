@@ -11,18 +11,20 @@ package struct RunReports: Sendable {
   package let console: any RunObserver
   let recorder: RunRecorder?
 
-  /// - Parameter concurrency: the run's limit; GitHub groups need it to be 1 (or one task).
-  package init(settings: ReportSettings, selection: GraphSelection, console: ConsoleReporter, concurrency: Int) {
+  package init(settings: ReportSettings, selection: GraphSelection, console: ConsoleReporter) {
     self.settings = settings
     self.selection = selection
     if settings.ci == .github {
-      let grouped = concurrency == 1 || selection.members.count == 1
-      self.console = GitHubActionsReporter(
-        console: console, names: selection.graph.tasks.map(\.name), grouped: grouped)
+      self.console = GitHubActionsReporter(console: console, names: selection.graph.tasks.map(\.name))
     } else {
       self.console = console
     }
     recorder = settings.needsRecord ? RunRecorder() : nil
+  }
+
+  /// SIGINT or SIGTERM: held output (GitHub groups) is written at once.
+  package func interrupt() {
+    (console as? GitHubActionsReporter)?.interrupt()
   }
 
   /// The console (or its GitHub form), then the recorder when a report needs one.

@@ -77,3 +77,67 @@ extension PeopleAndCITests {
     #expect(check == "suites-skipped False\nsuite-skipped 0\ncr True\n", "\(check)")
   }
 }
+
+extension PeopleAndCITests {
+  /// Which group each output line of `text` was written in (lines `tN …` only), and the
+  /// groups opened, in order.
+  static func groups(of text: String) -> (lines: [(group: String?, line: String)], opened: [String]) {
+    var current: String?
+    var lines: [(group: String?, line: String)] = []
+    var opened: [String] = []
+    for line in text.split(separator: "\n").map(String.init) {
+      if line.hasPrefix("::group::") {
+        current = String(line.dropFirst("::group::".count))
+        opened.append(current!)
+      } else if line == "::endgroup::" {
+        current = nil
+      } else if line.hasPrefix("t"), line.contains(" line ") || line.contains("-") {
+        lines.append((current, line))
+      }
+    }
+    return (lines, opened)
+  }
+
+  /// `GITHUB_ACTIONS=true runner -j4`: one group per task, every line in its task's group.
+  @Test func githubGroupsEveryTaskAtAnyConcurrency() throws {
+    let project = try TaskFileProject(
+      "tasks:\n"
+        + (0..<4).map { "  t\($0): 'for k in 1 2 3 4 5; do echo \"t\($0) line $k\"; sleep 0.0\($0 + 1); done'\n" }
+        .joined())
+    defer { project.remove() }
+    let output = try project.run(["-j4", "**"], environment: ["GITHUB_ACTIONS": "true"])
+    #expect(output.status == 0, "\(output.stdout)")
+    let (lines, opened) = Self.groups(of: output.stdout)
+    #expect(opened.sorted() == ["t0", "t1", "t2", "t3"], "\(output.stdout)")
+    #expect(lines.count == 20, "\(output.stdout)")
+    for (group, line) in lines {
+      #expect(group.map { line.hasPrefix($0 + " ") } == true, "'\(line)' in group \(group ?? "none"): \(output.stdout)")
+    }
+  }
+
+  /// SIGTERM mid-run (a background job of `sh` has SIGINT ignored): every line printed so far
+  /// is in the log, each inside its task's group.
+  @Test func githubGroupsLoseNothingWhenInterrupted() throws {
+    let project = try TaskFileProject(
+      "tasks:\n"
+        + (0..<3).map { "  t\($0): 'echo t\($0)-1; echo t\($0)-2; touch started-\($0); sleep 30'\n" }.joined())
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      GITHUB_ACTIONS=true "$RUNNER" -j3 '**' > out.txt 2>&1 &
+      runner=$!
+      while [ ! -e started-0 ] || [ ! -e started-1 ] || [ ! -e started-2 ]; do sleep 0.05; done
+      sleep 0.2
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      """)
+    #expect(report.contains("status=143"), "\(report)")
+    let text = project.read("out.txt") ?? ""
+    let (lines, _) = Self.groups(of: text)
+    #expect(lines.count == 6, "\(text)")
+    for (group, line) in lines {
+      #expect(group.map { line.hasPrefix($0 + "-") } == true, "'\(line)' in group \(group ?? "none"): \(text)")
+    }
+  }
+}

@@ -48,10 +48,8 @@ import Testing
     defer { unlink(path) }
     let console = ConsoleReporter(
       names: graph.tasks.map(\.name), selected: fixture.selection.members, useColor: false, descriptor: fd)
-    let reports = RunReports(
-      settings: ReportSettings(ci: .github), selection: fixture.selection, console: console, concurrency: 1)
+    let reports = RunReports(settings: ReportSettings(ci: .github), selection: fixture.selection, console: console)
     let reporter = try #require(reports.console as? GitHubActionsReporter)
-    #expect(reporter.grouped)
     // A -j1 run: one task at a time.
     let index = { (name: String) in graph.index(of: name)! }
     let script: [(String, RunEvent.Kind)] = [
@@ -81,11 +79,104 @@ import Testing
     try ReportFixture.expectGolden(try String(contentsOfFile: path, encoding: .utf8), "github-grouped.txt")
   }
 
-  @Test func concurrentRunsKeepPrefixedLines() throws {
-    let fixture = try ReportFixture()
-    let console = ConsoleReporter(names: ["a"], selected: [0], useColor: false, descriptor: -1)
-    let reports = RunReports(
-      settings: ReportSettings(ci: .github), selection: fixture.selection, console: console, concurrency: 4)
-    #expect((reports.console as? GitHubActionsReporter)?.grouped == false)
+  /// Runs `script` through a reporter for tasks a, b and c; returns what it wrote.
+  func transcript(_ script: (GitHubActionsReporter) -> Void) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-gh-\(UUID().uuidString)").path
+    let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+    #expect(fd >= 0)
+    defer { unlink(path) }
+    let console = ConsoleReporter(
+      names: ["a", "b", "c"], selected: [0, 1, 2], useColor: false, descriptor: fd,
+      spoolDirectory: FileManager.default.temporaryDirectory.path)
+    script(GitHubActionsReporter(console: console, names: ["a", "b", "c"], spoolMemory: 0))
+    close(fd)
+    return try String(contentsOfFile: path, encoding: .utf8)
+  }
+
+  static func start(_ reporter: GitHubActionsReporter, _ task: Int) {
+    reporter.record(RunEvent(time: .zero, task: task, kind: .state(.executing, attempt: 1, reason: nil)))
+  }
+
+  static func end(_ reporter: GitHubActionsReporter, _ task: Int) {
+    reporter.record(RunEvent(time: .zero, task: task, kind: .state(.succeeded, attempt: 1, reason: nil)))
+  }
+
+  static func say(_ reporter: GitHubActionsReporter, _ task: Int, _ text: String) {
+    var text = text + "\n"
+    text.withUTF8 {
+      reporter.output(task: task, stream: .stdout, lines: OutputLines(UnsafeRawBufferPointer($0)), time: .zero)
+    }
+  }
+
+  /// At any concurrency each task's lines are in its own group: the live task's as they come,
+  /// the others' held and written whole when the live group closes (ended ones first, then
+  /// the next live task's, which then goes on live).
+  @Test func groupsAtAnyConcurrency() throws {
+    let text = try transcript { reporter in
+      Self.start(reporter, 0)
+      Self.start(reporter, 1)
+      Self.say(reporter, 1, "b1")
+      Self.say(reporter, 0, "a1")
+      Self.end(reporter, 1)
+      Self.start(reporter, 2)
+      Self.say(reporter, 2, "c1")
+      Self.say(reporter, 0, "a2")
+      Self.end(reporter, 0)
+      Self.say(reporter, 2, "c2")
+      Self.end(reporter, 2)
+    }
+    #expect(
+      text == """
+        ::group::a
+        a1
+        a2
+        ::endgroup::
+        ✓ a
+        ::group::b
+        b1
+        ::endgroup::
+        ✓ b
+        ::group::c
+        c1
+        c2
+        ::endgroup::
+        ✓ c
+
+        """)
+  }
+
+  /// SIGINT or SIGTERM: what is held is written at once, every group closed; later lines come
+  /// prefixed as they are read.
+  @Test func anInterruptionWritesEverythingHeld() throws {
+    let text = try transcript { reporter in
+      Self.start(reporter, 0)
+      Self.start(reporter, 1)
+      Self.say(reporter, 0, "a1")
+      Self.say(reporter, 1, "b1")
+      reporter.interrupt()
+      Self.say(reporter, 1, "b2")
+    }
+    #expect(text == "::group::a\na1\n::endgroup::\n::group::b\nb1\n::endgroup::\nb | b2\n")
+  }
+
+  /// A task cannot stop runner's commands, open groups or set outputs; its own annotations
+  /// (and masks) still work. The neutralised lines read the same, with a zero-width space.
+  @Test func taskOutputCannotTakeOverTheLog() throws {
+    let lines = [
+      "::stop-commands::token", "  ::set-output name=x::y", "::endgroup::", "::error file=a.c,line=1::bad",
+      "::Warning::w", "::add-mask::secret", "x ##[set-env name=A;]b", "plain :: text",
+    ]
+    let text = try transcript { reporter in
+      Self.start(reporter, 0)
+      for line in lines { Self.say(reporter, 0, line) }
+      Self.end(reporter, 0)
+    }
+    let zwsp = "\u{200B}"
+    let expected = [
+      "::group::a", "\(zwsp)::stop-commands::token", "  \(zwsp)::set-output name=x::y", "\(zwsp)::endgroup::",
+      "::error file=a.c,line=1::bad", "::Warning::w", "::add-mask::secret", "x ##\(zwsp)[set-env name=A;]b",
+      "plain :: text", "::endgroup::", "✓ a",
+    ]
+    #expect(text == expected.joined(separator: "\n") + "\n")
   }
 }
