@@ -27,7 +27,7 @@ final class NoOpWatcher: RunObserver {
         }
       case .waiting, .retrying:
         seen.ruledOut = true
-      case .runStarted, .runFinished:
+      case .runStarted, .runFinished, .exited:
         break
       }
     }

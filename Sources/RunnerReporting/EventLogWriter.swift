@@ -55,6 +55,7 @@ package final class EventLogWriter: RunObserver {
   }
 
   package func record(_ event: RunEvent) {
+    if case .exited = event.kind { return }
     var members: [(String, JSONValue)] = [("v", .int(Self.schemaVersion)), ("time", .double(seconds(event.time)))]
     if let task = event.task { members.append(("task", .string(names[task]))) }
     switch event.kind {
@@ -76,6 +77,8 @@ package final class EventLogWriter: RunObserver {
         ("event", .string("retrying")), ("attempt", .int(attempt)), ("delay", .double(seconds(delay))),
         ("reason", .string(reason)),
       ]
+    case .exited:
+      return
     case .runFinished(let summary):
       members.append(("event", .string("run_finished")))
       for state in TaskState.allCases where state.isFinal {

@@ -6,13 +6,66 @@ import RunnerModel
 /// Writes a report file whole or not at all: into a temporary file beside it, then renamed
 /// over it, so a reader never sees half a report and a failed write leaves the old one.
 package enum ReportFile {
+  ///
+  /// Only a regular file (or a new one) is replaced that way. A symlink is written through:
+  /// its target is replaced and the link stays. A FIFO, a device, a socket and anything under
+  /// `/dev/` or `/proc/` (`/dev/stdout`, the `/dev/fd/63` of `--junit >(cat)`) are opened and
+  /// written directly: their readers get the report, and a device node is never replaced.
+  ///
   /// - Throws: a message naming the file and the reason.
   package static func write(_ text: String, to path: String) throws(TaskFileError) {
+    if isStream(path) { return try writeDirectly(text, to: path) }
+    let path = target(of: path)
     // Hidden and marked as runner's other temporaries (no pattern takes one; a later run
     // removes a killed runner's).
     let temporary = CacheFileSystem.temporaryName(for: path)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
+    var failure = writeAll(text, to: fd)
+    if failure == 0, fsync(fd) != 0 { failure = errno }
+    if close(fd) != 0, failure == 0 { failure = errno }
+    if failure == 0, rename(temporary, path) != 0 { failure = errno }
+    if failure != 0 {
+      unlink(temporary)
+      throw .unwritable(path, reason: FileReader.describe(failure))
+    }
+  }
+
+  /// Whether `path` is something to write into rather than replace.
+  static func isStream(_ path: String) -> Bool {
+    if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return true }
+    var info = stat()
+    guard stat(path, &info) == 0 else { return false }
+    let type = info.st_mode & S_IFMT
+    return type != S_IFREG && type != S_IFDIR
+  }
+
+  /// The file a chain of symlinks at `path` ends at (which may not exist yet); `path` itself
+  /// when it is no symlink.
+  static func target(of path: String) -> String {
+    var current = path
+    for _ in 0..<40 {
+      var info = stat()
+      guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let length = readlink(current, &buffer, buffer.count - 1)
+      guard length > 0 else { return current }
+      let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = link.hasPrefix("/") ? link : CacheFileSystem.parent(of: current) + "/" + link
+    }
+    return current
+  }
+
+  static func writeDirectly(_ text: String, to path: String) throws(TaskFileError) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
+    var failure = writeAll(text, to: fd)
+    if close(fd) != 0, failure == 0, errno != EINVAL { failure = errno }
+    if failure != 0 { throw .unwritable(path, reason: FileReader.describe(failure)) }
+  }
+
+  /// Writes all of `text`; the errno of a failure, or 0.
+  static func writeAll(_ text: String, to fd: Int32) -> Int32 {
     var failure: Int32 = 0
     var text = text
     text.withUTF8 { bytes in
@@ -27,13 +80,7 @@ package enum ReportFile {
         offset += written
       }
     }
-    if failure == 0, fsync(fd) != 0 { failure = errno }
-    if close(fd) != 0, failure == 0 { failure = errno }
-    if failure == 0, rename(temporary, path) != 0 { failure = errno }
-    if failure != 0 {
-      unlink(temporary)
-      throw .unwritable(path, reason: FileReader.describe(failure))
-    }
+    return failure
   }
 
   /// Appends to a file (the step summary, which other steps append to as well).

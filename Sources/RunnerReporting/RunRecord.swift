@@ -19,6 +19,8 @@ package struct RunRecord: Sendable {
     /// The attempt's outcome: a final state, or `failed` for an attempt that was retried.
     package var outcome: TaskState?
     package var reason: String?
+    /// How its last command ended, for a shell task whose command ran.
+    package var exit: ProcessOutcome?
   }
 
   /// How a task ended.
@@ -70,6 +72,9 @@ package struct RunRecord: Sendable {
     case .retrying(_, _, let reason):
       guard let task = event.task else { return }
       close(task, at: event.time, outcome: .failed, reason: reason)
+    case .exited(let outcome):
+      guard let task = event.task, let index = running[task] else { return }
+      attempts[index].exit = outcome
     case .runFinished(let summary):
       duration = summary.duration
     case .state, .waiting:
@@ -98,9 +103,11 @@ package struct RunRecord: Sendable {
     let slack = max(Duration.milliseconds(10), duration / 100)
     var path = [node]
     var seen: Set<Int> = [node]
-    while let start = started[node]?.start, start > slack {
+    while let start = started[node]?.start {
+      // A real dependency is always followed, however early the task started (a chain that
+      // started at time zero lost its first links).
       var previous = graph.dependencies[node].filter { started[$0] != nil }.max(by: latest)
-      if previous.map({ start - started[$0]!.end > slack }) ?? true {
+      if start > slack, previous.map({ start - started[$0]!.end > slack }) ?? true {
         let freed = started.keys.filter {
           !seen.contains($0) && started[$0]!.end <= start && start - started[$0]!.end <= slack
         }

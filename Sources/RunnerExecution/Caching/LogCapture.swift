@@ -24,7 +24,8 @@ final class LogCapture: RunObserver {
     captured.withLock { $0.overflowed ? nil : $0.chunks }
   }
 
-  func record(_ event: RunEvent) {}
+  /// Events of the inner operation (a command's exit) go on to the run.
+  func record(_ event: RunEvent) { forward.observer.record(event) }
 
   func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     captured.withLock { captured in

@@ -45,6 +45,7 @@ package struct ShellOperation: TaskOperation {
         throw .spawn(command.text, error)
       }
       context.output.finishLine()
+      context.output.recordExit(outcome)
       if Task.isCancelled { throw .cancelled }
       guard outcome.isSuccess else { throw .command(command.text, outcome) }
     }

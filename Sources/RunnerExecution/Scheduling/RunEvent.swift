@@ -9,6 +9,9 @@ package struct RunEvent: Sendable {
     /// A task waits for a readiness gate.
     case waiting(gate: String)
     case retrying(attempt: Int, after: Duration, reason: String)
+    /// A command of the task's attempt ended (sent by the operation, before the attempt's
+    /// state changes; the last one is how the attempt ended). Not in the events file.
+    case exited(ProcessOutcome)
     case runFinished(RunSummary)
   }
 

@@ -60,6 +60,11 @@ package final class TaskOutput: OutputLineSink {
     }
   }
 
+  /// Tells the run how a command of this task ended (`RunEvent.Kind.exited`).
+  package func recordExit(_ outcome: ProcessOutcome) {
+    observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: .exited(outcome)))
+  }
+
   /// Ends a line the process left without a newline (called when a command exits).
   package func finishLine() {
     state.withLock { state in

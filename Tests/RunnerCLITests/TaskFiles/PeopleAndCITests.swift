@@ -141,3 +141,65 @@ extension PeopleAndCITests {
     }
   }
 }
+
+extension PeopleAndCITests {
+  /// A report path that is a symlink is written through (the link stays); a FIFO and
+  /// `>(cat)` get the report from runner directly; a device node is never replaced.
+  @Test func reportsWriteThroughLinksFIFOsAndDevices() throws {
+    let project = try TaskFileProject("tasks:\n  t: 'true'\n")
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      mkdir reports && ln -s reports/real.xml link.xml
+      "$RUNNER" --junit link.xml t > /dev/null
+      echo "link=$(test -L link.xml && echo yes) real=$(grep -c '<testsuite ' reports/real.xml)"
+      mkfifo pipe.json
+      cat pipe.json > got.json &
+      "$RUNNER" --trace pipe.json t > /dev/null
+      wait
+      echo "fifo=$(test -p pipe.json && echo yes) got=$(grep -c traceEvents got.json)"
+      bash -c '"$RUNNER" --junit >(cat > sub.xml) t > /dev/null; echo "status=$?"'
+      sleep 0.2
+      echo "sub=$(grep -c '<testsuite ' sub.xml)"
+      "$RUNNER" --trace /dev/full t > /dev/null 2> full.txt
+      echo "full=$? device=$(test -c /dev/full && echo yes)"
+      """)
+    #expect(report.contains("link=yes real=1"), "\(report)")
+    #expect(report.contains("fifo=yes got=1"), "\(report)")
+    #expect(report.contains("status=0"), "\(report)")
+    #expect(report.contains("sub=1"), "\(report)")
+    #expect(report.contains("full=2 device=yes"), "\(report)")
+    #expect(project.read("full.txt")?.contains("/dev/full") == true)
+  }
+}
+
+extension PeopleAndCITests {
+  /// Every slice of a shell task says how its command ended: a retried first attempt, a
+  /// timed-out task (`signal`), a task cancelled by fail-fast.
+  @Test func traceSlicesSayHowEachAttemptEnded() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        flaky: { run: 'test -e again || { touch again; exit 3; }', retries: 1 }
+        slow: { run: 'sleep 5', timeout: 200ms }
+        bystander: { run: 'sleep 5' }
+      """)
+    defer { project.remove() }
+    _ = try project.run(["-k", "-j3", "--trace", "kept.json", "flaky", "slow"])
+    _ = try project.run(["-j3", "--trace", "stopped.json", "slow", "bystander"])
+    let check = try project.shell(
+      """
+      python3 - <<'PY'
+      import json
+      spans = [e for f in ("kept.json", "stopped.json") for e in json.load(open(f))["traceEvents"] if e["ph"] == "X"]
+      for e in sorted(spans, key=lambda e: (e["name"], e["args"]["attempt"])):
+          a = e["args"]
+          print(e["name"], a["attempt"], a["state"], a.get("exit"), a.get("signal"))
+      PY
+      """)
+    #expect(check.contains("flaky 1 failed 3 None"), "\(check)")
+    #expect(check.contains("flaky 2 succeeded 0 None"), "\(check)")
+    #expect(check.contains("slow 1 failed None 15"), "\(check)")
+    #expect(check.contains("bystander 1 cancelled None 15"), "\(check)")
+  }
+}

@@ -41,6 +41,23 @@ import Testing
     #expect(record.criticalPath(graph).map { graph[$0].name } == ["a", "b", "c"])
   }
 
+  /// A chain that starts at time zero keeps its first links: `a → b → c` was `c` alone (the
+  /// walk stopped at a task that started within 1 % of the start).
+  @Test func criticalPathFollowsRealDependenciesFromTheStart() throws {
+    let graph = try TaskFileLoader().load(
+      bytes: Array("tasks:\n  a: x\n  b: {deps: [a], run: y}\n  c: {deps: [b], run: z}\n".utf8), path: "t.yml")
+    var record = RunRecord()
+    let steps: [(Int, Int, TaskState)] = [
+      (0, 0, .executing), (2, 0, .succeeded), (3, 1, .executing),
+      (5, 1, .succeeded), (6, 2, .executing), (1000, 2, .succeeded),
+    ]
+    for (ms, task, state) in steps {
+      record.apply(RunEvent(time: .milliseconds(ms), task: task, kind: .state(state, attempt: 1, reason: nil)))
+    }
+    record.duration = .milliseconds(1000)
+    #expect(record.criticalPath(graph).map { graph[$0].name } == ["a", "b", "c"])
+  }
+
   @Test func junit() throws {
     let xml = JUnitRenderer().render(fixture.selection, record: fixture.record, summary: fixture.summary)
     try ReportFixture.expectGolden(xml, "junit.xml")
@@ -68,8 +85,11 @@ import Testing
       doc = json.load(sys.stdin)
       spans = [e for e in doc['traceEvents'] if e['ph'] == 'X']
       assert len(spans) == 6, spans
-      assert all(e['pid'] == 1 and e['tid'] in (1, 2) and e['dur'] >= 0 for e in spans)
-      last = [e for e in spans if e['name'] == 'test'][-1]
+      assert all(e['pid'] == 1 and e['tid'] in (2, 3) and e['dur'] >= 0 for e in spans)
+      names = {e['tid']: e['args']['name'] for e in doc['traceEvents'] if e['name'] == 'thread_name'}
+      assert names == {2: 'lane 1', 3: 'lane 2'}, names
+      first, last = [e for e in spans if e['name'] == 'test']
+      assert first['args']['exit'] == 2, first
       assert last['args'] == {'state': 'failed', 'attempt': 2, 'reason': "'make test' failed with exit code 2 (1.20s)", 'exit': 2}, last
       print('ok')
       """
