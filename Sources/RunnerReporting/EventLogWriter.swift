@@ -86,7 +86,7 @@ package final class EventLogWriter: RunObserver {
       }
       members += [("duration", .double(seconds(summary.duration))), ("exit_code", .int(Int(summary.exitCode)))]
       if let signal = summary.interruption {
-        members.append(("interrupted_by", .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")))
+        members.append(("interrupted_by", .string(signalName(signal))))
       }
       if let deadlock = summary.deadlock { members.append(("deadlock", .string(deadlock))) }
     }

@@ -203,3 +203,53 @@ extension PeopleAndCITests {
     #expect(check.contains("bystander 1 cancelled None 15"), "\(check)")
   }
 }
+
+extension PeopleAndCITests {
+  static let eventsDoc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/events.md")
+
+  /// docs/events.md's complete log is what runner writes for its file: the same events with
+  /// the same fields in the same order (times and durations aside; concurrent tasks' events
+  /// compared as a set). Its interrupted `run_finished` example has the fields a SIGTERM gives.
+  @Test func theEventsDocMatchesRealOutput() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try FileManager.default.copyItem(
+      at: Self.eventsDoc, to: project.directory.appendingPathComponent("events.md"))
+    try project.write("stop.yml", "tasks:\n  long: 'touch started; sleep 30'\n")
+    let report = try project.shell(
+      """
+      python3 - 2>&1 <<'PY'
+      import json, re, subprocess, os, time
+      doc = open("events.md").read()
+      part = doc[doc.index("## A complete log"):]
+      yaml = re.search(r"```yaml\\n(.*?)```", part, re.S).group(1)
+      documented = re.search(r"```json\\n(.*?)```", part, re.S).group(1).splitlines()
+      open("ev.yml", "w").write(yaml)
+      command = re.search(r"`runner (ev.yml [^`]*)`", part).group(1).replace("'", "").split()
+      subprocess.run([os.environ["RUNNER"], *command],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+      def normal(line):
+          event = json.loads(line)
+          event.pop("time", None); event.pop("duration", None)
+          if "reason" in event:
+              event["reason"] = re.sub(r"\\d+(\\.\\d+)?(ms|s)\\b", "T", event["reason"])
+          return json.dumps(event)
+      real = sorted(normal(l) for l in open("ev.jsonl"))
+      want = sorted(normal(l) for l in documented)
+      print("complete-log", "same" if real == want else "differs:\\n" + "\\n".join(sorted(set(real) ^ set(want))))
+      runner = subprocess.Popen([os.environ["RUNNER"], "stop.yml", "--events", "stop.jsonl", "long"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+      while not os.path.exists("started"): time.sleep(0.05)
+      runner.terminate(); runner.wait()
+      last = list(json.loads(open("stop.jsonl").read().splitlines()[-1]).items())
+      example = [l for l in doc.splitlines() if '"interrupted_by"' in l and l.startswith("{")][0]
+      keys = lambda items: [k for k, _ in items]
+      print("interrupted", "same" if keys(last) == keys(json.loads(example).items()) else f"{last} vs {example}",
+            dict(last)["exit_code"], dict(last)["interrupted_by"])
+      PY
+      """)
+    #expect(report.contains("complete-log same"), "\(report)")
+    #expect(report.contains("interrupted same 143 SIGTERM"), "\(report)")
+  }
+}
