@@ -14,6 +14,9 @@ extension RunnerCommand {
     } else if let first = arguments.first(where: { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }) {
       path = first
     }
-    return Runner.taskNames(inFile: path).filter { $0.hasPrefix(prefix) }.sorted()
+    let names = Runner.taskNames(inFile: path).filter { $0.hasPrefix(prefix) }.sorted()
+    // zsh's `_describe` reads `name:description`: a ':' in a task name must be escaped.
+    guard let shell = getenv("SAP_SHELL"), String(cString: shell) == "zsh" else { return names }
+    return names.map { $0.replacing(":", with: "\\:") }
   }
 }

@@ -29,6 +29,10 @@ enum Entrypoint {
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let command: RunnerCommand
     let words = RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst()))
+    if let script = completionScript(words.parsed) {
+      Terminal.write(script + "\n", to: 1)
+      exit(0)
+    }
     do {
       command = try RunnerCommand.parse(words.parsed)
     } catch {
@@ -59,6 +63,16 @@ enum Entrypoint {
       return "a memory limit of \(UInt64(limit.rlim_cur) >> 20) MiB (\(name)) is below the "
         + "\(minimum >> 20) MiB of address space runner needs to start its threads "
         + "(\(Terminal.processorCount) processors): raise it"
+    }
+    return nil
+  }
+
+  /// The mended completion script (`CompletionScript`) when the words ask for one.
+  static func completionScript(_ words: [String]) -> String? {
+    let flag = "--generate-completion-script"
+    for (index, word) in words.enumerated() {
+      if word.hasPrefix(flag + "=") { return CompletionScript.text(for: String(word.dropFirst(flag.count + 1))) }
+      if word == flag, index + 1 < words.count { return CompletionScript.text(for: words[index + 1]) }
     }
     return nil
   }

@@ -19,15 +19,19 @@ struct ReportOptions: ParsableArguments {
         + "or quiet (only failed tasks' output).", valueName: "mode"))
   var output: ReportSettings.OutputMode = .prefixed
 
-  @Option(help: ArgumentHelp("After the run, write a JUnit XML report to FILE.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("After the run, write a JUnit XML report to FILE.", valueName: "file"), completion: .file())
   var junit: String?
 
   @Option(
     help: ArgumentHelp(
-      "After the run, write it to FILE as Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "file"))
+      "After the run, write it to FILE as Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "file"),
+    completion: .file())
   var trace: String?
 
-  @Option(help: ArgumentHelp("After the run, draw it to FILE as an SVG Gantt chart.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("After the run, draw it to FILE as an SVG Gantt chart.", valueName: "file"),
+    completion: .file())
   var timeline: String?
 
   /// The report settings, with the CI detected from the environment unless named.

@@ -27,7 +27,9 @@ struct RunnerCommand: ParsableCommand {
     completion: .custom(RunnerCommand.completeTaskNames))
   var arguments: [String] = []
 
-  @Option(name: [.customShort("f"), .long], help: "The task file (default: ./tasks.yml).")
+  @Option(
+    name: [.customShort("f"), .long], help: "The task file (default: ./tasks.yml).",
+    completion: .file(extensions: ["yml", "yaml"]))
   var file: String?
 
   @Flag(name: [.customShort("n"), .long], help: "Print the plan and run nothing.")
@@ -42,7 +44,7 @@ struct RunnerCommand: ParsableCommand {
   @Option(
     help: ArgumentHelp(
       "Show everything about one task: what it runs, its edges, its settings, where it is defined.",
-      valueName: "task"))
+      valueName: "task"), completion: .custom(RunnerCommand.completeTaskNames))
   var describe: String?
 
   @Flag(help: "With --list: print JSON.")
@@ -59,7 +61,7 @@ struct RunnerCommand: ParsableCommand {
   @Option(help: "How long a cancelled task gets after SIGTERM before SIGKILL (e.g. 5s, 500ms).")
   var grace: String = "5s"
 
-  @Option(help: "Write every state change and output line to FILE as JSON Lines.")
+  @Option(help: "Write every state change and output line to FILE as JSON Lines.", completion: .file())
   var events: String?
 
   @Flag(help: "Run every selected task, even those up to date or in the cache.")
