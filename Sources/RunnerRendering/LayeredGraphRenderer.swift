@@ -3,7 +3,8 @@ import RunnerModel
 
 /// The selected graph as SVG without Graphviz: one column per stage, left to right, each
 /// task a box; rows ordered by the mean row of their dependencies to keep edges short;
-/// edges as curves, the critical path's drawn bold.
+/// edges as curves, routed through the gaps of the columns they cross; the critical path's
+/// drawn bold.
 package struct LayeredGraphRenderer: Sendable {
   static let rowHeight = 58.0
   static let boxHeight = 40.0
@@ -57,16 +58,28 @@ package struct LayeredGraphRenderer: Sendable {
       <rect width="100%" height="100%" fill="#ffffff"/>
 
       """
+    var column = [Int: Int]()
+    for (index, stage) in ordered.enumerated() { for node in stage { column[node] = index } }
     for edge in selection.edges {
-      guard let from = box[edge.from], let to = box[edge.to] else { continue }
-      let x1 = from.x + from.width
-      let y1 = from.y + Self.boxHeight / 2
-      let x2 = to.x
-      let y2 = to.y + Self.boxHeight / 2
-      let bend = (x2 - x1) / 2
+      guard let from = box[edge.from], let to = box[edge.to], let first = column[edge.from], let last = column[edge.to]
+      else { continue }
+      let start = (x: from.x + from.width, y: from.y + Self.boxHeight / 2)
+      let end = (x: to.x, y: to.y + Self.boxHeight / 2)
+      // An edge that skips stages crosses each column between in a gap between its boxes (the
+      // one nearest the straight line), never through a box.
+      var path = "M \(n(start.x)) \(n(start.y))"
+      var at = start
+      for between in (first + 1)..<max(first + 1, last) {
+        let middle = columnX[between] + columnWidth[between] / 2
+        let wanted = start.y + (end.y - start.y) * (middle - start.x) / (end.x - start.x)
+        let y = gap(nearest: wanted, in: ordered[between], box: box)
+        path += curve(from: at, to: (columnX[between], y)) + " L \(n(columnX[between] + columnWidth[between])) \(n(y))"
+        at = (columnX[between] + columnWidth[between], y)
+      }
+      path += curve(from: at, to: end)
       let bold = criticalEdges.contains("\(edge.from)>\(edge.to)")
       let color = edge.carriesImage ? "#1a73e8" : bold ? "#1f2328" : "#8c959f"
-      svg += "<path d=\"M \(n(x1)) \(n(y1)) C \(n(x1 + bend)) \(n(y1)), \(n(x2 - bend)) \(n(y2)), \(n(x2)) \(n(y2))\" "
+      svg += "<path d=\"\(path)\" "
       svg += "fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(bold ? "2.5" : "1.5")\" marker-end=\"url(#arrow)\"/>\n"
     }
     for node in selection.members {
@@ -86,6 +99,21 @@ package struct LayeredGraphRenderer: Sendable {
       svg += task.action.kindName + "</text>\n</g>\n"
     }
     return svg + "</svg>\n"
+  }
+
+  /// A curve leaving and arriving horizontally.
+  func curve(from start: (x: Double, y: Double), to end: (x: Double, y: Double)) -> String {
+    let bend = (end.x - start.x) / 2
+    return " C \(n(start.x + bend)) \(n(start.y)), \(n(end.x - bend)) \(n(end.y)), \(n(end.x)) \(n(end.y))"
+  }
+
+  /// The middle of the free band above, between or below a column's boxes nearest to `y`.
+  func gap(nearest y: Double, in stage: [Int], box: [Int: (x: Double, y: Double, width: Double)]) -> Double {
+    let space = Self.rowHeight - Self.boxHeight
+    let tops = stage.compactMap { box[$0]?.y }.sorted()
+    guard let lowest = tops.last else { return y }
+    let candidates = tops.map { $0 - space / 2 } + [lowest + Self.boxHeight + space / 2]
+    return candidates.min { abs($0 - y) < abs($1 - y) } ?? y
   }
 
   func meanRow(_ node: Int, graph: TaskGraph, row: [Int: Double]) -> Double? {
