@@ -253,3 +253,20 @@ extension PeopleAndCITests {
     #expect(report.contains("interrupted same 143 SIGTERM"), "\(report)")
   }
 }
+
+extension PeopleAndCITests {
+  static let junitSchema = BinaryRunner.packageRoot.appendingPathComponent(
+    "Tests/RunnerCLITests/Fixtures/junit-schema/junit.xsd")
+
+  /// The JUnit report validates with xmllint against the schema CI servers use (`skipped` is
+  /// not allowed on `testsuites`), with a failure, a skipped task and a CR in the output.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint")))
+  func junitValidatesAgainstTheXunitSchema() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  ok: 'true'\n  bad: printf 'a\\rb\\n'; exit 1\n  after: {deps: [bad], run: 'true'}\n")
+    defer { project.remove() }
+    #expect(try project.run("-k", "--junit", "report.xml", "**").status == 1)
+    let out = try project.shell("xmllint --noout --schema '\(Self.junitSchema.path)' report.xml 2>&1; echo status=$?")
+    #expect(out.contains("report.xml validates") && out.contains("status=0"), "\(out)")
+  }
+}
