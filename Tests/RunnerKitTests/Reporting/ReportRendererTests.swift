@@ -27,35 +27,37 @@ import Testing
     #expect(fixture.record.criticalPath(graph).map { graph[$0].name } == ["version", "build", "test"])
   }
 
-  @Test func criticalPathFollowsTheSlotWhenATaskWaitedForOne() throws {
-    let graph = try TaskFileLoader().load(
-      bytes: Array("tasks:\n  a: x\n  b: y\n  c: {deps: [a], run: z}\n".utf8), path: "t.yml")
+  /// The critical path of a run of `yaml` whose tasks changed state at these times (ms).
+  func criticalPath(_ yaml: String, _ steps: [(Int, Int, TaskState)], duration: Int? = nil) throws -> [String] {
+    let graph = try TaskFileLoader().load(bytes: Array(yaml.utf8), path: "t.yml")
     var record = RunRecord()
-    let steps: [(Int, Int, TaskState)] = [
-      (0, 0, .executing), (1000, 0, .succeeded), (1000, 1, .executing),
-      (3000, 1, .succeeded), (3001, 2, .executing), (4000, 2, .succeeded),
-    ]
     for (ms, task, state) in steps {
       record.apply(RunEvent(time: .milliseconds(ms), task: task, kind: .state(state, attempt: 1, reason: nil)))
     }
-    #expect(record.criticalPath(graph).map { graph[$0].name } == ["a", "b", "c"])
+    if let duration { record.duration = .milliseconds(duration) }
+    return record.criticalPath(graph).map { graph[$0].name }
+  }
+
+  @Test func criticalPathFollowsTheSlotWhenATaskWaitedForOne() throws {
+    let path = try criticalPath(
+      "tasks:\n  a: x\n  b: y\n  c: {deps: [a], run: z}\n",
+      [
+        (0, 0, .executing), (1000, 0, .succeeded), (1000, 1, .executing),
+        (3000, 1, .succeeded), (3001, 2, .executing), (4000, 2, .succeeded),
+      ])
+    #expect(path == ["a", "b", "c"])
   }
 
   /// A chain that starts at time zero keeps its first links: `a → b → c` was `c` alone (the
   /// walk stopped at a task that started within 1 % of the start).
   @Test func criticalPathFollowsRealDependenciesFromTheStart() throws {
-    let graph = try TaskFileLoader().load(
-      bytes: Array("tasks:\n  a: x\n  b: {deps: [a], run: y}\n  c: {deps: [b], run: z}\n".utf8), path: "t.yml")
-    var record = RunRecord()
-    let steps: [(Int, Int, TaskState)] = [
-      (0, 0, .executing), (2, 0, .succeeded), (3, 1, .executing),
-      (5, 1, .succeeded), (6, 2, .executing), (1000, 2, .succeeded),
-    ]
-    for (ms, task, state) in steps {
-      record.apply(RunEvent(time: .milliseconds(ms), task: task, kind: .state(state, attempt: 1, reason: nil)))
-    }
-    record.duration = .milliseconds(1000)
-    #expect(record.criticalPath(graph).map { graph[$0].name } == ["a", "b", "c"])
+    let path = try criticalPath(
+      "tasks:\n  a: x\n  b: {deps: [a], run: y}\n  c: {deps: [b], run: z}\n",
+      [
+        (0, 0, .executing), (2, 0, .succeeded), (3, 1, .executing),
+        (5, 1, .succeeded), (6, 2, .executing), (1000, 2, .succeeded),
+      ], duration: 1000)
+    #expect(path == ["a", "b", "c"])
   }
 
   @Test func junit() throws {
