@@ -91,8 +91,8 @@ package struct RunSession: Sendable {
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(
       onFirst: { _ in
-        runReports.interrupt()
         run.cancel()
+        runReports.interrupt()
       }, onSecond: { ProcessReactor.shared.killAllNow() },
       onSuspend: { ProcessReactor.shared.suspendAll() })
     var summary = await run.value

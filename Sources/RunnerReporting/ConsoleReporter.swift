@@ -24,7 +24,7 @@ package final class ConsoleReporter: RunObserver {
   let width: Int
   let useColor: Bool
   let descriptor: Int32
-  let mode: ReportSettings.OutputMode
+  package let mode: ReportSettings.OutputMode
   let spoolDirectory: String
   private let state: Mutex<State>
   private let ticker = Mutex<Task<Void, Never>?>(nil)

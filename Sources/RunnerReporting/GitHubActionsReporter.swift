@@ -11,9 +11,10 @@ import Synchronization
 /// others' lines, and their status lines, are **held** (in an `OutputSpool`) and written as a
 /// whole group when the live group closes: the tasks that ended first, then the next live
 /// task, the one running longest, whose held lines come first. At `-j1` nothing is ever held.
-/// On SIGINT or SIGTERM (`interrupt`), and when the run ends, everything held is written at
-/// once; after an interruption lines are written as they come, prefixed with the task's name,
-/// so a job killed by its timeout loses nothing.
+/// On a signal that stops the run (`interrupt`), and when the run ends, everything held is
+/// written at once; after an interruption lines are written as they come, prefixed with the
+/// task's name, so a job killed by its timeout loses nothing. With `--output quiet` no task
+/// is live, and only a failed task's group is written.
 ///
 /// Task output goes through `WorkflowCommands`: a tool's own `::error::` lines still annotate,
 /// and a task cannot stop runner's commands or open groups of its own. Failure annotations are
@@ -36,12 +37,15 @@ package final class GitHubActionsReporter: RunObserver {
 
   let console: ConsoleReporter
   let names: [String]
+  /// `--output quiet`: hold every task; write a group only for a task that failed.
+  let quiet: Bool
   private let state: Mutex<State>
 
   /// - Parameter spoolMemory: held output kept in memory, for the run (nil: the default).
   package init(console: ConsoleReporter, names: [String], spoolMemory: Int64? = nil) {
     self.console = console
     self.names = names
+    quiet = console.mode == .quiet
     state = Mutex(
       State(
         spool: OutputSpool(
@@ -60,7 +64,7 @@ package final class GitHubActionsReporter: RunObserver {
       case .state(.executing, let attempt, _):
         state.running[task] = state.running[task] ?? state.started
         state.started += 1
-        if state.live == nil { state.live = task }
+        if state.live == nil, !quiet { state.live = task }
         state.grouped.insert(task)
         let title = names[task] + (attempt > 1 ? " (attempt \(attempt))" : "")
         text = "::group::\(GitHubAnnotation.escapeData(title))\n"
@@ -74,7 +78,7 @@ package final class GitHubActionsReporter: RunObserver {
         text = console.line(for: event) ?? ""
       }
       write(text, for: task, &state)
-      if case .state(let final, _, _) = event.kind, final.isFinal { ended(task, &state) }
+      if case .state(let final, _, _) = event.kind, final.isFinal { ended(task, failed: final == .failed, &state) }
     }
   }
 
@@ -97,7 +101,9 @@ package final class GitHubActionsReporter: RunObserver {
       if let live, state.grouped.contains(live) { console.emit("::endgroup::\n") }
       state.live = nil
       flushEnded(&state)
-      for task in state.running.sorted(by: { $0.value < $1.value }).map(\.key) where task != live {
+      // Running tasks in the order they started, then any other held (a task waiting for a gate).
+      let running = state.running.sorted(by: { $0.value < $1.value }).map(\.key)
+      for task in running + state.spool.heldTasks.filter({ !running.contains($0) }) where task != live {
         printHeld(task, &state)
         if state.grouped.contains(task) { console.emit("::endgroup::\n") }
       }
@@ -114,14 +120,21 @@ package final class GitHubActionsReporter: RunObserver {
     writeBuffer(for: task, &state)
   }
 
-  /// Writes `state.buffer` now (no task, the live one, or none live), or holds it for `task`.
+  /// Writes `state.buffer` now (no task, the live one, or none live), after what the task
+  /// has held, or holds it for `task`.
   private func writeBuffer(for task: Int?, _ state: inout State) {
-    guard let task, let live = state.live, live != task else {
-      return state.buffer.withBytes { Terminal.write($0, to: console.descriptor) }
+    if let task, quiet || state.live.map({ $0 != task }) == true {
+      return hold(task, &state)
     }
+    if let task { printHeld(task, &state) }
+    state.buffer.withBytes { Terminal.write($0, to: console.descriptor) }
+  }
+
+  private func hold(_ task: Int, _ state: inout State) {
     let outcome = state.buffer.withBytes { state.spool.write(task, $0) }
     if case .failed(_, let fd, let held) = outcome {
-      // Held output that cannot be kept is written now, without its group rather than lost.
+      // Held output that cannot be kept is written now, inside whatever group is open, rather
+      // than lost (the spool's own warning is the console's, for grouped output).
       if fd >= 0 {
         OutputSpool.print(OutputSpool.Spool(descriptor: fd, inMemory: false, size: held), to: console.descriptor)
         close(fd)
@@ -133,9 +146,13 @@ package final class GitHubActionsReporter: RunObserver {
   }
 
   /// A task ended: a held one waits for the live group to close; the live one closes it, and
-  /// the ended groups are written, then the next live task's.
-  private func ended(_ task: Int, _ state: inout State) {
+  /// the ended groups are written, then the next live task's. Quiet: only a failed task's.
+  private func ended(_ task: Int, failed: Bool, _ state: inout State) {
     state.running[task] = nil
+    if quiet {
+      if failed { printHeld(task, &state) } else if let spool = state.spool.take(task) { close(spool.descriptor) }
+      return
+    }
     guard state.live == task else {
       if state.live == nil { printHeld(task, &state) } else { state.ended.append(task) }
       return

@@ -57,10 +57,12 @@ package struct GitHubAnnotation: Sendable, Equatable {
   static func relative(_ path: String, to workspace: String, from directory: String) -> String {
     let absolute = path.hasPrefix("/") ? path : directory + "/" + path
     let workspace = workspace.count > 1 && workspace.hasSuffix("/") ? String(workspace.dropLast()) : workspace
-    if absolute.hasPrefix(workspace + "/") { return String(absolute.dropFirst(workspace.count + 1)) }
-    let parent = absolute.lastIndex(of: "/").map { String(absolute[..<$0]) } ?? "/"
-    guard let root = resolved(workspace), let folder = resolved(parent.isEmpty ? "/" : parent) else { return path }
-    let full = (folder == "/" ? "" : folder) + "/" + absolute[absolute.index(after: absolute.lastIndex(of: "/")!)...]
+    let slash = absolute.lastIndex(of: "/")!
+    let parent = slash == absolute.startIndex ? "/" : String(absolute[..<slash])
+    let name = absolute[absolute.index(after: slash)...]
+    // Resolved when both exist (`..`, `.` and symlinks gone), else as written.
+    let root = resolved(workspace) ?? workspace
+    let full = resolved(parent).map { ($0 == "/" ? "" : $0) + "/" + name } ?? absolute
     guard full.hasPrefix(root == "/" ? "/" : root + "/") else { return path }
     return String(full.dropFirst(root == "/" ? 1 : root.count + 1))
   }

@@ -75,6 +75,9 @@ struct OutputSpool: ~Copyable {
     return .spooled
   }
 
+  /// The tasks with a spool.
+  var heldTasks: [Int] { spools.keys.sorted() }
+
   /// Ends a task's spool: its descriptor (read it from offset 0 up to `size`, then close it).
   mutating func take(_ task: Int) -> Spool? {
     unspooled.remove(task)

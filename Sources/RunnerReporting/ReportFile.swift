@@ -8,14 +8,23 @@ import RunnerModel
 package enum ReportFile {
   ///
   /// Only a regular file (or a new one) is replaced that way. A symlink is written through:
-  /// its target is replaced and the link stays. A FIFO, a device, a socket and anything under
-  /// `/dev/` or `/proc/` (`/dev/stdout`, the `/dev/fd/63` of `--junit >(cat)`) are opened and
-  /// written directly: their readers get the report, and a device node is never replaced.
+  /// its target is replaced and the link stays. `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and
+  /// `/proc/self/fd/N` (the `/dev/fd/63` of `--junit >(cat)`) are written to descriptor N as
+  /// it is (appending where runner's own output goes). A FIFO, a device or a socket is opened
+  /// and written directly: its reader gets the report, and a device node is never replaced.
   ///
   /// - Throws: a message naming the file and the reason.
   package static func write(_ text: String, to path: String) throws(TaskFileError) {
+    if let descriptor = descriptor(named: path) {
+      Terminal.releaseHeld()
+      let failure = writeAll(text, to: descriptor)
+      if failure != 0 { throw .unwritable(path, reason: FileReader.describe(failure)) }
+      return
+    }
     if isStream(path) { return try writeDirectly(text, to: path) }
-    let path = target(of: path)
+    guard let path = target(of: path) else {
+      throw .unwritable(path, reason: FileReader.describe(ELOOP))
+    }
     // Hidden and marked as runner's other temporaries (no pattern takes one; a later run
     // removes a killed runner's).
     let temporary = CacheFileSystem.temporaryName(for: path)
@@ -31,9 +40,19 @@ package enum ReportFile {
     }
   }
 
+  /// The descriptor a path names: `/dev/stdout` 1, `/dev/stderr` 2, `/dev/fd/N` and
+  /// `/proc/self/fd/N` N.
+  static func descriptor(named path: String) -> Int32? {
+    if path == "/dev/stdout" { return 1 }
+    if path == "/dev/stderr" { return 2 }
+    for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+      return Int32(path.dropFirst(prefix.count))
+    }
+    return nil
+  }
+
   /// Whether `path` is something to write into rather than replace.
   static func isStream(_ path: String) -> Bool {
-    if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return true }
     var info = stat()
     guard stat(path, &info) == 0 else { return false }
     let type = info.st_mode & S_IFMT
@@ -41,8 +60,8 @@ package enum ReportFile {
   }
 
   /// The file a chain of symlinks at `path` ends at (which may not exist yet); `path` itself
-  /// when it is no symlink.
-  static func target(of path: String) -> String {
+  /// when it is no symlink; nil for a loop (40 links, as the kernel counts).
+  static func target(of path: String) -> String? {
     var current = path
     for _ in 0..<40 {
       var info = stat()
@@ -53,7 +72,7 @@ package enum ReportFile {
       let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
       current = link.hasPrefix("/") ? link : CacheFileSystem.parent(of: current) + "/" + link
     }
-    return current
+    return nil
   }
 
   static func writeDirectly(_ text: String, to path: String) throws(TaskFileError) {

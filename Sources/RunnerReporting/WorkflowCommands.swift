@@ -8,8 +8,9 @@ import RunnerExecution
 /// would silence runner's own groups and annotations, `::group::`/`::endgroup::`, which would
 /// break runner's groups, `::set-output::`, `::set-env::`, `::add-path::`, `::echo::`, … — and
 /// the old `##[command]` form anywhere in a line are made inert by a zero-width space after
-/// the line's leading blanks (GitHub reads a command only at the start, after `TrimStart`) or
-/// between `##` and `[`. The text still reads the same in the log.
+/// the line's leading blanks (GitHub reads a command only at the start of a line, after
+/// `TrimStart`; a CR starts a line for it too) or between `##` and `[`. The text still reads
+/// the same in the log.
 enum WorkflowCommands {
   static let passing: Set<String> = ["error", "warning", "notice", "debug", "add-mask"]
   static let zeroWidthSpace: [UInt8] = [0xE2, 0x80, 0x8B]
@@ -23,29 +24,66 @@ enum WorkflowCommands {
     }
   }
 
-  /// One line (without its newline), neutralised.
+  /// One line (without its newline), neutralised. GitHub's runner reads lines with .NET's
+  /// `ReadLine`, which also ends a line at a lone CR, so each CR starts a line of its own.
   static func appendLine(_ line: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
+    // Where a zero-width space goes: before a command's `::`, between `##` and `[`.
+    var marks: [Int] = []
     var start = 0
-    while start < line.count, [0x20, 0x09, 0x0B, 0x0C, 0x0D].contains(line[start]) { start += 1 }
-    var done = 0
-    if start + 1 < line.count, line[start] == 0x3A, line[start + 1] == 0x3A, !passes(line, from: start + 2) {
-      buffer.append(UnsafeRawBufferPointer(rebasing: line[..<start]))
-      zeroWidthSpace.withUnsafeBytes { buffer.append($0) }
-      done = start
+    while start <= line.count {
+      let end = line[start...].firstIndex(of: 0x0D) ?? line.count
+      if let command = commandStart(line, from: start, to: end), !passes(line, from: command + 2) {
+        marks.append(command)
+      }
+      start = end + 1
     }
-    // `##[` anywhere.
-    var at = done
+    var at = 0
     while at + 2 < line.count {
       if line[at] == 0x23, line[at + 1] == 0x23, line[at + 2] == 0x5B {
-        buffer.append(UnsafeRawBufferPointer(rebasing: line[done..<(at + 2)]))
-        zeroWidthSpace.withUnsafeBytes { buffer.append($0) }
-        done = at + 2
+        marks.append(at + 2)
         at += 3
       } else {
         at += 1
       }
     }
+    var done = 0
+    for mark in marks.sorted() {
+      buffer.append(UnsafeRawBufferPointer(rebasing: line[done..<mark]))
+      zeroWidthSpace.withUnsafeBytes { buffer.append($0) }
+      done = mark
+    }
     buffer.append(UnsafeRawBufferPointer(rebasing: line[done...]))
+  }
+
+  /// Where `::` starts in `line[from..<end]` after what .NET's `TrimStart` removes (ASCII
+  /// blanks and Unicode's spaces), if it does.
+  static func commandStart(_ line: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
+    var at = from
+    while at < end {
+      if [0x20, 0x09, 0x0A, 0x0B, 0x0C].contains(line[at]) {
+        at += 1
+      } else if let width = unicodeSpace(line, at: at, end: end) {
+        at += width
+      } else {
+        break
+      }
+    }
+    return at + 1 < end && line[at] == 0x3A && line[at + 1] == 0x3A ? at : nil
+  }
+
+  /// The UTF-8 length of a Unicode space (`Char.IsWhiteSpace` beyond ASCII) at `at`, if one is.
+  static func unicodeSpace(_ line: UnsafeRawBufferPointer, at: Int, end: Int) -> Int? {
+    let first = line[at]
+    if first == 0xC2, at + 1 < end, line[at + 1] == 0xA0 || line[at + 1] == 0x85 { return 2 }
+    guard at + 2 < end else { return nil }
+    let (second, third) = (line[at + 1], line[at + 2])
+    switch (first, second) {
+    case (0xE1, 0x9A) where third == 0x80: return 3  // U+1680
+    case (0xE2, 0x80) where (0x80...0x8A).contains(third) || [0xA8, 0xA9, 0xAF].contains(third): return 3
+    case (0xE2, 0x81) where third == 0x9F: return 3  // U+205F
+    case (0xE3, 0x80) where third == 0x80: return 3  // U+3000
+    default: return nil
+    }
   }
 
   /// Whether the command whose name starts at `from` is one a task may use.

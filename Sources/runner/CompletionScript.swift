@@ -6,9 +6,12 @@ import ArgumentParser
 /// - zsh: the script declared the positional arguments' rest spec (`*:arguments:…`) and a
 ///   second one for the implicit `help` subcommand (`(-)*:: :->arg`); `_arguments` printed
 ///   `doubled rest argument definition` on every Tab. runner has no subcommand to complete.
-/// - bash: `:` is in `COMP_WORDBREAKS`, so `runner web:s<Tab>` completed `s` alone (to
-///   `web:setup`, no task). A wrapper completes the whole word and hands back what follows its
-///   last `:` (what bash replaces), as bash-completion's `__ltrim_colon_completions` does.
+/// - bash: `:` and `=` are in `COMP_WORDBREAKS`, so `runner web:s<Tab>` completed `s` alone
+///   (to `web:setup`, no task) and `mode=<Tab>` gave `mode=mode=debug`. A wrapper completes
+///   the whole word and hands back what follows its last `:` or `=` (what bash replaces), as
+///   bash-completion's `__ltrim_colon_completions` does. And the task names and params the
+///   task file offers went through `compgen -W`, which expands `$(…)` in them: a task file
+///   could run a command on Tab. They are now matched as plain text.
 /// - fish: the cursor's offset in the current word came from `commandline -tC`, which gives
 ///   nothing in fish 3.6, so the word vanished from the arguments and every completion failed
 ///   with "Invalid state while parsing": the offset is the length of `commandline -ct`.
@@ -23,6 +26,9 @@ enum CompletionScript {
         .joined(separator: "\n")
     case .bash:
       script = script.replacing("complete -o filenames -F _runner runner", with: Self.bashColonWrapper)
+      script = script.replacing(
+        "__runner_add_completions -W \"$(__runner_custom_complete",
+        with: "__runner_add_plain_completions \"$(__runner_custom_complete")
     case .fish:
       script = script.replacing("(__runner_tokens -tC)", with: "(string length -- \"$(commandline -ct)\")")
     default:
@@ -32,12 +38,22 @@ enum CompletionScript {
   }
 
   static let bashColonWrapper = """
-    # bash cuts `web:s` into `web`, `:` and `s` (':' is in COMP_WORDBREAKS): complete the whole
-    # word, then hand back what follows its last ':', the part bash replaces.
+    # What the task file offers (task names, NAME=value params), matched as plain text: through
+    # `compgen -W` a name holding `$(...)` would run.
+    __runner_add_plain_completions() {
+        local completion
+        while IFS='' read -r completion; do
+            [[ -n "${completion}" && "${completion}" == "${cur}"* ]] && COMPREPLY+=("${completion}")
+        done <<< "${1}"
+    }
+
+    # bash cuts `web:s` into `web`, `:` and `s`, and `mode=d` at the `=` (both are in
+    # COMP_WORDBREAKS): complete the whole word, then hand back what follows its last ':' or
+    # '=', the part bash replaces.
     _runner_whole_word() {
         local line="${COMP_LINE:0:COMP_POINT}"
         local word="${line##*[[:space:]]}"
-        if [[ "${word}" != *:* || "${word}" == -* ]]; then
+        if [[ "${word}" != *[:=]* || "${word}" == -* ]]; then
             _runner "$@"
             return
         fi
@@ -47,7 +63,7 @@ enum CompletionScript {
         local COMP_WORDS=("${words[@]}")
         local COMP_CWORD=$((${#words[@]} - 1))
         _runner "${1}" "${word}" "${words[COMP_CWORD - 1]}"
-        local prefix="${word%:*}:"
+        local prefix="${word%"${word##*[:=]}"}"
         local -a trimmed=()
         local reply
         for reply in "${COMPREPLY[@]}"; do trimmed+=("${reply#"${prefix}"}"); done

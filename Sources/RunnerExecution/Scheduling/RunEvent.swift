@@ -27,7 +27,8 @@ package struct RunEvent: Sendable {
   }
 }
 
-/// Receives the events of a run. Called from the scheduler, one event at a time.
+/// Receives the events of a run: from the scheduler, and `exited` from a task's operation.
+/// Implementations lock: calls may come from several threads.
 package protocol RunObserver: Sendable {
   func record(_ event: RunEvent)
   /// Whole lines of a task's output, each ending in a newline (a line the task left without

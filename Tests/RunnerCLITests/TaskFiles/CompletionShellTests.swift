@@ -42,6 +42,26 @@ import Testing
     #expect(try complete(["runner", "--junit", "pro"]).contains("proj.yml"))
   }
 
+  /// What the task file offers is matched as text: through `compgen -W` a param choice holding
+  /// `$(…)` ran on Tab. And `mode=<Tab>` completes the value (bash splits at '=').
+  @Test func bashNeverRunsWhatTheTaskFileOffers() throws {
+    let project = try TaskFileProject(
+      "params:\n  mode: {default: debug, choices: [debug, '$(touch pwned)']}\ntasks:\n  setup: 'true'\n")
+    defer { project.remove() }
+    _ = try project.shell("\"$RUNNER\" --generate-completion-script bash > comp.bash")
+    let out = try project.shell(
+      """
+      \(Self.path) bash -c 'source comp.bash
+        COMP_LINE="runner mode="; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(runner mode =); COMP_CWORD=2
+        _runner_whole_word runner = mode; printf "%s\\n" "${COMPREPLY[@]}"
+        COMPREPLY=(); COMP_LINE="runner "; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(runner ""); COMP_CWORD=1
+        _runner_whole_word runner "" runner > /dev/null'
+      test -e pwned && echo RAN
+      """)
+    #expect(!out.contains("RAN"), "\(out)")
+    #expect(out.contains("debug\n"), "\(out)")
+  }
+
   @Test(.enabled(if: installed("fish"))) func fishCompletesNamesDescribeAndFiles() throws {
     let project = try project("fish", script: "runner.fish")
     defer { project.remove() }

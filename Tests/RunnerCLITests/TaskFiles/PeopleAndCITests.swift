@@ -47,6 +47,13 @@ extension PeopleAndCITests {
     defer { project.remove() }
     try project.write("ci/tasks.yml", "tasks:\n  bad: 'exit 3'\n")
     _ = try project.shell("ln -s \"$PWD\" link")
+    // From a sibling folder, through `..`: still `ci/tasks.yml`.
+    try FileManager.default.createDirectory(
+      at: project.directory.appendingPathComponent("other"), withIntermediateDirectories: true)
+    let sibling = try BinaryRunner.run(
+      ["-f", "../ci/tasks.yml", "bad"], in: project.directory.appendingPathComponent("other"),
+      environment: ["GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": project.directory.path])
+    #expect(sibling.stdout.contains("::error file=ci/tasks.yml,line=2,col=3,"), "\(sibling.stdout)")
     for workspace in [project.directory.path, project.directory.path + "/link"] {
       let output = try BinaryRunner.run(
         ["tasks.yml", "bad"], in: project.directory.appendingPathComponent("ci"),
@@ -163,12 +170,19 @@ extension PeopleAndCITests {
       echo "sub=$(grep -c '<testsuite ' sub.xml)"
       "$RUNNER" --trace /dev/full t > /dev/null 2> full.txt
       echo "full=$? device=$(test -c /dev/full && echo yes)"
+      "$RUNNER" --junit /dev/stdout t > log.txt
+      echo "stdout=$(grep -c '✓ t' log.txt)$(grep -c '<testsuites' log.txt)"
+      ln -s loop1 loop2 && ln -s loop2 loop1
+      "$RUNNER" --junit loop1 t > /dev/null 2> loop.txt
+      echo "loop=$? $(test -L loop1 && echo still-a-link)"
       """)
     #expect(report.contains("link=yes real=1"), "\(report)")
     #expect(report.contains("fifo=yes got=1"), "\(report)")
     #expect(report.contains("status=0"), "\(report)")
     #expect(report.contains("sub=1"), "\(report)")
     #expect(report.contains("full=2 device=yes"), "\(report)")
+    #expect(report.contains("stdout=11"), "the report follows the run's lines, not over them: \(report)")
+    #expect(report.contains("loop=2 still-a-link"), "\(report)")
     #expect(project.read("full.txt")?.contains("/dev/full") == true)
   }
 }

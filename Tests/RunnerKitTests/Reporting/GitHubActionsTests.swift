@@ -80,13 +80,15 @@ import Testing
   }
 
   /// Runs `script` through a reporter for tasks a, b and c; returns what it wrote.
-  func transcript(_ script: (GitHubActionsReporter) -> Void) throws -> String {
+  func transcript(
+    mode: ReportSettings.OutputMode = .prefixed, _ script: (GitHubActionsReporter) -> Void
+  ) throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-gh-\(UUID().uuidString)").path
     let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
     #expect(fd >= 0)
     defer { unlink(path) }
     let console = ConsoleReporter(
-      names: ["a", "b", "c"], selected: [0, 1, 2], useColor: false, descriptor: fd,
+      names: ["a", "b", "c"], selected: [0, 1, 2], useColor: false, descriptor: fd, mode: mode,
       spoolDirectory: FileManager.default.temporaryDirectory.path)
     script(GitHubActionsReporter(console: console, names: ["a", "b", "c"], spoolMemory: 0))
     close(fd)
@@ -159,12 +161,45 @@ import Testing
     #expect(text == "::group::a\na1\n::endgroup::\n::group::b\nb1\n::endgroup::\nb | b2\n")
   }
 
+  /// What a task printed before it ran (waiting for a gate while another task was live) comes
+  /// before its group when it becomes live, and is written at an interruption.
+  @Test func heldLinesOfATaskNotYetRunningAreNotLost() throws {
+    let text = try transcript { reporter in
+      Self.start(reporter, 0)
+      reporter.record(RunEvent(time: .zero, task: 1, kind: .waiting(gate: "file 'x'")))
+      reporter.record(RunEvent(time: .zero, task: 2, kind: .waiting(gate: "file 'y'")))
+      Self.end(reporter, 0)
+      Self.start(reporter, 1)
+      Self.say(reporter, 1, "b1")
+      Self.end(reporter, 1)
+      reporter.interrupt()
+    }
+    #expect(
+      text
+        == "::group::a\n::endgroup::\n✓ a\n… b waiting for file 'x'\n::group::b\nb1\n::endgroup::\n✓ b\n"
+        + "… c waiting for file 'y'\n")
+  }
+
+  /// `--output quiet` under GitHub Actions: only a failed task's group is written.
+  @Test func quietWritesOnlyFailedGroups() throws {
+    let text = try transcript(mode: .quiet) { reporter in
+      Self.start(reporter, 0)
+      Self.start(reporter, 1)
+      Self.say(reporter, 0, "a1")
+      Self.say(reporter, 1, "b1")
+      Self.end(reporter, 0)
+      reporter.record(RunEvent(time: .zero, task: 1, kind: .state(.failed, attempt: 1, reason: "exit 1")))
+    }
+    #expect(text == "::group::b\nb1\n::endgroup::\n✗ b exit 1\n")
+  }
+
   /// A task cannot stop runner's commands, open groups or set outputs; its own annotations
   /// (and masks) still work. The neutralised lines read the same, with a zero-width space.
   @Test func taskOutputCannotTakeOverTheLog() throws {
     let lines = [
       "::stop-commands::token", "  ::set-output name=x::y", "::endgroup::", "::error file=a.c,line=1::bad",
       "::Warning::w", "::add-mask::secret", "x ##[set-env name=A;]b", "plain :: text",
+      "progress\r::stop-commands::tok", "\u{00A0}::set-env name=A::b",
     ]
     let text = try transcript { reporter in
       Self.start(reporter, 0)
@@ -175,7 +210,8 @@ import Testing
     let expected = [
       "::group::a", "\(zwsp)::stop-commands::token", "  \(zwsp)::set-output name=x::y", "\(zwsp)::endgroup::",
       "::error file=a.c,line=1::bad", "::Warning::w", "::add-mask::secret", "x ##\(zwsp)[set-env name=A;]b",
-      "plain :: text", "::endgroup::", "✓ a",
+      "plain :: text", "progress\r\(zwsp)::stop-commands::tok", "\u{00A0}\(zwsp)::set-env name=A::b", "::endgroup::",
+      "✓ a",
     ]
     #expect(text == expected.joined(separator: "\n") + "\n")
   }
