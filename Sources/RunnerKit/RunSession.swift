@@ -93,7 +93,11 @@ package struct RunSession: Sendable {
       onFirst: { _ in
         run.cancel()
         runReports.interrupt()
-      }, onSecond: { ProcessReactor.shared.killAllNow() },
+      },
+      onSecond: {
+        scheduler.cleanups.abandon()
+        ProcessReactor.shared.killAllNow()
+      },
       onSuspend: { ProcessReactor.shared.suspendAll() })
     var summary = await run.value
     store?.finish()

@@ -38,6 +38,7 @@ package struct DescribeRenderer: Sendable {
     if task.priority != 0 { rows.append(("priority", [String(task.priority)])) }
     if let timeout = task.timeout { rows.append(("timeout", [formatDuration(timeout)])) }
     if task.retries > 0 { rows.append(("retries", [String(task.retries)])) }
+    if task.always { rows.append(("always", ["yes: a cleanup, run once its deps have ended, whatever their outcome"])) }
     if !task.sources.isEmpty { rows.append(("sources", task.sources)) }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if !task.waitFor.isEmpty {

@@ -8,6 +8,9 @@ struct RunState {
   let failFast: Bool
   private(set) var states: [TaskState]
   private var waitingOn: [Int]
+  /// For cleanups (`always: true`): dependencies not yet ended, whatever their outcome.
+  private var unfinished: [Int]
+  private(set) var cleanupsAbandoned = false
   private(set) var results: [(any OperationResult)?]
   private var ready: ReadyQueue
   private var resourceBlocked: [Int] = []
@@ -29,6 +32,7 @@ struct RunState {
     let count = selection.graph.count
     states = [TaskState](repeating: .pending, count: count)
     waitingOn = selection.graph.dependencies.map(\.count)
+    unfinished = waitingOn
     results = [(any OperationResult)?](repeating: nil, count: count)
     ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
     started = [ContinuousClock.Instant?](repeating: nil, count: count)
@@ -44,6 +48,12 @@ struct RunState {
   private mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {
     states[task] = state
     onTransition(task, state, attempts[task], reason)
+    guard state.isFinal else { return }
+    // A cleanup waits for its dependencies to end, not to succeed.
+    for dependent in graph.dependents[task] where graph[dependent].always && selection.isMember[dependent] {
+      unfinished[dependent] -= 1
+      if unfinished[dependent] == 0, states[dependent] == .pending, !cleanupsAbandoned { becomeReady(dependent) }
+    }
   }
 
   private mutating func becomeReady(_ task: Int) {
@@ -64,7 +74,7 @@ struct RunState {
 
   mutating func gateFinished(_ task: Int, failure: String?) {
     gating -= 1
-    if stopping {
+    if stopping, !graph[task].always || cleanupsAbandoned {
       set(task, .cancelled)
     } else if let failure {
       fail(task, .gate(failure), tail: [])
@@ -75,8 +85,8 @@ struct RunState {
   }
 
   /// The best ready task whose resources are free, marked executing; nil if none may start.
+  /// Once the run stops, only cleanups are ready.
   mutating func nextToStart() -> Int? {
-    guard !stopping else { return nil }
     while let task = ready.popFirst() {
       let resources = graph[task].resources
       if resources.contains(where: resourcesInUse.contains) {
@@ -111,13 +121,13 @@ struct RunState {
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
       }
-      for dependent in graph.dependents[task] where selection.isMember[dependent] {
+      for dependent in graph.dependents[task] where selection.isMember[dependent] && !graph[dependent].always {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
       }
     // Once the run is stopping, a task that ends badly ends because we stopped it: a command
     // that catches SIGTERM and exits 1 is a cancelled sibling, not a second root cause.
-    case .failure(let failure) where failure == .cancelled || stopping:
+    case .failure(let failure) where failure == .cancelled || (stopping && !graph[task].always):
       set(task, .cancelled, reason: "cancelled after \(elapsed)")
     case .failure(let failure):
       fail(task, failure, tail: tail, elapsed: elapsed)
@@ -137,7 +147,8 @@ struct RunState {
   private mutating func skipDependents(of task: Int) {
     var work = graph.dependents[task]
     while let next = work.popLast() {
-      guard selection.isMember[next], states[next] == .pending else { continue }
+      // A cleanup runs anyway; what depends on it waits for it as usual.
+      guard selection.isMember[next], states[next] == .pending, !graph[next].always else { continue }
       set(next, .skipped, reason: "'\(graph[task].name)' failed")
       work.append(contentsOf: graph.dependents[next])
     }
@@ -145,14 +156,31 @@ struct RunState {
 
   /// Stop starting tasks: everything not yet started is cancelled. Running tasks and gate
   /// checks are cancelled by the scheduler and report back.
+  ///
+  /// Cleanups are kept: they run once their dependencies have ended (`abandonCleanups` drops them).
   mutating func stop() {
     guard !stopping else { return }
     stopping = true
+    let graph = graph
+    let cleanups = ready.drain().filter { graph[$0].always }
+    resourceBlocked.removeAll { !graph[$0].always }
+    gated.removeAll { !graph[$0].always }
+    for task in selection.members where states[task] == .pending || states[task] == .ready {
+      if !graph[task].always { set(task, .cancelled) }
+    }
+    for task in cleanups { ready.insert(task) }
+  }
+
+  /// A second interrupt: cleanups that have not started never will.
+  mutating func abandonCleanups() {
+    guard !cleanupsAbandoned else { return }
+    cleanupsAbandoned = true
+    stop()
     _ = ready.drain()
     resourceBlocked.removeAll()
     gated.removeAll()
     for task in selection.members where states[task] == .pending || states[task] == .ready {
-      set(task, .cancelled)
+      set(task, .cancelled, reason: "skipped by a second interrupt")
     }
   }
 

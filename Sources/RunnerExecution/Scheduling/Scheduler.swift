@@ -14,6 +14,8 @@ package struct Scheduler: Sendable {
   let factory: OperationFactory
   let scratchDirectory: String
   let baseEnvironment: [String: String]
+  /// Where a second interrupt reaches the cleanups.
+  package let cleanups = CleanupControl()
 
   package init(
     selection: GraphSelection, settings: RunSettings, observer: any RunObserver, scratchDirectory: String,
@@ -59,6 +61,7 @@ package struct Scheduler: Sendable {
     await withTaskGroup(of: Completion.self) { group in
       while true {
         if Task.isCancelled, !state.stopping { state.stop() }
+        if cleanups.abandoned { state.abandonCleanups() }
         for task in state.takeGated() {
           for gate in selection.graph[task].waitFor { emit(task, .waiting(gate: gate.description)) }
           let directory = workingDirectory(of: task)
@@ -73,7 +76,7 @@ package struct Scheduler: Sendable {
             return .gate(task, failure: failure)
           }
         }
-        while state.running < settings.concurrency, !state.stopping, let task = state.nextToStart() {
+        while state.running < settings.concurrency, let task = state.nextToStart() {
           let context = makeContext(task, state: state, start: start)
           let operation: any TaskOperation
           switch factory.operation(for: selection.graph[task]).conclude(context) {
@@ -88,8 +91,16 @@ package struct Scheduler: Sendable {
             operation = prepared
           }
           let events = { @Sendable (kind: RunEvent.Kind) in emit(task, kind) }
-          group.addTask {
-            await Self.attempt(operation, context: context, retries: selection.graph[task].retries, emit: events)
+          let retries = selection.graph[task].retries
+          if selection.graph[task].always {
+            // Outside the group's cancellation: a cleanup runs after the run was stopped.
+            group.addTask { [cleanups] in
+              await cleanups.run(task) {
+                await Self.attempt(operation, context: context, retries: retries, emit: events)
+              }
+            }
+          } else {
+            group.addTask { await Self.attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
         if state.running == 0, state.gating == 0 {

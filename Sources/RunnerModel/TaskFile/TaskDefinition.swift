@@ -25,6 +25,9 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var shell: [String]?
   /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
   package var isInternal = false
+  /// `always: true`, a cleanup: it runs once its dependencies have ended, whatever their
+  /// outcome, also when the run was stopped (fail-fast, Ctrl-C); a second Ctrl-C skips it.
+  package var always = false
   package var params: [ParamDeclaration] = []
   package var dotenv: [DotEnvReference] = []
   /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).

@@ -6,7 +6,7 @@ struct TaskFileDecoder {
   ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
-    "outputs", "wait_for", "resources", "shell", "internal", "params", "dotenv", "matrix", "if",
+    "outputs", "wait_for", "resources", "shell", "internal", "always", "params", "dotenv", "matrix", "if",
   ]
   static let maximumNameLength = 200
 
@@ -178,6 +178,7 @@ struct TaskFileDecoder {
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
       case "shell": task.shell = shell(value, what: what())
       case "internal": task.isInternal = reader.boolean(value, what: what()) ?? false
+      case "always": task.always = reader.boolean(value, what: what()) ?? false
       case "params": task.params = params(value, what: what())
       case "dotenv": task.dotenv = dotenv(value, what: what())
       case "matrix": task.matrix = matrix(value, what: what())

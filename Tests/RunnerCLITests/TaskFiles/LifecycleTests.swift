@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// Issue 15: tasks with a lifecycle.
+@Suite struct LifecycleTests {
+  /// A cleanup (`always: true`) runs once its deps have ended, also after fail-fast cancelled
+  /// them; the run still exits 1 for the original failure.
+  @Test func aCleanupRunsAfterFailFast() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        broken: 'exit 3'
+        slow: 'sleep 5'
+        teardown:
+          deps: [broken, slow]
+          always: true
+          run: echo tearing down
+        after: { deps: [teardown], run: echo after }
+        all: { deps: [after] }
+      """)
+    defer { project.remove() }
+    let output = try project.run("-j3", "--events", "events.jsonl", "all")
+    #expect(output.status == 1, "\(output.stdout)")
+    #expect(output.stdout.contains("teardown | tearing down"), "\(output.stdout)")
+    let events = project.read("events.jsonl") ?? ""
+    #expect(events.contains(#""task":"slow","event":"state","state":"cancelled""#))
+    #expect(events.contains(#""task":"teardown","event":"state","state":"succeeded""#))
+    // What depends on a cleanup is cancelled with the run, as any other task.
+    #expect(events.contains(#""task":"after","event":"state","state":"cancelled""#), "\(events)")
+  }
+
+  /// After SIGTERM (a cancelled CI job), cleanups still run and the run exits 143; a second
+  /// signal skips the cleanups that have not started.
+  @Test func aCleanupRunsAfterASignalAndASecondOneSkipsIt() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        serve: 'touch started; trap "sleep 0.5; exit 0" TERM; sleep 30 & wait'
+        teardown: { deps: [serve], always: true, run: 'echo cleaned > cleaned.txt' }
+      """)
+    defer { project.remove() }
+    let once = try project.shell(
+      """
+      "$RUNNER" teardown > out.txt 2>&1 &
+      runner=$!
+      while [ ! -e started ]; do sleep 0.05; done
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      """)
+    #expect(once.contains("status=143"), "\(once) \(project.read("out.txt") ?? "")")
+    #expect(project.read("cleaned.txt") == "cleaned\n", "\(project.read("out.txt") ?? "")")
+    _ = try project.shell("rm -f started cleaned.txt")
+    let twice = try project.shell(
+      """
+      "$RUNNER" --events events.jsonl teardown > out.txt 2>&1 &
+      runner=$!
+      while [ ! -e started ]; do sleep 0.05; done
+      kill -TERM $runner
+      sleep 0.1
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      """)
+    #expect(twice.contains("status=143"), "\(twice)")
+    #expect(project.read("cleaned.txt") == nil)
+    #expect(project.read("events.jsonl")?.contains("skipped by a second interrupt") == true)
+  }
+
+  /// A failing cleanup makes a successful run fail; selecting a task does not pull in the
+  /// cleanups that depend on it.
+  @Test func aFailingCleanupFailsTheRunAndIsNotPulledIn() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        work: echo working
+        tidy: { deps: [work], always: true, run: 'exit 4' }
+      """)
+    defer { project.remove() }
+    let both = try project.run("tidy")
+    #expect(both.status == 1)
+    #expect(both.stdout.contains("failed with exit code 4"))
+    let alone = try project.run("work")
+    #expect(alone.status == 0)
+    #expect(!alone.stdout.contains("tidy"))
+  }
+}
