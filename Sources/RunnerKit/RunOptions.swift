@@ -28,6 +28,14 @@ public struct RunOptions: Sendable {
   public var noWait: Bool
   /// CI formats and pictures of the run.
   public var reports: ReportSettings
+  /// `--affected[=REF]`: only the selected tasks a change since REF touches, and their dependents.
+  public var affected: Affected?
+
+  public struct Affected: Sendable {
+    /// nil: the merge base with the upstream branch, else HEAD.
+    public var ref: String?
+    public init(ref: String?) { self.ref = ref }
+  }
 
   public init(
     taskFile: String = "tasks.yml", targets: [String] = [], arguments: [String] = [], jobs: Int? = nil,

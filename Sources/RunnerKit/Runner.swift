@@ -36,7 +36,7 @@ public final class Runner: Sendable {
   public func run() async -> Int32 {
     guard var caching = cacheSettings() else { return ExitStatus.usage }
     let bytes = try? FileReader.read(options.taskFile)
-    if caching.enabled, !options.force, let bytes,
+    if caching.enabled, !options.force, options.affected == nil, let bytes,
       let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, arguments: options.arguments)
     {
       let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
@@ -55,7 +55,9 @@ public final class Runner: Sendable {
         directory: CacheSettings.stateDirectory(forTaskFile: options.taskFile),
         base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
     }
-    guard let (graph, selection) = load(bytes: bytes) else { return ExitStatus.usage }
+    guard let (graph, whole) = load(bytes: bytes) else { return ExitStatus.usage }
+    let narrowed = await affected(whole, dryRun: false)
+    guard let selection = narrowed.selection else { return narrowed.code }
     if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition) {
       // The record pins the task file alone: a `.env` file or a condition command could change
       // what a run does behind its back.
@@ -72,10 +74,41 @@ public final class Runner: Sendable {
   }
 
   /// `runner -n`: prints the plan (what would run, what is up to date or cached) and runs nothing.
-  public func dryRun() -> Int32 {
-    guard let caching = cacheSettings(), let (graph, selection) = load() else { return ExitStatus.usage }
+  public func dryRun() async -> Int32 {
+    guard let caching = cacheSettings(), let (graph, whole) = load() else { return ExitStatus.usage }
+    let narrowed = await affected(whole, dryRun: true)
+    guard let selection = narrowed.selection else { return narrowed.code }
     Terminal.write(PlanRenderer().render(selection, predictions: predictions(graph, selection, caching)), to: 1)
     return ExitStatus.success
+  }
+
+  /// With `--affected`, the part of `selection` a change touches; the selection itself without.
+  /// A dry run lists each chosen task and why. No selection and the exit code when nothing is
+  /// touched (0) or git cannot tell (2); both said.
+  private func affected(_ selection: GraphSelection, dryRun: Bool) async -> (selection: GraphSelection?, code: Int32) {
+    guard let affected = options.affected else { return (selection, 0) }
+    let graph = selection.graph
+    let changed: (base: String, files: [String])
+    switch await AffectedTasks.changedFiles(in: graph.file.directory, ref: affected.ref) {
+    case .success(let found): changed = found
+    case .failure(let problem):
+      DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
+      return (nil, ExitStatus.usage)
+    }
+    let chosen = AffectedTasks(selection: selection, changed: changed.files, base: changed.base)
+    // A group chosen for what it depends on would pull in its other dependencies: groups do
+    // nothing, so the tasks it holds that are affected stand for it.
+    let names = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
+    guard !names.isEmpty else {
+      Terminal.write("nothing affected: no selected task's sources changed since \(changed.base)\n", to: 1)
+      return (nil, ExitStatus.success)
+    }
+    if dryRun {
+      var text = "affected since \(changed.base):\n"
+      for task in names { text += "  \(graph[task].name): \(chosen.reasons[task]!)\n" }
+      Terminal.write(text + "\n", to: 1)
+    }
+    return (GraphSelection(graph: graph, targets: names), 0)
   }
 
   /// `runner --graph FORMAT`: prints the selected graph.

@@ -28,7 +28,9 @@ enum Entrypoint {
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let command: RunnerCommand
-    let words = RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst()))
+    let split = RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst()))
+    let (parsed, affectedRef) = RunnerCommand.affectedRef(split.parsed)
+    let words = (parsed: parsed, task: split.task)
     if let script = completionScript(words.parsed) {
       Terminal.write(script + "\n", to: 1)
       exit(0)
@@ -38,7 +40,7 @@ enum Entrypoint {
     } catch {
       exit(usageExitCode(for: error))
     }
-    let (code, runner) = await command.execute(taskArguments: words.task)
+    let (code, runner) = await command.execute(taskArguments: words.task, affectedRef: affectedRef)
     // Exit with what the run loaded still referenced: the kernel drops it at once.
     withExtendedLifetime(runner) { exit(code) }
   }

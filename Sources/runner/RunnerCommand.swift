@@ -35,6 +35,12 @@ struct RunnerCommand: ParsableCommand {
   @Flag(name: [.customShort("n"), .long], help: "Print the plan and run nothing.")
   var dryRun = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Run only the selected tasks whose sources changed since the merge base with the upstream branch "
+        + "(--affected=REF: since REF), uncommitted and untracked files included, and what depends on them."))
+  var affected = false
+
   @Option(help: "Print the selected graph and exit: tree, dot, mermaid, json, svg, png (Graphviz) or html.")
   var graph: GraphFormat?
 
@@ -89,6 +95,18 @@ struct RunnerCommand: ParsableCommand {
 
   /// The command line to parse, and the words after `--` (the targets' `"$@"`), taken out
   /// before parsing.
+  /// `--affected=REF` as `--affected` (swift-argument-parser has no flag with an optional
+  /// attached value) and the REF. A bare `--affected` never takes the next word (DECISIONS).
+  static func affectedRef(_ words: [String]) -> (words: [String], ref: String?) {
+    var ref: String?
+    let words = words.map { word -> String in
+      guard word.hasPrefix("--affected=") else { return word }
+      ref = String(word.dropFirst("--affected=".count))
+      return "--affected"
+    }
+    return (words, ref)
+  }
+
   static func splitArguments(_ arguments: [String]) -> (parsed: [String], task: [String]) {
     // Shell completion speaks to swift-argument-parser through `---completion -- WORDS`.
     guard arguments.first != "---completion" else { return (arguments, []) }
@@ -113,7 +131,8 @@ struct RunnerCommand: ParsableCommand {
   /// Runs the command through the façade.
   ///
   /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
-  func execute(taskArguments: [String] = []) async -> (code: Int32, runner: Runner) {
+  /// - Parameter affectedRef: the REF of `--affected=REF` (the word is `--affected` by then).
+  func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner) {
     let (path, words) = fileAndTargets()
     let (params, targets) = Invocation.split(words)
     var options = RunOptions(
@@ -122,12 +141,13 @@ struct RunnerCommand: ParsableCommand {
       force: force, noCache: noCache, noWait: noWait, reports: report.settings())
     options.params = params
     options.taskArguments = taskArguments
+    if affected { options.affected = .init(ref: affectedRef) }
     let runner = Runner(options)
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }
     if list { return (runner.list(json: json), runner) }
     if let graph { return (await runner.graph(graph), runner) }
-    if dryRun { return (runner.dryRun(), runner) }
+    if dryRun { return (await runner.dryRun(), runner) }
     return (await runner.run(), runner)
   }
 }

@@ -85,3 +85,60 @@ import Testing
     #expect(!alone.stdout.contains("tidy"))
   }
 }
+
+extension LifecycleTests {
+  /// `--affected` in a temporary git repository: exactly the tasks whose sources changed since
+  /// the ref (committed, uncommitted or untracked), and what depends on them within the
+  /// selection; `-n --affected` says which file chose each.
+  @Test func affectedPicksExactlyTheTasksOfTheChangedFiles() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        api: { sources: ["api/**/*.go"], run: echo api }
+        web: { sources: ["web/*.ts", "!web/*.test.ts"], run: echo web }
+        docs: { sources: [docs], run: echo docs }
+        deploy: { deps: [api, web], run: echo deploy }
+        all: { deps: [deploy, docs] }
+      """)
+    defer { project.remove() }
+    let setup = try project.shell(
+      """
+      mkdir -p api/v1 web docs
+      echo a > api/v1/a.go; echo w > web/app.ts; echo d > docs/index.md
+      git init -q -b main . && git add -A && git -c user.email=t@t -c user.name=t commit -qm one && echo ok
+      """)
+    #expect(setup.contains("ok"), "\(setup)")
+    let nothing = try project.run("--affected", "all")
+    #expect(nothing.status == 0)
+    #expect(nothing.stdout.contains("nothing affected"), "\(nothing.stdout)")
+    // An uncommitted change in api, an untracked test file in web (excluded by '!').
+    _ = try project.shell("echo b >> api/v1/a.go; echo t > web/app.test.ts")
+    let plan = try project.run("-n", "--affected", "all")
+    #expect(plan.stdout.contains("api: api/v1/a.go changed"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("deploy: depends on 'api'"), "\(plan.stdout)")
+    #expect(!plan.stdout.contains("web:") && !plan.stdout.contains("docs:"), "\(plan.stdout)")
+    let run = try project.run("--affected", "all")
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("| api\n") && run.stdout.contains("| deploy\n"), "\(run.stdout)")
+    // `web` runs as a dependency of `deploy` (never run before); `docs` does not run.
+    #expect(!run.stdout.contains("| docs\n"), "\(run.stdout)")
+    // Since a ref: a commit that touched docs.
+    _ = try project.shell(
+      "git add -A && git -c user.email=t@t -c user.name=t commit -qm two && echo e >> docs/index.md"
+        + " && git add -A && git -c user.email=t@t -c user.name=t commit -qm three")
+    let sinceOne = try project.run("-n", "--affected=HEAD~2", "all")
+    #expect(sinceOne.stdout.contains("docs: docs/index.md changed"), "\(sinceOne.stdout)")
+    #expect(sinceOne.stdout.contains("api: api/v1/a.go changed"), "\(sinceOne.stdout)")
+    let unknown = try project.run("--affected=nope", "all")
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("git knows no commit 'nope'"), "\(unknown.stderr)")
+  }
+
+  @Test func affectedOutsideARepositoryIsAnError() throws {
+    let project = try TaskFileProject("tasks:\n  a: { sources: [x], run: 'true' }\n")
+    defer { project.remove() }
+    let output = try project.run(["--affected", "a"], environment: ["GIT_CEILING_DIRECTORIES": "/tmp"])
+    #expect(output.status == 2)
+    #expect(output.stderr.contains("--affected needs a git repository"), "\(output.stderr)")
+  }
+}

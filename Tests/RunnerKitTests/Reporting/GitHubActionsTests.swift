@@ -87,9 +87,13 @@ import Testing
     let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
     #expect(fd >= 0)
     defer { unlink(path) }
+    // A folder of its own: spools are named by task, and tests run side by side.
+    let spools = FileManager.default.temporaryDirectory.appendingPathComponent("runner-gh-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: spools, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: spools) }
     let console = ConsoleReporter(
       names: ["a", "b", "c"], selected: [0, 1, 2], useColor: false, descriptor: fd, mode: mode,
-      spoolDirectory: FileManager.default.temporaryDirectory.path)
+      spoolDirectory: spools.path)
     script(GitHubActionsReporter(console: console, names: ["a", "b", "c"], spoolMemory: 0))
     close(fd)
     return try String(contentsOfFile: path, encoding: .utf8)

@@ -1,0 +1,151 @@
+import Glibc
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
+import RunnerModel
+import Synchronization
+
+/// `--affected[=REF]`: which selected tasks a change touches. A task is chosen when a file
+/// changed since REF (committed, staged, unstaged or untracked) is one of its `sources`, or is
+/// a file it is defined by (the task file, the included file it is in, a `.env` file it reads);
+/// every task that depends on a chosen one, within the selection, is chosen too.
+struct AffectedTasks {
+  /// Why each chosen task was chosen, by graph index.
+  var reasons: [Int: String] = [:]
+  /// What the changes were compared with, as said to the user (`origin/main`, a ref, `HEAD`).
+  var base = ""
+
+  /// The files git reports as changed since `ref` (nil: the merge base with the upstream
+  /// branch, else HEAD), as absolute paths; or the reason it could not tell.
+  static func changedFiles(in directory: String, ref: String?) async -> Result<(base: String, files: [String]), Problem>
+  {
+    guard case .success(let top) = await git(["rev-parse", "--show-toplevel"], in: directory) else {
+      return .failure(Problem(text: "--affected needs a git repository, and '\(directory)' is not in one"))
+    }
+    let root = Self.resolved(top.trimmingSuffix("\n"))
+    var base: String
+    var shown: String
+    if let ref {
+      guard case .success(let commit) = await git(["rev-parse", "--verify", "--quiet", ref + "^{commit}"], in: root)
+      else { return .failure(Problem(text: "--affected=\(ref): git knows no commit '\(ref)'")) }
+      (base, shown) = (commit.trimmingSuffix("\n"), ref)
+    } else if case .success(let upstream) = await git(["rev-parse", "--abbrev-ref", "@{upstream}"], in: root),
+      case .success(let merge) = await git(["merge-base", "HEAD", "@{upstream}"], in: root)
+    {
+      (base, shown) = (merge.trimmingSuffix("\n"), "the merge base with " + upstream.trimmingSuffix("\n"))
+    } else {
+      (base, shown) = ("HEAD", "HEAD")
+    }
+    var names: [String] = []
+    if case .success(let text) = await git(["diff", "--name-only", "-z", base, "--"], in: root) {
+      names += text.split(separator: "\0").map(String.init)
+    } else if case .success(let text) = await git(["ls-files", "-z"], in: root) {
+      names += text.split(separator: "\0").map(String.init)  // no commit yet: everything is new
+    }
+    if case .success(let text) = await git(["ls-files", "--others", "--exclude-standard", "-z"], in: root) {
+      names += text.split(separator: "\0").map(String.init)
+    }
+    return .success((shown, Array(Set(names.map { root + "/" + $0 })).sorted()))
+  }
+
+  /// Chooses among `selection`'s members.
+  init(selection: GraphSelection, changed: [String], base: String) {
+    self.base = base
+    let graph = selection.graph
+    let changedSet = Set(changed)
+    let root = Self.resolved(graph.file.directory)
+    func shown(_ path: String) -> String {
+      path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+    func directory(_ task: Int) -> String {
+      guard let directory = graph[task].directory else { return root }
+      return Self.resolved(directory.hasPrefix("/") ? directory : root + "/" + directory)
+    }
+    for task in selection.members {
+      let definition = graph[task]
+      if let file = Self.definingFiles(definition, in: graph.file).first(where: changedSet.contains) {
+        reasons[task] = "\(shown(file)) changed"
+        continue
+      }
+      guard !definition.sources.isEmpty else { continue }
+      let base = directory(task)
+      if let file = changed.first(where: { SourceGlob.covers(definition.sources, path: $0, base: base) }) {
+        reasons[task] = "\(shown(file)) changed"
+      }
+    }
+    // Dependents, in dependency order (a member's dependencies come before it).
+    for task in selection.stages.joined() where reasons[task] == nil {
+      if let cause = graph.dependencies[task].first(where: { reasons[$0] != nil }) {
+        reasons[task] = "depends on '\(graph[cause].name)'"
+      }
+    }
+  }
+
+  /// The files a task is defined by, as absolute paths: the root task file, the included files
+  /// it is written in, the `.env` files it reads.
+  static func definingFiles(_ task: TaskDefinition, in file: TaskFile) -> [String] {
+    func absolute(_ path: String, _ directory: String) -> String {
+      let full = path.hasPrefix("/") ? path : directory + "/" + path
+      let parent = TaskFileLoader.directory(of: full)
+      return resolved(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
+    }
+    var files = [absolute(file.path, ".")]
+    files += file.dotenv.map { absolute($0.path, file.directory) }
+    var scope: Int? = task.scope < file.scopes.count ? task.scope : nil
+    while let index = scope, index > 0 {
+      let include = file.scopes[index]
+      files.append(absolute(include.path, "."))
+      files += include.dotenv.map { absolute($0.path, include.fileDirectory) }
+      scope = include.parent
+    }
+    files += task.dotenv.map {
+      absolute(
+        $0.path, file.scopes.indices.contains(task.scope) ? file.scopes[task.scope].fileDirectory : file.directory)
+    }
+    return files
+  }
+
+  /// Runs git; its stdout, or failure.
+  static func git(_ arguments: [String], in directory: String) async -> Result<String, GitFailure> {
+    let output = CollectedOutput()
+    let spec = ProcessSpec(
+      arguments: ["git"] + arguments, environment: ProcessEnvironment.current, workingDirectory: directory)
+    guard let outcome = try? await ProcessReactor.shared.run(spec, sink: output, grace: .seconds(1)), outcome.isSuccess
+    else { return .failure(GitFailure()) }
+    return .success(output.text)
+  }
+
+  struct GitFailure: Error {}
+
+  struct Problem: Error {
+    var text: String
+  }
+
+  /// `path` with symlinks, `.` and `..` resolved (as itself when it does not exist).
+  static func resolved(_ path: String) -> String {
+    guard let real = realpath(path, nil) else { return path }
+    defer { free(real) }
+    return String(cString: real)
+  }
+}
+
+/// Everything a process printed on stdout, bytes as they came.
+final class CollectedOutput: OutputLineSink {
+  private let bytes = Mutex<[UInt8]>([])
+
+  var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+
+  func receive(lines: OutputLines, stream: OutputStreamKind) {
+    if stream == .stdout { bytes.withLock { $0.append(contentsOf: lines.bytes) } }
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    if stream == .stdout { bytes.withLock { $0.append(contentsOf: fragment) } }
+  }
+}
+
+extension String {
+  func trimmingSuffix(_ suffix: String) -> String {
+    hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+  }
+}
