@@ -25,7 +25,7 @@ final class NoOpWatcher: RunObserver {
         } else if state.isFinal || attempt > 1 {
           seen.ruledOut = true
         }
-      case .waiting, .retrying:
+      case .waiting, .retrying, .serviceReady, .serviceStopping:
         seen.ruledOut = true
       case .runStarted, .runFinished, .exited:
         break

@@ -139,6 +139,10 @@ package final class ConsoleReporter: RunObserver {
       return paint("33", "↷") + " \(name) skipped" + (reason.map { " (\($0))" } ?? "") + "\n"
     case .waiting(let gate):
       return "… \(name) waiting for \(gate)\n"
+    case .serviceReady:
+      return paint("32", "●") + " \(name) ready\n"
+    case .serviceStopping:
+      return paint("2", "■") + " \(name) stopping\n"
     case .retrying(let attempt, let delay, let reason):
       return paint("33", "↻") + " \(name) \(reason); attempt \(attempt) in \(formatDuration(delay))\n"
     default:

@@ -79,6 +79,10 @@ package final class EventLogWriter: RunObserver {
       ]
     case .exited:
       return
+    case .serviceReady:
+      members.append(("event", .string("service_ready")))
+    case .serviceStopping:
+      members.append(("event", .string("service_stopping")))
     case .runFinished(let summary):
       members.append(("event", .string("run_finished")))
       for state in TaskState.allCases where state.isFinal {

@@ -77,7 +77,7 @@ package struct RunRecord: Sendable {
       attempts[index].exit = outcome
     case .runFinished(let summary):
       duration = summary.duration
-    case .state, .waiting:
+    case .state, .waiting, .serviceReady, .serviceStopping:
       break
     }
   }

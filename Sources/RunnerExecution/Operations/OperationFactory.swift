@@ -28,7 +28,8 @@ package struct OperationFactory: Sendable {
         commands: commands, shell: task.shell, arguments: task.arguments, reactor: reactor)
     case .image(let steps): operation = ImageOperation(steps: steps)
     }
-    guard let store else { return operation }
+    // A service is never up to date nor restored: it is started, and stopped.
+    guard let store, !task.isService else { return operation }
     return CachingOperation(inner: operation, store: store, cacheable: task.isCacheable)
   }
 }

@@ -9,6 +9,10 @@ package struct RunEvent: Sendable {
     /// A task waits for a readiness gate.
     case waiting(gate: String)
     case retrying(attempt: Int, after: Duration, reason: String)
+    /// A service's readiness gates passed (at once for one without gates): its dependents may start.
+    case serviceReady
+    /// A service is being stopped: no task that still has to run depends on it, or the run ended.
+    case serviceStopping
     /// A command of the task's attempt ended (sent by the operation, before the attempt's
     /// state changes; the last one is how the attempt ended). Not in the events file.
     case exited(ProcessOutcome)

@@ -11,6 +11,22 @@ struct RunState {
   /// For cleanups (`always: true`): dependencies not yet ended, whatever their outcome.
   private var unfinished: [Int]
   private(set) var cleanupsAbandoned = false
+  /// For a service: how many tasks that run something and depend on it (directly or through
+  /// groups) have not ended. Nil for a service that nothing holds (`runner dev`): kept up.
+  private var holders: [Int: Int] = [:]
+  /// The services each task holds.
+  private var held: [Int: [Int]] = [:]
+  /// Services whose gates passed, until they end.
+  private(set) var servicesUp = Set<Int>()
+  /// Services started (up or starting), until they end.
+  private var servicesRunning = Set<Int>()
+  /// Services to stop now (`takeServicesToStop`), and those asked to stop.
+  private var toStop: [Int] = []
+  private var stopAsked = Set<Int>()
+  /// Services whose gates failed: stopped, and failed.
+  private var gateFailures: [Int: String] = [:]
+  /// Called for a service's own events (ready, stopping).
+  var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
   private(set) var results: [(any OperationResult)?]
   private var ready: ReadyQueue
   private var resourceBlocked: [Int] = []
@@ -37,6 +53,20 @@ struct RunState {
     ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
     started = [ContinuousClock.Instant?](repeating: nil, count: count)
     attempts = [Int](repeating: 1, count: count)
+    for service in selection.members where selection.graph[service].isService {
+      var seen = Set<Int>()
+      var work = selection.graph.dependents[service]
+      while let next = work.popLast() {
+        guard selection.isMember[next], seen.insert(next).inserted else { continue }
+        if case .group = selection.graph[next].action {
+          work.append(contentsOf: selection.graph.dependents[next])
+        } else {
+          held[next, default: []].append(service)
+        }
+      }
+      let count = seen.filter { if case .group = selection.graph[$0].action { false } else { true } }.count
+      if count > 0 { holders[service] = count }
+    }
   }
 
   var graph: TaskGraph { selection.graph }
@@ -49,6 +79,10 @@ struct RunState {
     states[task] = state
     onTransition(task, state, attempts[task], reason)
     guard state.isFinal else { return }
+    for service in held[task] ?? [] {
+      holders[service]! -= 1
+      if holders[service] == 0, servicesRunning.contains(service) { askToStop(service) }
+    }
     // A cleanup waits for its dependencies to end, not to succeed.
     for dependent in graph.dependents[task] where graph[dependent].always && selection.isMember[dependent] {
       unfinished[dependent] -= 1
@@ -57,7 +91,8 @@ struct RunState {
   }
 
   private mutating func becomeReady(_ task: Int) {
-    if graph[task].waitFor.isEmpty {
+    // A service's gates are its readiness check, after it starts.
+    if graph[task].waitFor.isEmpty || graph[task].isService {
       set(task, .ready)
       ready.insert(task)
     } else {
@@ -97,14 +132,56 @@ struct RunState {
       running += 1
       started[task] = .now
       set(task, .executing)
+      if graph[task].isService {
+        servicesRunning.insert(task)
+        // Nothing left to hold it (its dependents ended while it waited): it starts to stop.
+        if holders[task] == 0 { askToStop(task) }
+      }
       return task
     }
     return nil
   }
 
+  /// A service's gates passed: it stops holding a slot, and its dependents may start.
+  mutating func serviceReady(_ task: Int) {
+    guard servicesRunning.contains(task), !servicesUp.contains(task) else { return }
+    running -= 1
+    servicesUp.insert(task)
+    onServiceEvent(task, .serviceReady)
+    if !graph[task].resources.isEmpty {
+      resourcesInUse.subtract(graph[task].resources)
+      for blocked in resourceBlocked { ready.insert(blocked) }
+      resourceBlocked.removeAll()
+    }
+    for dependent in graph.dependents[task] where selection.isMember[dependent] && !graph[dependent].always {
+      waitingOn[dependent] -= 1
+      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
+    }
+  }
+
+  private mutating func askToStop(_ service: Int) {
+    guard stopAsked.insert(service).inserted else { return }
+    toStop.append(service)
+    onServiceEvent(service, .serviceStopping)
+  }
+
+  /// Services the scheduler must stop now (cancel their attempts).
+  mutating func takeServicesToStop() -> [Int] {
+    defer { toStop.removeAll() }
+    return toStop
+  }
+
+  /// A service's gate did not hold: it is stopped and fails.
+  mutating func serviceGateFailed(_ task: Int, _ failure: String) {
+    guard servicesRunning.contains(task), gateFailures[task] == nil else { return }
+    gateFailures[task] = failure
+    toStop.append(task)
+  }
+
   mutating func finished(
     _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
   ) {
+    if graph[task].isService { return serviceEnded(task, result: result, tail: tail) }
     running -= 1
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
@@ -131,6 +208,38 @@ struct RunState {
       set(task, .cancelled, reason: "cancelled after \(elapsed)")
     case .failure(let failure):
       fail(task, failure, tail: tail, elapsed: elapsed)
+    }
+  }
+
+  /// A service's process ended: success when the run asked it to stop (or nothing needs it
+  /// any more), a failure otherwise.
+  private mutating func serviceEnded(_ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String]) {
+    let wasUp = servicesUp.remove(task) != nil
+    servicesRunning.remove(task)
+    if !wasUp {
+      running -= 1
+      if !graph[task].resources.isEmpty {
+        resourcesInUse.subtract(graph[task].resources)
+        for blocked in resourceBlocked { ready.insert(blocked) }
+        resourceBlocked.removeAll()
+      }
+    }
+    let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
+    if let gate = gateFailures[task] {
+      fail(task, .gate(gate), tail: tail, elapsed: elapsed)
+    } else if stopAsked.contains(task) || (wasUp && holders[task] == 0) {
+      set(task, .succeeded, reason: "stopped (up \(elapsed))")
+    } else if stopping {
+      set(task, .cancelled, reason: "cancelled after \(elapsed)")
+    } else {
+      let why: TaskFailure
+      switch result {
+      case .failure(let failure) where !wasUp: why = failure
+      case .failure(let failure): why = .message("the service ended while tasks depend on it: \(failure)")
+      case .success:
+        why = .message(wasUp ? "the service ended while tasks depend on it" : "the service ended before it was ready")
+      }
+      fail(task, why, tail: tail, elapsed: elapsed)
     }
   }
 
@@ -161,6 +270,7 @@ struct RunState {
   mutating func stop() {
     guard !stopping else { return }
     stopping = true
+    for service in servicesRunning { askToStop(service) }
     let graph = graph
     let cleanups = ready.drain().filter { graph[$0].always }
     resourceBlocked.removeAll { !graph[$0].always }
@@ -187,7 +297,7 @@ struct RunState {
   /// When nothing runs and nothing is being checked, every task should be final; if not,
   /// say what each waiting task waits on.
   func deadlockReport() -> String? {
-    guard !stopping else { return nil }
+    guard !stopping, servicesRunning.isEmpty else { return nil }
     let stuck = selection.members.filter { !states[$0].isFinal }
     guard !stuck.isEmpty else { return nil }
     let lines = stuck.prefix(20).map { task -> String in

@@ -33,6 +33,8 @@ package struct Scheduler: Sendable {
   enum Completion: Sendable {
     case finished(Int, Result<any OperationResult, TaskFailure>, tail: [String], attempts: Int)
     case gate(Int, failure: String?)
+    /// A service's readiness gates, checked after it started.
+    case serviceGate(Int, failure: String?)
   }
 
   /// Runs the selection to the end. Cancelling the calling task stops the run like fail-fast.
@@ -54,6 +56,9 @@ package struct Scheduler: Sendable {
     state.onTransition = { task, newState, attempt, reason in
       emit(task, .state(newState, attempt: attempt, reason: reason))
     }
+    state.onServiceEvent = { task, kind in emit(task, kind) }
+    // Services run as tasks of their own, so each can be stopped alone.
+    var services: [Int: Task<Completion, Never>] = [:]
     state.seedReady()
     factory.store?.startPrefetch(selection, workingDirectory: workingDirectory(of:))
     var concludedInline = 0
@@ -92,7 +97,29 @@ package struct Scheduler: Sendable {
           }
           let events = { @Sendable (kind: RunEvent.Kind) in emit(task, kind) }
           let retries = selection.graph[task].retries
-          if selection.graph[task].always {
+          if selection.graph[task].isService {
+            let handle = Task { await Self.attempt(operation, context: context, retries: 0, emit: events) }
+            services[task] = handle
+            group.addTask {
+              await withTaskCancellationHandler {
+                await handle.value
+              } onCancel: {
+                handle.cancel()
+              }
+            }
+            let gates = selection.graph[task].waitFor
+            if gates.isEmpty {
+              state.serviceReady(task)
+            } else {
+              for gate in gates { emit(task, .waiting(gate: gate.description)) }
+              let directory = workingDirectory(of: task)
+              let environment = context.environment()
+              group.addTask(executorPreference: globalConcurrentExecutor) {
+                .serviceGate(
+                  task, failure: await GateWaiter(gates: gates, directory: directory, environment: environment).wait())
+              }
+            }
+          } else if selection.graph[task].always {
             // Outside the group's cancellation: a cleanup runs after the run was stopped.
             group.addTask { [cleanups] in
               await cleanups.run(task) {
@@ -103,7 +130,8 @@ package struct Scheduler: Sendable {
             group.addTask { await Self.attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
-        if state.running == 0, state.gating == 0 {
+        for service in state.takeServicesToStop() { services[service]?.cancel() }
+        if state.running == 0, state.gating == 0, state.servicesUp.isEmpty {
           if let report = state.deadlockReport() { state.declareDeadlock(report) }
           break
         }
@@ -112,8 +140,14 @@ package struct Scheduler: Sendable {
         case .gate(let task, let failure):
           state.gateFinished(task, failure: failure)
         case .finished(let task, let result, let tail, let attempts):
+          services[task] = nil
           state.finished(task, result: result, tail: tail, attempts: attempts)
+        case .serviceGate(let task, let failure?):
+          state.serviceGateFailed(task, failure)
+        case .serviceGate(let task, nil):
+          state.serviceReady(task)
         }
+        for service in state.takeServicesToStop() { services[service]?.cancel() }
         if state.stopping, state.running > 0 || state.gating > 0 { group.cancelAll() }
       }
     }

@@ -28,6 +28,10 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// `always: true`, a cleanup: it runs once its dependencies have ended, whatever their
   /// outcome, also when the run was stopped (fail-fast, Ctrl-C); a second Ctrl-C skips it.
   package var always = false
+  /// `service: true`: a command that does not end on its own (a server, a database). Ready when
+  /// its `wait_for` gates pass after it starts; stopped once no task that still has to run
+  /// depends on it, and always before runner exits.
+  package var isService = false
   package var params: [ParamDeclaration] = []
   package var dotenv: [DotEnvReference] = []
   /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).

@@ -6,7 +6,8 @@ struct TaskFileDecoder {
   ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
-    "outputs", "wait_for", "resources", "shell", "internal", "always", "params", "dotenv", "matrix", "if",
+    "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "params", "dotenv", "matrix",
+    "if",
   ]
   static let maximumNameLength = 200
 
@@ -179,6 +180,7 @@ struct TaskFileDecoder {
       case "shell": task.shell = shell(value, what: what())
       case "internal": task.isInternal = reader.boolean(value, what: what()) ?? false
       case "always": task.always = reader.boolean(value, what: what()) ?? false
+      case "service": task.isService = reader.boolean(value, what: what()) ?? false
       case "params": task.params = params(value, what: what())
       case "dotenv": task.dotenv = dotenv(value, what: what())
       case "matrix": task.matrix = matrix(value, what: what())
@@ -194,6 +196,17 @@ struct TaskFileDecoder {
       var steps = ImageStepDecoder(reader: reader)
       task.action = .image(steps.steps(image, task: name))
       reader = steps.reader
+    }
+    if task.isService, let entry = entries.first(where: { $0.name == "service" }) {
+      if run == nil {
+        reader.fail(
+          .invalidValue(what: "'service' of task '\(name)'", reason: "needs 'run': a service is a command"),
+          at: entry.value)
+      } else if task.always || task.retries > 0 {
+        reader.fail(
+          .invalidValue(what: "'service' of task '\(name)'", reason: "cannot go with 'always' or 'retries'"),
+          at: entry.value)
+      }
     }
   }
 

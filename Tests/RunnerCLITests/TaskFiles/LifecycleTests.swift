@@ -142,3 +142,100 @@ extension LifecycleTests {
     #expect(output.stderr.contains("--affected needs a git repository"), "\(output.stderr)")
   }
 }
+
+/// Issue 15: services.
+@Suite struct ServiceTests {
+  /// A free TCP port on 127.0.0.1.
+  static func freePort() throws -> Int {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    let text = try project.shell(
+      "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])'")
+    return try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+  }
+
+  static func yaml(port: Int, client: String = "curl -fsS http://127.0.0.1:\(0)/ > page.html") -> String {
+    """
+    tasks:
+      server:
+        service: true
+        run: 'echo $$ > server.pid; exec python3 -m http.server \(port) --bind 127.0.0.1'
+        wait_for: { tcp: '127.0.0.1:\(port)', timeout: 20s }
+      client: { deps: [server], run: '\(client.replacingOccurrences(of: ":0/", with: ":\(port)/"))' }
+      later: { deps: [client], run: 'sleep 0.3' }
+    """
+  }
+
+  /// The server is ready when its port answers; the client runs against it; the server is
+  /// stopped right after its last dependent ends (before `later`, which does not need it),
+  /// counts as succeeded, and is gone when runner exits. At -j1: no deadlock.
+  @Test func aServiceIsStoppedRightAfterItsLastDependent() throws {
+    let port = try Self.freePort()
+    let project = try TaskFileProject(Self.yaml(port: port))
+    defer { project.remove() }
+    let output = try project.run("-j1", "--events", "events.jsonl", "later")
+    #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+    #expect(project.read("page.html")?.contains("Directory listing") == true)
+    let events = (project.read("events.jsonl") ?? "").split(separator: "\n").map(String.init)
+    let ready = events.firstIndex { $0.contains(#""task":"server","event":"service_ready""#) }
+    let clientDone = events.firstIndex { $0.contains(#""task":"client","event":"state","state":"succeeded""#) }
+    let stopping = events.firstIndex { $0.contains(#""task":"server","event":"service_stopping""#) }
+    let laterStarts = events.firstIndex { $0.contains(#""task":"later","event":"state","state":"executing""#) }
+    #expect(ready != nil && clientDone != nil && stopping != nil && laterStarts != nil, "\(events)")
+    if let ready, let clientDone, let stopping, let laterStarts {
+      #expect(ready < clientDone && clientDone < stopping && stopping < laterStarts, "\(events)")
+    }
+    #expect(
+      events.contains {
+        $0.contains(#""task":"server","event":"state","state":"succeeded","attempt":1,"reason":"stopped"#)
+      })
+    let alive = try project.shell("kill -0 $(cat server.pid) 2>/dev/null && echo alive || echo gone")
+    #expect(alive == "gone\n")
+  }
+
+  /// After a failing client, and after SIGTERM, the server is stopped and gone.
+  @Test func aServiceNeverOutlivesRunner() throws {
+    let port = try Self.freePort()
+    let failing = try TaskFileProject(Self.yaml(port: port, client: "exit 5"))
+    defer { failing.remove() }
+    #expect(try failing.run("later").status == 1)
+    #expect(try failing.shell("kill -0 $(cat server.pid) 2>/dev/null && echo alive || echo gone") == "gone\n")
+    let port2 = try Self.freePort()
+    let stopped = try TaskFileProject(Self.yaml(port: port2, client: "touch client-started; sleep 30"))
+    defer { stopped.remove() }
+    let report = try stopped.shell(
+      """
+      "$RUNNER" later > out.txt 2>&1 &
+      runner=$!
+      while [ ! -e client-started ]; do sleep 0.05; done
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      sleep 0.2
+      kill -0 $(cat server.pid) 2>/dev/null && echo alive || echo gone
+      """)
+    #expect(report == "status=143\ngone\n", "\(report) \(stopped.read("out.txt") ?? "")")
+  }
+
+  /// A service that ends on its own while a task still needs it fails the run.
+  @Test func aServiceThatDiesIsAFailure() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        flaky: { service: true, run: 'sleep 0.2; exit 3' }
+        user: { deps: [flaky], run: 'sleep 2' }
+      """)
+    defer { project.remove() }
+    let output = try project.run("user")
+    #expect(output.status == 1)
+    #expect(output.stdout.contains("the service ended while tasks depend on it"), "\(output.stdout)")
+  }
+
+  @Test func aServiceNeedsACommand() throws {
+    let project = try TaskFileProject("tasks:\n  s: { service: true, deps: [] }\n")
+    defer { project.remove() }
+    let output = try project.run("s")
+    #expect(output.status == 2)
+    #expect(output.stderr.contains("'service' of task 's' needs 'run'"), "\(output.stderr)")
+  }
+}
