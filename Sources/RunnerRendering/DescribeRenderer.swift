@@ -39,6 +39,9 @@ package struct DescribeRenderer: Sendable {
     if let timeout = task.timeout { rows.append(("timeout", [formatDuration(timeout)])) }
     if task.retries > 0 { rows.append(("retries", [String(task.retries)])) }
     if task.always { rows.append(("always", ["yes: a cleanup, run once its deps have ended, whatever their outcome"])) }
+    if task.isService {
+      rows.append(("service", ["yes: ready when its gates pass after it starts, stopped when nothing needs it"]))
+    }
     if !task.sources.isEmpty { rows.append(("sources", task.sources)) }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if !task.waitFor.isEmpty {

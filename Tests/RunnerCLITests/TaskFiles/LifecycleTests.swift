@@ -239,3 +239,36 @@ extension LifecycleTests {
     #expect(output.stderr.contains("'service' of task 's' needs 'run'"), "\(output.stderr)")
   }
 }
+
+extension ServiceTests {
+  /// `runner dev` where `dev` holds only services: they stay up until a signal (exit 143), and
+  /// are gone after.
+  @Test func devKeepsServicesUpUntilInterrupted() throws {
+    let port = try Self.freePort()
+    let project = try TaskFileProject(
+      """
+      tasks:
+        server:
+          service: true
+          run: 'echo $$ > server.pid; exec python3 -m http.server \(port) --bind 127.0.0.1'
+          wait_for: { tcp: '127.0.0.1:\(port)', timeout: 20s }
+        dev: { deps: [server] }
+      """)
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      "$RUNNER" dev > out.txt 2>&1 &
+      runner=$!
+      while ! grep -q 'server ready' out.txt 2>/dev/null; do sleep 0.05; done
+      sleep 0.5
+      kill -0 $runner && echo still-running
+      curl -fsS http://127.0.0.1:\(port)/ > /dev/null && echo serving
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      sleep 0.2
+      kill -0 $(cat server.pid) 2>/dev/null && echo alive || echo gone
+      """)
+    #expect(report == "still-running\nserving\nstatus=143\ngone\n", "\(report) \(project.read("out.txt") ?? "")")
+  }
+}
