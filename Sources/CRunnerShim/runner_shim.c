@@ -81,6 +81,16 @@ static _Atomic int pipe_size;
 
 void runner_set_pipe_size(int bytes) { pipe_size = bytes; }
 
+void runner_reclaim_terminal(void) {
+  if (!isatty(0)) return;
+  sigset_t ttou, old;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &ttou, &old);
+  tcsetpgrp(0, getpgrp());
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 const void *runner_memrchr(const void *s, int c, size_t n) { return memrchr(s, c, n); }
 
 int runner_memfd(const char *name) {
@@ -146,8 +156,13 @@ static int child_main(void *p) {
   // closes the race where runner died before prctl ran.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(a, RUNNER_STAGE_SETUP);
   if (getppid() != a->parent) _exit(127);
-  if (dup2(a->devnull_fd, 0) < 0 || dup2(a->stdout_w, 1) < 0 || dup2(a->stderr_w, 2) < 0)
+  if (a->devnull_fd < 0) {
+    // Interactive: runner's own stdio; the terminal's foreground is this group (every signal
+    // is still blocked here, SIGTTOU included, so tcsetpgrp from the background works).
+    if (isatty(0)) tcsetpgrp(0, getpid());
+  } else if (dup2(a->devnull_fd, 0) < 0 || dup2(a->stdout_w, 1) < 0 || dup2(a->stderr_w, 2) < 0) {
     child_fail(a, RUNNER_STAGE_SETUP);
+  }
   // Another library in runner may have opened fds without O_CLOEXEC; a stray pipe end in a
   // task would keep some other task's output open. Best effort (needs Linux 5.11).
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);

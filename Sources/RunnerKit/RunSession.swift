@@ -40,7 +40,8 @@ package struct RunSession: Sendable {
     let console = ConsoleReporter(
       names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
       statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
-      mode: reports.output, spoolDirectory: scratch)
+      mode: reports.output, spoolDirectory: scratch,
+      interactive: Set(selection.members.filter { graph[$0].isInteractive }))
     let runReports = RunReports(settings: reports, selection: selection, console: console)
     var observers = runReports.observers
     // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.

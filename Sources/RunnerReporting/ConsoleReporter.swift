@@ -14,6 +14,8 @@ package final class ConsoleReporter: RunObserver {
     var bytes = ByteBuffer()
     /// nil when not on a terminal, and after the run.
     var status: StatusArea?
+    /// The status area while an interactive task has the terminal.
+    var pausedStatus: StatusArea?
     /// Grouped and quiet modes: each running task's lines, kept until it ends.
     var spool: OutputSpool
     /// Whether the warning about a failed spool was printed.
@@ -25,6 +27,8 @@ package final class ConsoleReporter: RunObserver {
   let useColor: Bool
   let descriptor: Int32
   package let mode: ReportSettings.OutputMode
+  /// Interactive tasks: the status area is put away while one runs.
+  let interactive: Set<Int>
   let spoolDirectory: String
   private let state: Mutex<State>
   private let ticker = Mutex<Task<Void, Never>?>(nil)
@@ -39,8 +43,10 @@ package final class ConsoleReporter: RunObserver {
   ///     files in `spoolDirectory`).
   package init(
     names: [String], selected: [Int], useColor: Bool, descriptor: Int32 = 1, statusArea: Bool = false,
-    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp", spoolMemory: Int64? = nil
+    mode: ReportSettings.OutputMode = .prefixed, spoolDirectory: String = "/tmp", spoolMemory: Int64? = nil,
+    interactive: Set<Int> = []
   ) {
+    self.interactive = interactive
     self.mode = mode
     self.spoolDirectory = spoolDirectory
     self.names = names
@@ -115,11 +121,24 @@ package final class ConsoleReporter: RunObserver {
       state.withLock { state in
         if newState == .executing { state.status?.started(names[task]) }
         if newState.isFinal { state.status?.ended(names[task]) }
+        if interactive.contains(task), newState.isFinal, let paused = state.pausedStatus {
+          state.status = paused
+          state.pausedStatus = nil
+        }
       }
       if newState.isFinal, mode != .prefixed { flushSpool(task, show: mode == .grouped || newState == .failed) }
     }
     if mode == .quiet, !Self.isFailure(event.kind) { return }
     if let text = line(for: event) { emit(text) }
+    if case .state(.executing, _, _) = event.kind, interactive.contains(task) {
+      // The task has the terminal now: the status line goes away until it ends.
+      state.withLock { state in
+        guard let status = state.status else { return }
+        state.pausedStatus = status
+        state.status = nil
+        Terminal.write(StatusArea.clear, to: descriptor)
+      }
+    }
   }
 
   /// The line a task's event prints (`▶ build`, `✓ build 1.2s`, …), nil for one it does not.

@@ -47,11 +47,18 @@ void runner_set_pipe_size(int bytes);
 /// watch them.
 void runner_keep_ignored(int sig);
 
+/// Makes runner's process group the foreground group of the terminal on stdin again, after an
+/// interactive task (SIGTTOU blocked meanwhile). Nothing when stdin is no terminal.
+void runner_reclaim_terminal(void);
+
 /// An anonymous file in memory (memfd_create, close-on-exec), or -errno.
 int runner_memfd(const char *name);
 
 /// Starts `path` with `argv` and `envp` (both NULL-terminated) in a new process group, stdin
 /// from `devnull_fd`, stdout/stderr to fresh pipes, in `cwd` (NULL: inherit), with
+/// `devnull_fd` -1 for an interactive task: the child keeps runner's stdin, stdout and stderr
+/// (the pipes still exist and see end of file at exec) and, when stdin is a terminal, makes
+/// its group the terminal's foreground group (`runner_reclaim_terminal` takes it back). With
 /// PR_SET_PDEATHSIG(SIGKILL) tied to the calling thread and a default signal mask. The group is
 /// registered with the orphan watchdog (started on the first spawn) before the child execs.
 /// Returns 0 and fills `out`, or -errno with `out->stage` set (no fd is left open then).

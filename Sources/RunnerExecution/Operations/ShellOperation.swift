@@ -37,7 +37,9 @@ package struct ShellOperation: TaskOperation {
       let arguments =
         direct
         ?? shell + [command.text] + (self.arguments.isEmpty ? [] : [context.task.name] + self.arguments)
-      let spec = ProcessSpec(arguments: arguments, environment: environment, workingDirectory: context.workingDirectory)
+      let spec = ProcessSpec(
+        arguments: arguments, environment: environment, workingDirectory: context.workingDirectory,
+        interactive: context.task.isInteractive)
       let outcome: ProcessOutcome
       do {
         outcome = try await reactor.run(spec, sink: context.output, grace: context.grace)

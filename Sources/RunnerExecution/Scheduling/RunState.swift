@@ -25,6 +25,9 @@ struct RunState {
   private var stopAsked = Set<Int>()
   /// Services whose gates failed: stopped, and failed.
   private var gateFailures: [Int: String] = [:]
+  /// An interactive task that waits for the running tasks to end; then the one running.
+  private var interactiveWaiting: Int?
+  private(set) var interactiveRunning: Int?
   /// Called for a service's own events (ready, stopping).
   var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
   private(set) var results: [(any OperationResult)?]
@@ -122,24 +125,44 @@ struct RunState {
   /// The best ready task whose resources are free, marked executing; nil if none may start.
   /// Once the run stops, only cleanups are ready.
   mutating func nextToStart() -> Int? {
+    // An interactive task runs alone (running services aside): nothing starts beside it, and
+    // once one is ready, nothing more starts until the others have ended.
+    guard interactiveRunning == nil else { return nil }
+    if let waiting = interactiveWaiting {
+      guard running == 0 else { return nil }
+      interactiveWaiting = nil
+      return start(waiting)
+    }
     while let task = ready.popFirst() {
+      if graph[task].isInteractive, !stopping || graph[task].always {
+        guard running == 0 else {
+          interactiveWaiting = task
+          return nil
+        }
+        return start(task)
+      }
       let resources = graph[task].resources
       if resources.contains(where: resourcesInUse.contains) {
         resourceBlocked.append(task)
         continue
       }
-      resourcesInUse.formUnion(resources)
-      running += 1
-      started[task] = .now
-      set(task, .executing)
-      if graph[task].isService {
-        servicesRunning.insert(task)
-        // Nothing left to hold it (its dependents ended while it waited): it starts to stop.
-        if holders[task] == 0 { askToStop(task) }
-      }
-      return task
+      return start(task)
     }
     return nil
+  }
+
+  private mutating func start(_ task: Int) -> Int {
+    resourcesInUse.formUnion(graph[task].resources)
+    running += 1
+    started[task] = .now
+    set(task, .executing)
+    if graph[task].isInteractive { interactiveRunning = task }
+    if graph[task].isService {
+      servicesRunning.insert(task)
+      // Nothing left to hold it (its dependents ended while it waited): it starts to stop.
+      if holders[task] == 0 { askToStop(task) }
+    }
+    return task
   }
 
   /// A service's gates passed: it stops holding a slot, and its dependents may start.
@@ -182,6 +205,7 @@ struct RunState {
     _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
   ) {
     if graph[task].isService { return serviceEnded(task, result: result, tail: tail) }
+    if interactiveRunning == task { interactiveRunning = nil }
     running -= 1
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
@@ -272,6 +296,7 @@ struct RunState {
     stopping = true
     for service in servicesRunning { askToStop(service) }
     let graph = graph
+    if let waiting = interactiveWaiting, !graph[waiting].always { interactiveWaiting = nil }
     let cleanups = ready.drain().filter { graph[$0].always }
     resourceBlocked.removeAll { !graph[$0].always }
     gated.removeAll { !graph[$0].always }
@@ -286,6 +311,7 @@ struct RunState {
     guard !cleanupsAbandoned else { return }
     cleanupsAbandoned = true
     stop()
+    interactiveWaiting = nil
     _ = ready.drain()
     resourceBlocked.removeAll()
     gated.removeAll()

@@ -32,6 +32,9 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// its `wait_for` gates pass after it starts; stopped once no task that still has to run
   /// depends on it, and always before runner exits.
   package var isService = false
+  /// `interactive: true`: the command gets runner's terminal (stdin, stdout, stderr, the
+  /// foreground), runs while no other task runs, and its output is not captured.
+  package var isInteractive = false
   package var params: [ParamDeclaration] = []
   package var dotenv: [DotEnvReference] = []
   /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).

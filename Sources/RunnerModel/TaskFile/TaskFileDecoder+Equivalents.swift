@@ -23,8 +23,9 @@ extension TaskFileDecoder {
     "generates": "'outputs'", "requires": "'params' with 'required: true'",
     "preconditions": "a first command in 'run' that fails with a message (test -f x || { echo 'no x'; exit 1; }), "
       + "or 'if' to skip the task instead",
-    "for": "'matrix' (one node per combination)", "interactive": "none yet: stdin is /dev/null",
-    "prompt": "none yet: stdin is /dev/null", "defer": "none yet: a task that depends on the work",
+    "for": "'matrix' (one node per combination)",
+    "prompt": "'interactive: true' and a command that asks (read -p)",
+    "defer": "a task with 'always: true' that depends on the work",
     "watch": "none yet", "prefix": "none: each line is prefixed with its task's name",
     "precondition": "'if'", "status": "'sources' and 'outputs': runner skips a task whose inputs did not change",
     "platforms": "'if: ${{ runner.os == 'linux' }}'", "summary": "'desc'", "description": "'desc'",

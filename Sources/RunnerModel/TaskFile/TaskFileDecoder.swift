@@ -6,8 +6,8 @@ struct TaskFileDecoder {
   ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
-    "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "params", "dotenv", "matrix",
-    "if",
+    "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
+    "matrix", "if",
   ]
   static let maximumNameLength = 200
 
@@ -181,6 +181,7 @@ struct TaskFileDecoder {
       case "internal": task.isInternal = reader.boolean(value, what: what()) ?? false
       case "always": task.always = reader.boolean(value, what: what()) ?? false
       case "service": task.isService = reader.boolean(value, what: what()) ?? false
+      case "interactive": task.isInteractive = reader.boolean(value, what: what()) ?? false
       case "params": task.params = params(value, what: what())
       case "dotenv": task.dotenv = dotenv(value, what: what())
       case "matrix": task.matrix = matrix(value, what: what())
@@ -196,6 +197,12 @@ struct TaskFileDecoder {
       var steps = ImageStepDecoder(reader: reader)
       task.action = .image(steps.steps(image, task: name))
       reader = steps.reader
+    }
+    if task.isInteractive, run == nil || task.isService, let entry = entries.first(where: { $0.name == "interactive" })
+    {
+      reader.fail(
+        .invalidValue(what: "'interactive' of task '\(name)'", reason: "needs 'run', and cannot go with 'service'"),
+        at: entry.value)
     }
     if task.isService, let entry = entries.first(where: { $0.name == "service" }) {
       if run == nil {

@@ -272,3 +272,40 @@ extension ServiceTests {
     #expect(report == "still-running\nserving\nstatus=143\ngone\n", "\(report) \(project.read("out.txt") ?? "")")
   }
 }
+
+/// Issue 15: interactive tasks.
+@Suite struct InteractiveTests {
+  /// Under a pseudo-terminal (`script`), an interactive task reads what is typed, sees a
+  /// terminal, and runs while no other task runs.
+  @Test func anInteractiveTaskReadsItsInputAlone() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        busy: 'sleep 0.3; echo busy done'
+        ask:
+          interactive: true
+          run: 'read line; echo "got $line"; test -t 0 && echo "stdin is a terminal"'
+        both: { deps: [busy, ask] }
+      """)
+    defer { project.remove() }
+    let out = try project.shell(
+      "(sleep 1; printf 'hello\\n') | script -qec \"'$RUNNER' -j2 --events events.jsonl both\" /dev/null 2>&1; echo status=$?"
+    )
+    #expect(out.contains("got hello"), "\(out)")
+    #expect(out.contains("stdin is a terminal"), "\(out)")
+    #expect(out.contains("status=0"), "\(out)")
+    let events = (project.read("events.jsonl") ?? "").split(separator: "\n").map(String.init)
+    let busyDone = events.firstIndex { $0.contains(#""task":"busy","event":"state","state":"succeeded""#) }
+    let askStarts = events.firstIndex { $0.contains(#""task":"ask","event":"state","state":"executing""#) }
+    #expect(busyDone != nil && askStarts != nil && busyDone! < askStarts!, "\(events)")
+  }
+
+  /// Without a terminal it still runs, with runner's own descriptors.
+  @Test func withoutATerminalItGetsRunnersDescriptors() throws {
+    let project = try TaskFileProject("tasks:\n  ask: { interactive: true, run: 'read line; echo \"got $line\"' }\n")
+    defer { project.remove() }
+    let out = try project.shell("printf 'piped\\n' | \"$RUNNER\" ask 2>&1")
+    #expect(out.contains("got piped"), "\(out)")
+    #expect(!out.contains("ask | got"), "no prefix, no capture: \(out)")
+  }
+}

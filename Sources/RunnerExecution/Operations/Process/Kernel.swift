@@ -10,6 +10,9 @@ enum Kernel {
   static let sigtstp = SIGTSTP
   static let sigcont = SIGCONT
 
+  /// Takes the terminal's foreground back after an interactive task.
+  static func reclaimTerminal() { runner_reclaim_terminal() }
+
   /// Stops runner (SIGSTOP cannot be caught); returns when it is continued.
   static func stopSelf() { raise(SIGSTOP) }
   static let eagain = EAGAIN

@@ -6,10 +6,15 @@ package struct ProcessSpec: Sendable, Equatable {
   package var environment: [String: String]
   /// The child's working directory; `nil` inherits runner's.
   package var workingDirectory: String?
+  /// An interactive task: runner's own stdin, stdout and stderr, and the terminal's foreground.
+  package var interactive = false
 
-  package init(arguments: [String], environment: [String: String], workingDirectory: String? = nil) {
+  package init(
+    arguments: [String], environment: [String: String], workingDirectory: String? = nil, interactive: Bool = false
+  ) {
     self.arguments = arguments
     self.environment = environment
     self.workingDirectory = workingDirectory
+    self.interactive = interactive
   }
 }

@@ -134,7 +134,9 @@ final class ReactorLoop {
       return true
     }
     var plan = request.plan
-    var result = Kernel.spawn(plan, devnull: devNull)
+    // What runner printed (the task's `▶` line) reaches the terminal before the task does.
+    if plan.spec.interactive { Terminal.releaseHeld() }
+    var result = Kernel.spawn(plan, devnull: plan.spec.interactive ? -1 : devNull)
     // ETXTBSY: the file was just written and another process's fork still holds a write
     // descriptor to it for an instant (the classic fork/exec race); try again briefly, as Go does.
     var busyRetries = 0
@@ -143,7 +145,7 @@ final class ReactorLoop {
     {
       busyRetries += 1
       usleep(UInt32(1000 * busyRetries))
-      result = Kernel.spawn(plan, devnull: devNull)
+      result = Kernel.spawn(plan, devnull: plan.spec.interactive ? -1 : devNull)
     }
     if case .failure(let failure) = result, failure.stage == .exec {
       if failure.errno == Kernel.enoent, plan.searchedPath {
@@ -152,7 +154,7 @@ final class ReactorLoop {
       } else if failure.errno == Kernel.enoexec {
         // A directly exec'd script without `#!` still runs, as it would under `sh -c`.
         plan = plan.shellFallback()
-        result = Kernel.spawn(plan, devnull: devNull)
+        result = Kernel.spawn(plan, devnull: plan.spec.interactive ? -1 : devNull)
       }
     }
     switch result {
@@ -193,6 +195,7 @@ final class ReactorLoop {
   private func finish(_ child: RunningChild) {
     child.drainAndClose(buffer: readBuffer)
     let outcome = Kernel.reap(pidfd: child.pidfd) ?? .signaled(Kernel.sigkill)
+    if child.interactive { Kernel.reclaimTerminal() }
     Kernel.close(child.pidfd)
     children[child.id] = nil
     groups.ended(child.pid)

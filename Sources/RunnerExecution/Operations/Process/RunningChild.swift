@@ -11,6 +11,8 @@ final class RunningChild {
   let ticket: JobTicket
   let continuation: UnsafeContinuation<Result<ProcessOutcome, SpawnError>, Never>
   var cancelled = false
+  /// Holds the terminal's foreground until it ends.
+  let interactive: Bool
 
   init(child: Kernel.Child, request: SpawnRequest) {
     id = request.ticket.id
@@ -19,6 +21,7 @@ final class RunningChild {
     pipes = [child.stdout, child.stderr]
     splitters = [LineSplitter(stream: .stdout), LineSplitter(stream: .stderr)]
     sink = request.sink
+    interactive = request.plan.spec.interactive
     grace = request.grace
     ticket = request.ticket
     continuation = request.continuation
