@@ -10,6 +10,18 @@ extension SourceGlob {
       expandBraces(written).contains { pattern in
         let segments = pattern.split(separator: "/").map(String.init).filter { $0 != "." }
         if pattern.hasPrefix("/") { return pathMatches(segments[...], absolute[...]) }
+        if segments.contains("..") {
+          // `../lib/**` from the task's directory: resolved against it, matched whole.
+          var resolved = root
+          for segment in segments {
+            if segment == "..", let last = resolved.last, last != "**" {
+              resolved.removeLast()
+            } else {
+              resolved.append(segment)
+            }
+          }
+          return pathMatches(resolved[...], absolute[...])
+        }
         guard let relative else { return false }
         // As `expand`: a wildcard never takes a hidden name, `.git` and `.runner` never count;
         // a hidden name is taken when the pattern spells it, or under a directory named outright.

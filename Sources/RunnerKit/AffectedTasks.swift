@@ -29,15 +29,21 @@ struct AffectedTasks {
       guard case .success(let commit) = await git(["rev-parse", "--verify", "--quiet", ref + "^{commit}"], in: root)
       else { return .failure(Problem(text: "--affected=\(ref): git knows no commit '\(ref)'")) }
       (base, shown) = (commit.trimmingSuffix("\n"), ref)
-    } else if case .success(let upstream) = await git(["rev-parse", "--abbrev-ref", "@{upstream}"], in: root),
-      case .success(let merge) = await git(["merge-base", "HEAD", "@{upstream}"], in: root)
-    {
+    } else if case .success(let upstream) = await git(["rev-parse", "--abbrev-ref", "@{upstream}"], in: root) {
+      guard case .success(let merge) = await git(["merge-base", "HEAD", "@{upstream}"], in: root) else {
+        // A shallow clone: comparing with HEAD would run nothing and say so, silently wrong.
+        return .failure(
+          Problem(
+            text: "--affected: no merge base of HEAD and \(upstream.trimmingSuffix("\n")) (a shallow clone? "
+              + "fetch more history, or name the base: --affected=REF)"))
+      }
       (base, shown) = (merge.trimmingSuffix("\n"), "the merge base with " + upstream.trimmingSuffix("\n"))
     } else {
       (base, shown) = ("HEAD", "HEAD")
     }
     var names: [String] = []
-    if case .success(let text) = await git(["diff", "--name-only", "-z", base, "--"], in: root) {
+    // --no-renames: a renamed file counts under its old name too.
+    if case .success(let text) = await git(["diff", "--name-only", "--no-renames", "-z", base, "--"], in: root) {
       names += text.split(separator: "\0").map(String.init)
     } else if case .success(let text) = await git(["ls-files", "-z"], in: root) {
       names += text.split(separator: "\0").map(String.init)  // no commit yet: everything is new

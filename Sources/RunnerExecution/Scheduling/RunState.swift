@@ -56,19 +56,37 @@ struct RunState {
     ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
     started = [ContinuousClock.Instant?](repeating: nil, count: count)
     attempts = [Int](repeating: 1, count: count)
-    for service in selection.members where selection.graph[service].isService {
-      var seen = Set<Int>()
-      var work = selection.graph.dependents[service]
+    let graph = selection.graph
+    let isGroup = { (task: Int) -> Bool in if case .group = graph[task].action { true } else { false } }
+    // Kept up until a signal (`runner dev`): services under a target that holds nothing but
+    // services and groups of them.
+    var keptUp = Set<Int>()
+    for target in selection.targets {
+      var closure = Set<Int>()
+      var work = [target]
       while let next = work.popLast() {
-        guard selection.isMember[next], seen.insert(next).inserted else { continue }
-        if case .group = selection.graph[next].action {
-          work.append(contentsOf: selection.graph.dependents[next])
+        guard closure.insert(next).inserted else { continue }
+        if isGroup(next) { work.append(contentsOf: graph.dependencies[next]) }
+      }
+      if closure.allSatisfy({ isGroup($0) || graph[$0].isService }) {
+        keptUp.formUnion(closure.filter { graph[$0].isService })
+      }
+    }
+    for service in selection.members where graph[service].isService {
+      var seen = Set<Int>()
+      var work = graph.dependents[service]
+      while let next = work.popLast() {
+        // A cleanup waits for the service to end: it cannot hold it up.
+        guard selection.isMember[next], !graph[next].always, seen.insert(next).inserted else { continue }
+        if isGroup(next) {
+          work.append(contentsOf: graph.dependents[next])
         } else {
           held[next, default: []].append(service)
         }
       }
-      let count = seen.filter { if case .group = selection.graph[$0].action { false } else { true } }.count
-      if count > 0 { holders[service] = count }
+      let count = seen.filter { !isGroup($0) }.count
+      // Nil: kept up; 0: nothing needs it, it stops as soon as it starts.
+      if count > 0 || !keptUp.contains(service) { holders[service] = count }
     }
   }
 
@@ -112,6 +130,8 @@ struct RunState {
 
   mutating func gateFinished(_ task: Int, failure: String?) {
     gating -= 1
+    // Cancelled already, when the run stopped while its gate was checked.
+    guard !states[task].isFinal else { return }
     if stopping, !graph[task].always || cleanupsAbandoned {
       set(task, .cancelled)
     } else if let failure {

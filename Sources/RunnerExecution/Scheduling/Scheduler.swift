@@ -74,10 +74,12 @@ package struct Scheduler: Sendable {
           var environment = makeContext(task, state: state, start: start).environment()
           environment["RUNNER_TASK"] = selection.graph[task].name
           // Gate checks may block briefly (a TCP connect): off the reactor thread.
+          let always = selection.graph[task].always
           group.addTask(executorPreference: globalConcurrentExecutor) {
-            let failure = await GateWaiter(
-              gates: selection.graph[task].waitFor, directory: directory, environment: environment
-            ).wait()
+            let waiter = GateWaiter(
+              gates: selection.graph[task].waitFor, directory: directory, environment: environment)
+            // A cleanup's gates are checked after the run stopped too: outside its cancellation.
+            let failure = always ? await Task { await waiter.wait() }.value : await waiter.wait()
             return .gate(task, failure: failure)
           }
         }
@@ -133,9 +135,13 @@ package struct Scheduler: Sendable {
         for service in state.takeServicesToStop() { services[service]?.cancel() }
         if state.running == 0, state.gating == 0, state.servicesUp.isEmpty {
           if let report = state.deadlockReport() { state.declareDeadlock(report) }
+          // A service that ended before it was ready may leave its gate check behind.
+          group.cancelAll()
           break
         }
         guard let completion = await group.next() else { break }
+        // A signal first: a service it ended was stopped, not lost.
+        if Task.isCancelled, !state.stopping { state.stop() }
         switch completion {
         case .gate(let task, let failure):
           state.gateFinished(task, failure: failure)

@@ -209,9 +209,10 @@ struct TaskFileDecoder {
         reader.fail(
           .invalidValue(what: "'service' of task '\(name)'", reason: "needs 'run': a service is a command"),
           at: entry.value)
-      } else if task.always || task.retries > 0 {
+      } else if task.always || task.retries > 0 || task.condition != nil || task.timeout != nil {
         reader.fail(
-          .invalidValue(what: "'service' of task '\(name)'", reason: "cannot go with 'always' or 'retries'"),
+          .invalidValue(
+            what: "'service' of task '\(name)'", reason: "cannot go with 'always', 'retries', 'if' or 'timeout'"),
           at: entry.value)
       }
     }

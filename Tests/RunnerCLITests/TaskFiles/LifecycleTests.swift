@@ -309,3 +309,39 @@ extension ServiceTests {
     #expect(!out.contains("ask | got"), "no prefix, no capture: \(out)")
   }
 }
+
+extension ServiceTests {
+  /// Runs that hung: a cleanup that depends on a service (it waited for the service, which
+  /// waited for it), and a service nothing depends on under a target that also runs work.
+  @Test(arguments: [
+    "tasks:\n  db: { service: true, run: 'exec sleep 30' }\n  test: { deps: [db], run: 'true' }\n"
+      + "  down: { deps: [db, test], always: true, run: echo down }\n",
+    "tasks:\n  db: { service: true, run: 'exec sleep 30' }\n  lint: 'true'\n  ci: { deps: [lint, db] }\n",
+  ])
+  func runsWithServicesEnd(yaml: String) throws {
+    let project = try TaskFileProject(yaml)
+    defer { project.remove() }
+    let target = yaml.contains("down:") ? "down" : "ci"
+    let out = try project.shell("timeout 20 \"$RUNNER\" \(target) > out.txt 2>&1; echo status=$?")
+    #expect(out == "status=0\n", "\(project.read("out.txt") ?? "")")
+    #expect(project.read("out.txt")?.contains("db stopped") == true, "\(project.read("out.txt") ?? "")")
+  }
+
+  /// A signal ends `runner dev`'s services as stopped, not failed.
+  @Test func aSignalStopsServicesWithoutFailingThem() throws {
+    let project = try TaskFileProject("tasks:\n  db: { service: true, run: 'exec sleep 30' }\n  dev: { deps: [db] }\n")
+    defer { project.remove() }
+    let out = try project.shell(
+      """
+      "$RUNNER" dev > out.txt 2>&1 &
+      runner=$!
+      while ! grep -q 'db ready' out.txt 2>/dev/null; do sleep 0.05; done
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      """)
+    #expect(out == "status=143\n")
+    let text = project.read("out.txt") ?? ""
+    #expect(text.contains("db stopped") && !text.contains("failed"), "\(text)")
+  }
+}
