@@ -63,15 +63,29 @@ public final class Runner: Sendable {
       // what a run does behind its back.
       caching.noOpInvocation = nil
     }
+    let code = await session(selection, caching: caching).run()
+    keep(selection)
+    return code
+  }
+
+  func session(_ selection: GraphSelection, caching: CacheSettings) -> RunSession {
+    let graph = selection.graph
     let settings = RunSettings(
       concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
-    let session = RunSession(selection: selection, settings: settings, reports: options.reports)
-    let code = await session.run()
-    keep(selection)
-    return code
+    return RunSession(selection: selection, settings: settings, reports: options.reports)
   }
+
+  /// `runner --watch [TARGET...]`: runs, then re-runs what each change to the sources touches
+  /// (`WatchLoop`) until a signal; exits 128 + that signal.
+  public func watch() async -> Int32 {
+    guard let caching = cacheSettings(), let (_, selection) = load() else { return ExitStatus.usage }
+    return await WatchLoop(runner: self, selection: selection, caching: caching).run()
+  }
+
+  /// The task file loaded and selected again (after it changed), or nil (said).
+  func reload() -> GraphSelection? { load()?.1 }
 
   /// `runner -n`: prints the plan (what would run, what is up to date or cached) and runs nothing.
   public func dryRun() async -> Int32 {

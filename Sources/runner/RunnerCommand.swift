@@ -41,6 +41,10 @@ struct RunnerCommand: ParsableCommand {
         + "(--affected=REF: since REF), uncommitted and untracked files included, and what depends on them."))
   var affected = false
 
+  @Flag(
+    help: "After the run, watch the selected tasks' sources and re-run what each change touches, until Ctrl-C.")
+  var watch = false
+
   @Option(help: "Print the selected graph and exit: tree, dot, mermaid, json, svg, png (Graphviz) or html.")
   var graph: GraphFormat?
 
@@ -148,6 +152,7 @@ struct RunnerCommand: ParsableCommand {
     if list { return (runner.list(json: json), runner) }
     if let graph { return (await runner.graph(graph), runner) }
     if dryRun { return (await runner.dryRun(), runner) }
+    if watch { return (await runner.watch(), runner) }
     return (await runner.run(), runner)
   }
 }

@@ -23,7 +23,7 @@ package final class SignalWatcher {
     var sources: [any DispatchSourceSignal] = []
     let received = self.received
     if let onSuspend, !Self.ignoredAtStart.contains(SIGTSTP) {
-      signal(SIGTSTP, SIG_IGN)
+      Self.ignoreOnce(SIGTSTP)
       let source = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: .global())
       source.setEventHandler(handler: onSuspend)
       source.resume()
@@ -33,7 +33,7 @@ package final class SignalWatcher {
       // A signal ignored when runner started stays ignored (`nohup runner`), as make and the
       // shell do.
       if Self.ignoredAtStart.contains(number) { continue }
-      signal(number, SIG_IGN)
+      Self.ignoreOnce(number)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
         let count = received.withLock {
@@ -47,6 +47,16 @@ package final class SignalWatcher {
     }
     self.sources = sources
   }
+
+  /// Sets a signal to SIG_IGN (for its dispatch source) the first time only: once libdispatch
+  /// has put its handler in place, a second `signal()` would replace it and the sources of a
+  /// later watcher (`--watch` makes one per run) would never fire.
+  static func ignoreOnce(_ number: Int32) {
+    let first = ignored.withLock { $0.insert(number).inserted }
+    if first { signal(number, SIG_IGN) }
+  }
+
+  private static let ignored = Mutex<Set<Int32>>([])
 
   /// The signals ignored when the process started; `Entrypoint` calls `recordStart` first.
   nonisolated(unsafe) static var ignoredAtStart: Set<Int32> = []
@@ -72,8 +82,6 @@ package final class SignalWatcher {
 
   deinit {
     for source in sources { source.cancel() }
-    // After the run, Ctrl-Z stops runner as it stops any program.
-    if !Self.ignoredAtStart.contains(SIGTSTP) { signal(SIGTSTP, SIG_DFL) }
   }
 }
 

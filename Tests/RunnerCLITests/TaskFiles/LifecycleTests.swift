@@ -345,3 +345,37 @@ extension ServiceTests {
     #expect(text.contains("db stopped") && !text.contains("failed"), "\(text)")
   }
 }
+
+/// Issue 15: `--watch`.
+@Suite struct WatchTests {
+  /// After the first run, a change to `a.txt` re-runs exactly `a` and what depends on it;
+  /// a change under `.git` or to a declared output runs nothing; SIGTERM ends the watch (143).
+  @Test func watchRerunsExactlyTheChangedTaskAndItsDependents() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        a: { sources: [a.txt], outputs: [a.out], run: 'cat a.txt > a.out; echo ran-a' }
+        b: { sources: [b.txt], run: echo ran-b }
+        c: { deps: [a], run: echo ran-c }
+        all: { deps: [b, c] }
+      """)
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      echo 1 > a.txt; echo 1 > b.txt; mkdir .git
+      RUNNER_WATCH_DEBOUNCE=50ms "$RUNNER" --watch all > out.txt 2>&1 &
+      runner=$!
+      until grep -q '^watching' out.txt 2>/dev/null; do sleep 0.05; done
+      echo 2 >> a.txt
+      until grep -q '^changed' out.txt 2>/dev/null; do sleep 0.05; done
+      until [ "$(grep -c 'task(s):' out.txt)" = 2 ]; do sleep 0.05; done
+      touch .git/index; echo x > a.out; sleep 0.5
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      echo "a=$(grep -c '| ran-a' out.txt) b=$(grep -c '| ran-b' out.txt) c=$(grep -c '| ran-c' out.txt) runs=$(grep -c 'task(s):' out.txt)"
+      """)
+    #expect(report.contains("status=143"), "\(report) \(project.read("out.txt") ?? "")")
+    #expect(report.contains("a=2 b=1 c=2 runs=2"), "\(report) \(project.read("out.txt") ?? "")")
+  }
+}

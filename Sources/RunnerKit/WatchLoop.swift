@@ -1,0 +1,107 @@
+import RunnerBasics
+import RunnerCache
+import RunnerExecution
+import RunnerModel
+import Synchronization
+
+/// `runner --watch`: the first run, then, for each burst of changes to the watched tasks'
+/// sources, a run of exactly the tasks the changed files touch and what depends on them
+/// (`AffectedTasks`, as `--affected` chooses), until SIGINT or SIGTERM.
+///
+/// Tasks without `sources` run in the first run and are said to be unwatched. Changes to a
+/// task's declared `outputs`, runner's temporary files, `.git` and `.runner` never trigger.
+/// An edit of the task file reloads it (a file that no longer loads keeps the old one, said).
+/// The lock is taken per run, so another runner waits only while a run is in progress.
+struct WatchLoop {
+  let runner: Runner
+  var selection: GraphSelection
+  let caching: CacheSettings
+
+  /// `RUNNER_WATCH_DEBOUNCE` (a duration; default 200ms): how long the files must stay quiet.
+  static var debounce: Duration {
+    ProcessEnvironment.current["RUNNER_WATCH_DEBOUNCE"].flatMap(RunnerModel.parseDuration) ?? .milliseconds(200)
+  }
+
+  func run() async -> Int32 {
+    let stop = Mutex<Int32?>(nil)
+    // Between runs this watcher hears SIGINT and SIGTERM; during one, the run's own does (a
+    // second watcher of the same signal would lose it when the run's goes), and the run's exit
+    // code says it.
+    var signals: SignalWatcher?
+    func run(_ selection: GraphSelection) async -> Int32? {
+      signals = nil
+      let code = await runner.session(selection, caching: caching).run()
+      signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
+      return code > 128 ? code : nil
+    }
+    var selection = selection
+    if let code = await run(selection) { return code }
+    guard let watcher = SourceWatcher(roots: roots(selection)) else {
+      DiagnosticPrinter().print([Diagnostic(.error, "cannot watch the sources: inotify is not available")])
+      return ExitStatus.usage
+    }
+    announce(selection, folders: watcher.watchedDirectories)
+    let taskFile = AffectedTasks.resolved(selection.graph.file.path)
+    while let paths = await watcher.changes(quiet: Self.debounce, stop: { stop.withLock { $0 != nil } }) {
+      if paths.contains(where: { AffectedTasks.resolved($0) == taskFile }), let reloaded = runner.reload() {
+        selection = reloaded
+        Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
+        if let code = await run(selection) { return code }
+        continue
+      }
+      let relevant = paths.filter { !ignored($0, in: selection) }
+      let chosen = AffectedTasks(selection: selection, changed: relevant, base: "")
+      let graph = selection.graph
+      let names = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
+      guard !names.isEmpty else { continue }
+      let shown = names.map { "\(graph[$0].name) (\(chosen.reasons[$0]!))" }.joined(separator: ", ")
+      Terminal.write("\nchanged: running \(shown)\n", to: 1)
+      if let code = await run(GraphSelection(graph: graph, targets: names)) { return code }
+    }
+    withExtendedLifetime(signals) {}
+    return 128 + (stop.withLock { $0 } ?? 2)
+  }
+
+  /// The folders to watch: each watched task's directory, and the fixed start of a pattern
+  /// that leaves it (`../lib/**`, `/etc/app.conf`).
+  func roots(_ selection: GraphSelection) -> [String] {
+    let graph = selection.graph
+    let base = AffectedTasks.resolved(graph.file.directory)
+    var roots: [String] = []
+    for task in selection.members where !graph[task].sources.isEmpty {
+      let directory = graph[task].directory.map { $0.hasPrefix("/") ? $0 : base + "/" + $0 } ?? base
+      roots.append(AffectedTasks.resolved(directory))
+      for pattern in graph[task].sources where pattern.hasPrefix("/") || pattern.hasPrefix("..") {
+        let literal = pattern.split(separator: "/").prefix { !$0.contains(where: { "*?[{".contains($0) }) }
+        let start = (pattern.hasPrefix("/") ? "/" : directory + "/") + literal.dropLast().joined(separator: "/")
+        roots.append(AffectedTasks.resolved(start))
+      }
+    }
+    return roots
+  }
+
+  /// What never triggers a run: a task's declared outputs, runner's temporary files.
+  func ignored(_ path: String, in selection: GraphSelection) -> Bool {
+    if path.contains(CacheFileSystem.temporaryMark) { return true }
+    let graph = selection.graph
+    let base = AffectedTasks.resolved(graph.file.directory)
+    return selection.members.contains { task in
+      guard !graph[task].outputs.isEmpty else { return false }
+      let directory = graph[task].directory.map { $0.hasPrefix("/") ? $0 : base + "/" + $0 } ?? base
+      return SourceGlob.covers(graph[task].outputs, path: path, base: AffectedTasks.resolved(directory))
+    }
+  }
+
+  func announce(_ selection: GraphSelection, folders: Int) {
+    let graph = selection.graph
+    let watched = selection.members.filter { !graph[$0].sources.isEmpty }
+    let unwatched = selection.members.filter { graph[$0].sources.isEmpty && graph[$0].action.kindName != "group" }
+    var text = "\nwatching the sources of \(watched.count) task(s) in \(folders) folder(s)"
+    if !unwatched.isEmpty {
+      text +=
+        "; without sources (run again only after a task they depend on): "
+        + unwatched.map { graph[$0].name }.joined(separator: ", ")
+    }
+    Terminal.write(text + ". Ctrl-C to stop.\n", to: 1)
+  }
+}
