@@ -11,6 +11,7 @@ import Synchronization
 /// Tasks without `sources` run in the first run and are said to be unwatched. Changes to a
 /// task's declared `outputs`, runner's temporary files, `.git` and `.runner` never trigger.
 /// An edit of the task file reloads it (a file that no longer loads keeps the old one, said).
+/// A change during a run stops it, and the next run takes its tasks along.
 /// The lock is taken per run, so another runner waits only while a run is in progress.
 struct WatchLoop {
   let runner: Runner
@@ -28,38 +29,76 @@ struct WatchLoop {
     // second watcher of the same signal would lose it when the run's goes), and the run's exit
     // code says it.
     var signals: SignalWatcher?
-    func run(_ selection: GraphSelection) async -> Int32? {
-      signals = nil
-      let code = await runner.session(selection, caching: caching).run()
-      signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
-      return code > 128 ? code : nil
-    }
     var selection = selection
-    if let code = await run(selection) { return code }
+    signals = nil
+    if let code = Self.stopCode(await runner.session(selection, caching: caching).run()) { return code }
+    signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
     guard let watcher = SourceWatcher(roots: roots(selection)) else {
       DiagnosticPrinter().print([Diagnostic(.error, "cannot watch the sources: inotify is not available")])
       return ExitStatus.usage
     }
     announce(selection, folders: watcher.watchedDirectories)
     let taskFile = AffectedTasks.resolved(selection.graph.file.path)
-    while let paths = await watcher.changes(quiet: Self.debounce, stop: { stop.withLock { $0 != nil } }) {
+    /// Changes that came in during a run, which was stopped for them; and what that run was for.
+    var arrived: [String]?
+    var stale: [Int] = []
+    while let paths = await arrived.asyncOr({
+      await watcher.changes(quiet: Self.debounce, stop: { stop.withLock { $0 != nil } })
+    }) {
+      arrived = nil
+      var targets: [Int]
       if paths.contains(where: { AffectedTasks.resolved($0) == taskFile }), let reloaded = runner.reload() {
         selection = reloaded
         Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
-        if let code = await run(selection) { return code }
-        continue
+        targets = selection.targets
+      } else {
+        let relevant = paths.filter { !ignored($0, in: selection) }
+        let chosen = AffectedTasks(selection: selection, changed: relevant, base: "")
+        let graph = selection.graph
+        targets = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
+        if !targets.isEmpty {
+          let shown = targets.map { "\(graph[$0].name) (\(chosen.reasons[$0]!))" }.joined(separator: ", ")
+          Terminal.write("\nchanged: running \(shown)\n", to: 1)
+        }
+        targets = Array(Set(targets + stale)).sorted()
       }
-      let relevant = paths.filter { !ignored($0, in: selection) }
-      let chosen = AffectedTasks(selection: selection, changed: relevant, base: "")
-      let graph = selection.graph
-      let names = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
-      guard !names.isEmpty else { continue }
-      let shown = names.map { "\(graph[$0].name) (\(chosen.reasons[$0]!))" }.joined(separator: ", ")
-      Terminal.write("\nchanged: running \(shown)\n", to: 1)
-      if let code = await run(GraphSelection(graph: graph, targets: names)) { return code }
+      guard !targets.isEmpty else { continue }
+      signals = nil
+      let run = GraphSelection(graph: selection.graph, targets: targets)
+      let (code, during) = await runWatching(run, watcher: watcher)
+      if let code = Self.stopCode(code) { return code }
+      signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
+      (arrived, stale) = during.map { ($0, targets) } ?? (nil, [])
     }
     withExtendedLifetime(signals) {}
     return 128 + (stop.withLock { $0 } ?? 2)
+  }
+
+  /// A run's exit code when a signal ended it (the watch ends with it).
+  static func stopCode(_ code: Int32) -> Int32? { code > 128 ? code : nil }
+
+  /// Runs `selection` while watching: a change that comes in meanwhile stops the run (its
+  /// tasks are stale) and is handed back, to run again with them.
+  func runWatching(_ selection: GraphSelection, watcher: SourceWatcher) async -> (Int32, [String]?) {
+    let done = Mutex(false)
+    let session = runner.session(selection, caching: caching)
+    let running = Task {
+      let code = await session.run()
+      done.withLock { $0 = true }
+      return code
+    }
+    var during: [String]?
+    // What the run writes itself (its outputs, temporaries) is no reason to stop it.
+    while let paths = await watcher.changes(quiet: Self.debounce, stop: { done.withLock { $0 } }) {
+      let relevant = paths.filter { !ignored($0, in: selection) }
+      guard !relevant.isEmpty else { continue }
+      during = relevant
+      Terminal.write("\na change came in: stopping this run to start again\n", to: 1)
+      running.cancel()
+      break
+    }
+    let code = await running.value
+    return (code, during)
   }
 
   /// The folders to watch: each watched task's directory, and the fixed start of a pattern
@@ -103,5 +142,13 @@ struct WatchLoop {
         + unwatched.map { graph[$0].name }.joined(separator: ", ")
     }
     Terminal.write(text + ". Ctrl-C to stop.\n", to: 1)
+  }
+}
+
+extension Optional where Wrapped: Sendable {
+  /// The value, or what `make` gives when there is none.
+  func asyncOr(_ make: () async -> Wrapped?) async -> Wrapped? {
+    if let self { return self }
+    return await make()
   }
 }
