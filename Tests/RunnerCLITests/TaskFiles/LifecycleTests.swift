@@ -404,3 +404,23 @@ extension WatchTests {
     #expect(project.read("out.txt")?.contains("a change came in: stopping this run") == true)
   }
 }
+
+extension ServiceTests {
+  /// A SIGKILLed runner leaves no service behind: the watchdog ends its process group.
+  @Test func aKilledRunnerLeavesNoService() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  db: { service: true, run: 'echo $$ > db.pid; exec sleep 30' }\n  dev: { deps: [db] }\n")
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      "$RUNNER" dev > out.txt 2>&1 &
+      runner=$!
+      while ! grep -q 'db ready' out.txt 2>/dev/null; do sleep 0.05; done
+      kill -KILL $runner
+      wait $runner 2>/dev/null
+      for i in $(seq 1 60); do kill -0 $(cat db.pid) 2>/dev/null || break; sleep 0.05; done
+      kill -0 $(cat db.pid) 2>/dev/null && echo alive || echo gone
+      """)
+    #expect(report == "gone\n", "\(report)")
+  }
+}
