@@ -26,11 +26,7 @@ package final class RunLock: Sendable {
   /// started it hold, separated by `:`.
   package static let variable = "RUNNER_LOCK"
 
-  package static func canonical(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
-    defer { free(resolved) }
-    return String(cString: resolved)
-  }
+  package static func canonical(_ path: String) -> String { FilePath.canonical(path) }
 
   package static func announce(directory: String) -> (String) -> Void {
     { holder in Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2) }

@@ -1,4 +1,3 @@
-import Glibc
 import RunnerBasics
 import RunnerCache
 import RunnerExecution
@@ -22,7 +21,7 @@ struct AffectedTasks {
     guard case .success(let top) = await git(["rev-parse", "--show-toplevel"], in: directory) else {
       return .failure(Problem(text: "--affected needs a git repository, and '\(directory)' is not in one"))
     }
-    let root = Self.resolved(top.trimmingSuffix("\n"))
+    let root = FilePath.canonical(top.trimmingSuffix("\n"))
     var base: String
     var shown: String
     if let ref {
@@ -59,13 +58,9 @@ struct AffectedTasks {
     self.base = base
     let graph = selection.graph
     let changedSet = Set(changed)
-    let root = Self.resolved(graph.file.directory)
+    let root = FilePath.canonical(graph.file.directory)
     func shown(_ path: String) -> String {
       path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-    }
-    func directory(_ task: Int) -> String {
-      guard let directory = graph[task].directory else { return root }
-      return Self.resolved(directory.hasPrefix("/") ? directory : root + "/" + directory)
     }
     for task in selection.members {
       let definition = graph[task]
@@ -74,7 +69,7 @@ struct AffectedTasks {
         continue
       }
       guard !definition.sources.isEmpty else { continue }
-      let base = directory(task)
+      let base = Self.directory(of: definition, root: root)
       if let file = changed.first(where: { SourceGlob.covers(definition.sources, path: $0, base: base) }) {
         reasons[task] = "\(shown(file)) changed"
       }
@@ -87,13 +82,19 @@ struct AffectedTasks {
     }
   }
 
+  /// A task's working directory, canonical; `root` is the task file's, canonical.
+  static func directory(of task: TaskDefinition, root: String) -> String {
+    guard let directory = task.directory else { return root }
+    return FilePath.canonical(directory.hasPrefix("/") ? directory : root + "/" + directory)
+  }
+
   /// The files a task is defined by, as absolute paths: the root task file, the included files
   /// it is written in, the `.env` files it reads.
   static func definingFiles(_ task: TaskDefinition, in file: TaskFile) -> [String] {
     func absolute(_ path: String, _ directory: String) -> String {
       let full = path.hasPrefix("/") ? path : directory + "/" + path
       let parent = TaskFileLoader.directory(of: full)
-      return resolved(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
+      return FilePath.canonical(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
     }
     var files = [absolute(file.path, ".")]
     files += file.dotenv.map { absolute($0.path, file.directory) }
@@ -127,12 +128,6 @@ struct AffectedTasks {
     var text: String
   }
 
-  /// `path` with symlinks, `.` and `..` resolved (as itself when it does not exist).
-  static func resolved(_ path: String) -> String {
-    guard let real = realpath(path, nil) else { return path }
-    defer { free(real) }
-    return String(cString: real)
-  }
 }
 
 /// Everything a process printed on stdout, bytes as they came.

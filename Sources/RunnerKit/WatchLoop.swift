@@ -30,7 +30,6 @@ struct WatchLoop {
     // code says it.
     var signals: SignalWatcher?
     var selection = selection
-    signals = nil
     if let code = Self.stopCode(await runner.session(selection, caching: caching).run()) { return code }
     signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
     guard let watcher = SourceWatcher(roots: roots(selection)) else {
@@ -38,21 +37,28 @@ struct WatchLoop {
       return ExitStatus.usage
     }
     announce(selection, folders: watcher.watchedDirectories)
-    let taskFile = AffectedTasks.resolved(selection.graph.file.path)
+    let taskFile = FilePath.canonical(selection.graph.file.path)
     /// Changes that came in during a run, which was stopped for them; and what that run was for.
     var arrived: [String]?
     var stale: [Int] = []
-    while let paths = await arrived.asyncOr({
-      await watcher.changes(quiet: Self.debounce, stop: { stop.withLock { $0 != nil } })
-    }) {
-      arrived = nil
+    while true {
+      let paths: [String]
+      if let during = arrived {
+        paths = during
+        arrived = nil
+      } else {
+        guard let changed = await watcher.changes(quiet: Self.debounce, stop: { stop.withLock { $0 != nil } }) else {
+          break
+        }
+        paths = changed
+      }
       var targets: [Int]
-      if paths.contains(where: { AffectedTasks.resolved($0) == taskFile }), let reloaded = runner.reload() {
+      if paths.contains(where: { FilePath.canonical($0) == taskFile }), let reloaded = runner.reload() {
         selection = reloaded
         Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
         targets = selection.targets
       } else {
-        let relevant = paths.filter { !ignored($0, in: selection) }
+        let relevant = relevant(paths, in: selection)
         let chosen = AffectedTasks(selection: selection, changed: relevant, base: "")
         let graph = selection.graph
         targets = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
@@ -90,7 +96,7 @@ struct WatchLoop {
     var during: [String]?
     // What the run writes itself (its outputs, temporaries) is no reason to stop it.
     while let paths = await watcher.changes(quiet: Self.debounce, stop: { done.withLock { $0 } }) {
-      let relevant = paths.filter { !ignored($0, in: selection) }
+      let relevant = relevant(paths, in: selection)
       guard !relevant.isEmpty else { continue }
       during = relevant
       Terminal.write("\na change came in: stopping this run to start again\n", to: 1)
@@ -105,29 +111,31 @@ struct WatchLoop {
   /// that leaves it (`../lib/**`, `/etc/app.conf`).
   func roots(_ selection: GraphSelection) -> [String] {
     let graph = selection.graph
-    let base = AffectedTasks.resolved(graph.file.directory)
+    let base = FilePath.canonical(graph.file.directory)
     var roots: [String] = []
     for task in selection.members where !graph[task].sources.isEmpty {
-      let directory = graph[task].directory.map { $0.hasPrefix("/") ? $0 : base + "/" + $0 } ?? base
-      roots.append(AffectedTasks.resolved(directory))
+      let directory = AffectedTasks.directory(of: graph[task], root: base)
+      roots.append(directory)
       for pattern in graph[task].sources where pattern.hasPrefix("/") || pattern.hasPrefix("..") {
         let literal = pattern.split(separator: "/").prefix { !$0.contains(where: { "*?[{".contains($0) }) }
         let start = (pattern.hasPrefix("/") ? "/" : directory + "/") + literal.dropLast().joined(separator: "/")
-        roots.append(AffectedTasks.resolved(start))
+        roots.append(FilePath.canonical(start))
       }
     }
     return roots
   }
 
-  /// What never triggers a run: a task's declared outputs, runner's temporary files.
-  func ignored(_ path: String, in selection: GraphSelection) -> Bool {
-    if path.contains(CacheFileSystem.temporaryMark) { return true }
+  /// The changed paths that may trigger a run: not a task's declared outputs, not runner's
+  /// temporary files. The outputs' directories are resolved once per batch, not per path.
+  func relevant(_ paths: [String], in selection: GraphSelection) -> [String] {
     let graph = selection.graph
-    let base = AffectedTasks.resolved(graph.file.directory)
-    return selection.members.contains { task in
-      guard !graph[task].outputs.isEmpty else { return false }
-      let directory = graph[task].directory.map { $0.hasPrefix("/") ? $0 : base + "/" + $0 } ?? base
-      return SourceGlob.covers(graph[task].outputs, path: path, base: AffectedTasks.resolved(directory))
+    let root = FilePath.canonical(graph.file.directory)
+    let outputs = selection.members.filter { !graph[$0].outputs.isEmpty }.map { task in
+      (patterns: graph[task].outputs, base: AffectedTasks.directory(of: graph[task], root: root))
+    }
+    return paths.filter { path in
+      !path.contains(CacheFileSystem.temporaryMark)
+        && !outputs.contains { SourceGlob.covers($0.patterns, path: path, base: $0.base) }
     }
   }
 
@@ -142,13 +150,5 @@ struct WatchLoop {
         + unwatched.map { graph[$0].name }.joined(separator: ", ")
     }
     Terminal.write(text + ". Ctrl-C to stop.\n", to: 1)
-  }
-}
-
-extension Optional where Wrapped: Sendable {
-  /// The value, or what `make` gives when there is none.
-  func asyncOr(_ make: () async -> Wrapped?) async -> Wrapped? {
-    if let self { return self }
-    return await make()
   }
 }

@@ -226,7 +226,8 @@ package final class ConsoleReporter: RunObserver {
         failure = error
         if fd >= 0 {
           // What the spool held before these lines (they are printed whole below).
-          copySpool(fd, length: off_t(held), state: &state)
+          if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
+          OutputSpool.print(OutputSpool.Spool(descriptor: fd, inMemory: false, size: held), to: descriptor)
           close(fd)
         }
       }
@@ -245,23 +246,6 @@ package final class ConsoleReporter: RunObserver {
           "cannot spool task output in '\(spoolDirectory)': \(FileReader.describe(failure)); "
             + "printing it as it comes instead")
       ])
-    }
-  }
-
-  /// Prints a spool's bytes from `offset` up to `length`, for a task that falls back to direct
-  /// lines and where `sendfile` cannot write.
-  private func copySpool(_ fd: Int32, from offset: off_t = 0, length: off_t, state: inout State) {
-    guard length > offset else { return }
-    if offset == 0, state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    var offset = offset
-    while offset < length {
-      let want = Int(min(off_t(chunk.count), length - offset))
-      let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, offset) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
-      chunk.withUnsafeBufferPointer { Terminal.write(UnsafeBufferPointer(rebasing: $0[..<count]), to: descriptor) }
-      offset += off_t(count)
     }
   }
 

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 import RunnerModel
 
 /// A GitHub Actions workflow command that annotates a file: `::error file=…,line=…::message`.
@@ -61,16 +62,11 @@ package struct GitHubAnnotation: Sendable, Equatable {
     let parent = slash == absolute.startIndex ? "/" : String(absolute[..<slash])
     let name = absolute[absolute.index(after: slash)...]
     // Resolved when both exist (`..`, `.` and symlinks gone), else as written.
-    let root = resolved(workspace) ?? workspace
-    let full = resolved(parent).map { ($0 == "/" ? "" : $0) + "/" + name } ?? absolute
+    let root = FilePath.canonical(workspace)
+    let folder = FilePath.canonical(parent)
+    let full = (folder == "/" ? "" : folder) + "/" + name
     guard full.hasPrefix(root == "/" ? "/" : root + "/") else { return path }
     return String(full.dropFirst(root == "/" ? 1 : root.count + 1))
-  }
-
-  static func resolved(_ path: String) -> String? {
-    guard let real = realpath(path, nil) else { return nil }
-    defer { free(real) }
-    return String(cString: real)
   }
 
   static func currentDirectory() -> String {

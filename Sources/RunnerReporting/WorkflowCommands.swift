@@ -28,22 +28,28 @@ enum WorkflowCommands {
   /// `ReadLine`, which also ends a line at a lone CR, so each CR starts a line of its own.
   static func appendLine(_ line: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
     // Where a zero-width space goes: before a command's `::`, between `##` and `[`.
+    guard let base = line.baseAddress else { return }
+    /// The offset of the next `byte` at or after `from`, found with `memchr` (this runs per line).
+    func next(_ byte: UInt8, from: Int) -> Int? {
+      guard from < line.count, let found = memchr(base + from, Int32(byte), line.count - from) else { return nil }
+      return base.distance(to: UnsafeRawPointer(found))
+    }
     var marks: [Int] = []
     var start = 0
     while start <= line.count {
-      let end = line[start...].firstIndex(of: 0x0D) ?? line.count
+      let end = next(0x0D, from: start) ?? line.count
       if let command = commandStart(line, from: start, to: end), !passes(line, from: command + 2) {
         marks.append(command)
       }
       start = end + 1
     }
     var at = 0
-    while at + 2 < line.count {
-      if line[at] == 0x23, line[at + 1] == 0x23, line[at + 2] == 0x5B {
-        marks.append(at + 2)
-        at += 3
+    while let hash = next(0x23, from: at), hash + 2 < line.count {
+      if line[hash + 1] == 0x23, line[hash + 2] == 0x5B {
+        marks.append(hash + 2)
+        at = hash + 3
       } else {
-        at += 1
+        at = hash + 1
       }
     }
     var done = 0

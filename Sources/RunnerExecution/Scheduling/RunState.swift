@@ -8,6 +8,10 @@ struct RunState {
   let failFast: Bool
   private(set) var states: [TaskState]
   private var waitingOn: [Int]
+  /// Per task, read on every state change (a `TaskDefinition` is a large value to fetch).
+  private let isCleanup: [Bool]
+  private let isService: [Bool]
+  private let isInteractive: [Bool]
   /// For cleanups (`always: true`): dependencies not yet ended, whatever their outcome.
   private var unfinished: [Int]
   private(set) var cleanupsAbandoned = false
@@ -51,6 +55,9 @@ struct RunState {
     let count = selection.graph.count
     states = [TaskState](repeating: .pending, count: count)
     waitingOn = selection.graph.dependencies.map(\.count)
+    isCleanup = selection.graph.tasks.map(\.always)
+    isService = selection.graph.tasks.map(\.isService)
+    isInteractive = selection.graph.tasks.map(\.isInteractive)
     unfinished = waitingOn
     results = [(any OperationResult)?](repeating: nil, count: count)
     ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
@@ -105,7 +112,7 @@ struct RunState {
       if holders[service] == 0, servicesRunning.contains(service) { askToStop(service) }
     }
     // A cleanup waits for its dependencies to end, not to succeed.
-    for dependent in graph.dependents[task] where graph[dependent].always && selection.isMember[dependent] {
+    for dependent in graph.dependents[task] where isCleanup[dependent] && selection.isMember[dependent] {
       unfinished[dependent] -= 1
       if unfinished[dependent] == 0, states[dependent] == .pending, !cleanupsAbandoned { becomeReady(dependent) }
     }
@@ -113,7 +120,7 @@ struct RunState {
 
   private mutating func becomeReady(_ task: Int) {
     // A service's gates are its readiness check, after it starts.
-    if graph[task].waitFor.isEmpty || graph[task].isService {
+    if graph[task].waitFor.isEmpty || isService[task] {
       set(task, .ready)
       ready.insert(task)
     } else {
@@ -132,7 +139,7 @@ struct RunState {
     gating -= 1
     // Cancelled already, when the run stopped while its gate was checked.
     guard !states[task].isFinal else { return }
-    if stopping, !graph[task].always || cleanupsAbandoned {
+    if stopping, !isCleanup[task] || cleanupsAbandoned {
       set(task, .cancelled)
     } else if let failure {
       fail(task, .gate(failure), tail: [])
@@ -154,7 +161,7 @@ struct RunState {
       return start(waiting)
     }
     while let task = ready.popFirst() {
-      if graph[task].isInteractive, !stopping || graph[task].always {
+      if isInteractive[task], !stopping || isCleanup[task] {
         guard running == 0 else {
           interactiveWaiting = task
           return nil
@@ -176,8 +183,8 @@ struct RunState {
     running += 1
     started[task] = .now
     set(task, .executing)
-    if graph[task].isInteractive { interactiveRunning = task }
-    if graph[task].isService {
+    if isInteractive[task] { interactiveRunning = task }
+    if isService[task] {
       servicesRunning.insert(task)
       // Nothing left to hold it (its dependents ended while it waited): it starts to stop.
       if holders[task] == 0 { askToStop(task) }
@@ -196,7 +203,7 @@ struct RunState {
       for blocked in resourceBlocked { ready.insert(blocked) }
       resourceBlocked.removeAll()
     }
-    for dependent in graph.dependents[task] where selection.isMember[dependent] && !graph[dependent].always {
+    for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
       waitingOn[dependent] -= 1
       if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
     }
@@ -224,7 +231,7 @@ struct RunState {
   mutating func finished(
     _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
   ) {
-    if graph[task].isService { return serviceEnded(task, result: result, tail: tail) }
+    if isService[task] { return serviceEnded(task, result: result, tail: tail) }
     if interactiveRunning == task { interactiveRunning = nil }
     running -= 1
     attempts[task] = count
@@ -242,13 +249,13 @@ struct RunState {
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
       }
-      for dependent in graph.dependents[task] where selection.isMember[dependent] && !graph[dependent].always {
+      for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
       }
     // Once the run is stopping, a task that ends badly ends because we stopped it: a command
     // that catches SIGTERM and exits 1 is a cancelled sibling, not a second root cause.
-    case .failure(let failure) where failure == .cancelled || (stopping && !graph[task].always):
+    case .failure(let failure) where failure == .cancelled || (stopping && !isCleanup[task]):
       set(task, .cancelled, reason: "cancelled after \(elapsed)")
     case .failure(let failure):
       fail(task, failure, tail: tail, elapsed: elapsed)
@@ -301,7 +308,7 @@ struct RunState {
     var work = graph.dependents[task]
     while let next = work.popLast() {
       // A cleanup runs anyway; what depends on it waits for it as usual.
-      guard selection.isMember[next], states[next] == .pending, !graph[next].always else { continue }
+      guard selection.isMember[next], states[next] == .pending, !isCleanup[next] else { continue }
       set(next, .skipped, reason: "'\(graph[task].name)' failed")
       work.append(contentsOf: graph.dependents[next])
     }
@@ -315,13 +322,13 @@ struct RunState {
     guard !stopping else { return }
     stopping = true
     for service in servicesRunning { askToStop(service) }
-    let graph = graph
-    if let waiting = interactiveWaiting, !graph[waiting].always { interactiveWaiting = nil }
-    let cleanups = ready.drain().filter { graph[$0].always }
-    resourceBlocked.removeAll { !graph[$0].always }
-    gated.removeAll { !graph[$0].always }
+    let isCleanup = isCleanup
+    if let waiting = interactiveWaiting, !isCleanup[waiting] { interactiveWaiting = nil }
+    let cleanups = ready.drain().filter { isCleanup[$0] }
+    resourceBlocked.removeAll { !isCleanup[$0] }
+    gated.removeAll { !isCleanup[$0] }
     for task in selection.members where states[task] == .pending || states[task] == .ready {
-      if !graph[task].always { set(task, .cancelled) }
+      if !isCleanup[task] { set(task, .cancelled) }
     }
     for task in cleanups { ready.insert(task) }
   }

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// Reads the files a task file includes, and theirs, into one file: an included file's tasks
 /// become `NAMESPACE:task` (nested: `a:b:task`), run in their file's directory, and keep their
@@ -190,11 +191,7 @@ struct IncludeResolver {
     return path
   }
 
-  static func canonical(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
-    defer { free(resolved) }
-    return String(cString: resolved)
-  }
+  static func canonical(_ path: String) -> String { FilePath.canonical(path) }
 
   static func shown(_ path: String) -> String {
     let here = canonical(".")
