@@ -21,6 +21,9 @@ package struct RunRecord: Sendable {
     package var reason: String?
     /// How its last command ended, for a shell task whose command ran.
     package var exit: ProcessOutcome?
+    /// For a service: when its readiness gates passed, and when the run asked it to stop.
+    package var ready: Duration?
+    package var stopping: Duration?
   }
 
   /// How a task ended.
@@ -75,9 +78,15 @@ package struct RunRecord: Sendable {
     case .exited(let outcome):
       guard let task = event.task, let index = running[task] else { return }
       attempts[index].exit = outcome
+    case .serviceReady:
+      guard let task = event.task, let index = running[task] else { return }
+      attempts[index].ready = event.time
+    case .serviceStopping:
+      guard let task = event.task, let index = running[task] else { return }
+      attempts[index].stopping = event.time
     case .runFinished(let summary):
       duration = summary.duration
-    case .state, .waiting, .serviceReady, .serviceStopping:
+    case .state, .waiting:
       break
     }
   }

@@ -8,6 +8,7 @@ import RunnerModel
 /// One row per lane (a concurrency slot), one bar per attempt, coloured by outcome and
 /// labelled with the task's name; a time axis below; the run's critical path — the chain
 /// of tasks that set its length — outlined and listed. Hovering a bar shows its details.
+/// A service's bar is paler until it was ready and has a tick where it was asked to stop.
 package struct TimelineRenderer: Sendable {
   static let width = 1100.0
   static let gutter = 64.0
@@ -106,6 +107,15 @@ package struct TimelineRenderer: Sendable {
         "<g>\n<title>\(MarkupText.xml(tooltip(attempt, name: name, retried: retried, critical: isCritical)))</title>\n"
       svg +=
         "<rect x=\"\(n(start))\" y=\"\(n(y))\" width=\"\(n(width))\" height=\"\(n(Self.barHeight))\" rx=\"3\" fill=\"\(fill)\"\(stroke)/>\n"
+      // A service: paler until it was ready, a tick where it was asked to stop.
+      if let ready = attempt.ready, x(ready) > start {
+        svg +=
+          "<rect x=\"\(n(start))\" y=\"\(n(y))\" width=\"\(n(x(ready) - start))\" height=\"\(n(Self.barHeight))\" rx=\"3\" fill=\"#ffffff\" fill-opacity=\"0.45\"/>\n"
+      }
+      if let stopping = attempt.stopping {
+        svg +=
+          "<line x1=\"\(n(x(stopping)))\" y1=\"\(n(y))\" x2=\"\(n(x(stopping)))\" y2=\"\(n(y + Self.barHeight))\" stroke=\"#1f2328\" stroke-width=\"1.5\"/>\n"
+      }
       let label = fit(name + (attempt.number > 1 ? " #\(attempt.number)" : ""), width: width - 8)
       if !label.isEmpty {
         let color = retried ? "#1f2328" : "#ffffff"
@@ -148,6 +158,8 @@ package struct TimelineRenderer: Sendable {
       "\(name) — attempt \(attempt.number), lane \(attempt.lane + 1)",
       "\(retried ? "failed, retried" : (attempt.outcome ?? .cancelled).rawValue): \(MarkupText.seconds(attempt.start))s → \(end)",
     ]
+    if let ready = attempt.ready { lines.append("service ready at \(MarkupText.seconds(ready))s") }
+    if let stopping = attempt.stopping { lines.append("asked to stop at \(MarkupText.seconds(stopping))s") }
     if let reason = attempt.reason { lines.append(reason) }
     if critical { lines.append("on the critical path") }
     return lines.joined(separator: "\n")

@@ -168,12 +168,14 @@ extension LifecycleTests {
 
   /// The server is ready when its port answers; the client runs against it; the server is
   /// stopped right after its last dependent ends (before `later`, which does not need it),
-  /// counts as succeeded, and is gone when runner exits. At -j1: no deadlock.
+  /// counts as succeeded, and is gone when runner exits. At -j1: no deadlock. JUnit and the
+  /// timeline say when it was ready and asked to stop.
   @Test func aServiceIsStoppedRightAfterItsLastDependent() throws {
     let port = try Self.freePort()
     let project = try TaskFileProject(Self.yaml(port: port))
     defer { project.remove() }
-    let output = try project.run("-j1", "--events", "events.jsonl", "later")
+    let output = try project.run(
+      "-j1", "--events", "events.jsonl", "--junit", "junit.xml", "--timeline", "timeline.svg", "later")
     #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
     #expect(project.read("page.html")?.contains("Directory listing") == true)
     let events = (project.read("events.jsonl") ?? "").split(separator: "\n").map(String.init)
@@ -191,6 +193,13 @@ extension LifecycleTests {
       })
     let alive = try project.shell("kill -0 $(cat server.pid) 2>/dev/null && echo alive || echo gone")
     #expect(alive == "gone\n")
+    let junit = project.read("junit.xml") ?? ""
+    let lifecycle = try Regex(
+      #"name="server" time="[0-9.]+">\n      <system-out>service: started at [0-9.]+s, ready at [0-9.]+s, "#
+        + #"asked to stop at [0-9.]+s, ended at [0-9.]+s</system-out>"#)
+    #expect(junit.contains(lifecycle), "\(junit)")
+    let timeline = project.read("timeline.svg") ?? ""
+    #expect(timeline.contains("service ready at") && timeline.contains("asked to stop at"), "\(timeline)")
   }
 
   /// After a failing client, and after SIGTERM, the server is stopped and gone.
