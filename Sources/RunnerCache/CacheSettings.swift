@@ -8,6 +8,9 @@ package struct CacheSettings: Sendable {
   package var useCache: Bool
   /// Run every selected task; results are still recorded and cached.
   package var force: Bool
+  /// Tasks run whatever their state, by graph index (`--watch`: the dependents of a service
+  /// it restarted).
+  package var forced = Set<Int>()
   /// Wait for another runner's lock (false is `--no-wait`: fail at once).
   package var wait: Bool
   /// The cache's size bound (`RUNNER_CACHE_MAX`).
@@ -31,6 +34,9 @@ package struct CacheSettings: Sendable {
   }
 
   package static let disabled = CacheSettings(enabled: false)
+
+  /// Whether `task` runs whatever its state (`--force`, or `forced`).
+  package func forces(_ task: Int) -> Bool { force || forced.contains(task) }
 
   /// The directory of state, cache and lock: `.runner` next to the task file.
   package static func stateDirectory(for file: TaskFile) -> String {

@@ -100,7 +100,8 @@ package struct RunSession: Sendable {
         ProcessReactor.shared.killAllNow()
       },
       onSuspend: { ProcessReactor.shared.suspendAll() })
-    var summary = await run.value
+    // Cancelling the caller (`--watch`, when a change comes in) stops the run too.
+    var summary = await withTaskCancellationHandler { await run.value } onCancel: { run.cancel() }
     store?.finish()
     summary.interruption = watcher.firstSignal
     if let store, !settings.caching.force {

@@ -68,12 +68,13 @@ public final class Runner: Sendable {
     return code
   }
 
-  func session(_ selection: GraphSelection, caching: CacheSettings) -> RunSession {
+  func session(_ selection: GraphSelection, caching: CacheSettings, services: ServicePool? = nil) -> RunSession {
     let graph = selection.graph
-    let settings = RunSettings(
+    var settings = RunSettings(
       concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
+    settings.services = services
     return RunSession(selection: selection, settings: settings, reports: options.reports)
   }
 

@@ -13,10 +13,15 @@ import Synchronization
 /// An edit of the task file reloads it (a file that no longer loads keeps the old one, said).
 /// A change during a run stops it, and the next run takes its tasks along.
 /// The lock is taken per run, so another runner waits only while a run is in progress.
+///
+/// Services stay up across runs (`ServicePool`): a run that no longer needs one parks it, the
+/// next adopts it. A service whose own sources changed is stopped before the run, which starts
+/// it again; all are stopped when the task file reloads and when the watch ends.
 struct WatchLoop {
   let runner: Runner
   var selection: GraphSelection
   let caching: CacheSettings
+  let services = ServicePool()
 
   /// `RUNNER_WATCH_DEBOUNCE` (a duration; default 200ms): how long the files must stay quiet.
   static var debounce: Duration {
@@ -24,13 +29,21 @@ struct WatchLoop {
   }
 
   func run() async -> Int32 {
+    let code = await watch()
+    await services.stop()
+    return code
+  }
+
+  private func watch() async -> Int32 {
     let stop = Mutex<Int32?>(nil)
     // Between runs this watcher hears SIGINT and SIGTERM; during one, the run's own does (a
     // second watcher of the same signal would lose it when the run's goes), and the run's exit
     // code says it.
     var signals: SignalWatcher?
     var selection = selection
-    if let code = Self.stopCode(await runner.session(selection, caching: caching).run()) { return code }
+    if let code = Self.stopCode(await runner.session(selection, caching: caching, services: services).run()) {
+      return code
+    }
     signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
     guard let watcher = SourceWatcher(roots: roots(selection)) else {
       DiagnosticPrinter().print([Diagnostic(.error, "cannot watch the sources: inotify is not available")])
@@ -56,6 +69,7 @@ struct WatchLoop {
       if paths.contains(where: { FilePath.canonical($0) == taskFile }), let reloaded = runner.reload() {
         selection = reloaded
         Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
+        await services.stop()
         targets = selection.targets
       } else {
         let relevant = relevant(paths, in: selection)
@@ -67,11 +81,19 @@ struct WatchLoop {
           Terminal.write("\nchanged: running \(shown)\n", to: 1)
         }
         targets = Array(Set(targets + stale)).sorted()
+        let restart = chosen.direct.filter { graph[$0].isService }.map { graph[$0].name }
+          .filter(services.names.contains).sorted()
+        if !restart.isEmpty {
+          Terminal.write("restarting \(restart.joined(separator: ", ")): sources changed\n", to: 1)
+          await services.stop(restart)
+        }
       }
       guard !targets.isEmpty else { continue }
       signals = nil
       let run = GraphSelection(graph: selection.graph, targets: targets)
-      let (code, during) = await runWatching(run, watcher: watcher)
+      var caching = caching
+      caching.forced = fresh(run)
+      let (code, during) = await runWatching(run, of: selection, watcher: watcher, caching: caching)
       if let code = Self.stopCode(code) { return code }
       signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
       (arrived, stale) = during.map { ($0, targets) } ?? (nil, [])
@@ -80,14 +102,30 @@ struct WatchLoop {
     return 128 + (stop.withLock { $0 } ?? 2)
   }
 
+  /// The tasks of `run` that depend, directly or not, on a service the run starts afresh
+  /// (restarted, or ended meanwhile): they run again, up to date or not.
+  func fresh(_ run: GraphSelection) -> Set<Int> {
+    let graph = run.graph
+    let kept = Set(services.names)
+    var forced = Set<Int>()
+    var started = Set(run.members.filter { graph[$0].isService && !kept.contains(graph[$0].name) })
+    for task in run.stages.joined() where graph.dependencies[task].contains(where: started.contains) {
+      started.insert(task)
+      forced.insert(task)
+    }
+    return forced
+  }
+
   /// A run's exit code when a signal ended it (the watch ends with it).
   static func stopCode(_ code: Int32) -> Int32? { code > 128 ? code : nil }
 
   /// Runs `selection` while watching: a change that comes in meanwhile stops the run (its
   /// tasks are stale) and is handed back, to run again with them.
-  func runWatching(_ selection: GraphSelection, watcher: SourceWatcher) async -> (Int32, [String]?) {
+  func runWatching(
+    _ selection: GraphSelection, of watched: GraphSelection, watcher: SourceWatcher, caching: CacheSettings
+  ) async -> (Int32, [String]?) {
     let done = Mutex(false)
-    let session = runner.session(selection, caching: caching)
+    let session = runner.session(selection, caching: caching, services: services)
     let running = Task {
       let code = await session.run()
       done.withLock { $0 = true }
@@ -96,8 +134,14 @@ struct WatchLoop {
     var during: [String]?
     // What the run writes itself (its outputs, temporaries) is no reason to stop it.
     while let paths = await watcher.changes(quiet: Self.debounce, stop: { done.withLock { $0 } }) {
-      let relevant = relevant(paths, in: selection)
-      guard !relevant.isEmpty else { continue }
+      // Only a change that touches a watched task's sources or the task file (what a service
+      // writes as it starts, a log, does not).
+      let relevant = relevant(paths, in: watched)
+      let chosen = AffectedTasks(selection: watched, changed: relevant, base: "")
+      let taskFile = FilePath.canonical(watched.graph.file.path)
+      guard !chosen.reasons.isEmpty || relevant.contains(where: { FilePath.canonical($0) == taskFile }) else {
+        continue
+      }
       during = relevant
       Terminal.write("\na change came in: stopping this run to start again\n", to: 1)
       running.cancel()

@@ -31,7 +31,9 @@ struct CachingOperation: TaskOperation {
   /// A shell task that is up to date finishes on the scheduler's thread. Image tasks (their
   /// image is decoded from the cache) and forced runs always go on to `run`.
   func conclude(_ context: OperationContext) -> Conclusion {
-    guard cacheable, !store.settings.force, case .shell = context.task.action else { return .run(self) }
+    guard cacheable, !store.settings.forces(context.task.index), case .shell = context.task.action else {
+      return .run(self)
+    }
     let prepared = prepare(context)
     if let previous = prepared.previous,
       let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs)
@@ -111,7 +113,7 @@ struct CachingOperation: TaskOperation {
     let concluded = context.attempt == 1 ? prepared : nil
     let prepared = concluded ?? prepare(context)
     let fingerprint = prepared.fingerprint
-    if !store.settings.force {
+    if !store.settings.forces(task.index) {
       if concluded == nil, let previous = prepared.previous,
         let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
       {

@@ -12,6 +12,8 @@ package struct RunSettings: Sendable {
   package var eventsPath: String?
   /// Up-to-date checks and the local cache (`--force`, `--no-cache`, `--no-wait`).
   package var caching: CacheSettings
+  /// `--watch`: services are parked here when a run no longer needs them, and adopted from here.
+  package var services: ServicePool?
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

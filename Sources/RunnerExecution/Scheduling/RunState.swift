@@ -49,9 +49,13 @@ struct RunState {
   /// Called for every state change: task, new state, attempt, reason.
   var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
 
-  init(selection: GraphSelection, failFast: Bool) {
+  /// `--watch`: a service the run no longer needs is parked (kept up for the next run).
+  let parksServices: Bool
+
+  init(selection: GraphSelection, failFast: Bool, parksServices: Bool = false) {
     self.selection = selection
     self.failFast = failFast
+    self.parksServices = parksServices
     let count = selection.graph.count
     states = [TaskState](repeating: .pending, count: count)
     waitingOn = selection.graph.dependencies.map(\.count)
@@ -75,7 +79,8 @@ struct RunState {
         guard closure.insert(next).inserted else { continue }
         if isGroup(next) { work.append(contentsOf: graph.dependencies[next]) }
       }
-      if closure.allSatisfy({ isGroup($0) || graph[$0].isService }) {
+      // Under --watch the watch keeps them up, not the run.
+      if !parksServices, closure.allSatisfy({ isGroup($0) || graph[$0].isService }) {
         keptUp.formUnion(closure.filter { graph[$0].isService })
       }
     }
@@ -212,7 +217,19 @@ struct RunState {
   private mutating func askToStop(_ service: Int) {
     guard stopAsked.insert(service).inserted else { return }
     toStop.append(service)
-    onServiceEvent(service, .serviceStopping)
+    // Under --watch the scheduler says it when it stops one rather than parks it.
+    if !parksServices { onServiceEvent(service, .serviceStopping) }
+  }
+
+  /// Whether a service asked to stop is parked rather than stopped: under `--watch`, when it
+  /// is up and its gates did not fail.
+  func parks(_ service: Int) -> Bool {
+    parksServices && servicesUp.contains(service) && gateFailures[service] == nil
+  }
+
+  /// A service the run no longer needs was parked, kept up for the next run.
+  mutating func serviceParked(_ task: Int) {
+    serviceEnded(task, result: .failure(.cancelled), tail: [], parked: true)
   }
 
   /// Services the scheduler must stop now (cancel their attempts).
@@ -264,7 +281,9 @@ struct RunState {
 
   /// A service's process ended: success when the run asked it to stop (or nothing needs it
   /// any more), a failure otherwise.
-  private mutating func serviceEnded(_ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String]) {
+  private mutating func serviceEnded(
+    _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], parked: Bool = false
+  ) {
     let wasUp = servicesUp.remove(task) != nil
     servicesRunning.remove(task)
     if !wasUp {
@@ -276,7 +295,9 @@ struct RunState {
       }
     }
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
-    if let gate = gateFailures[task] {
+    if parked {
+      set(task, .succeeded, reason: "kept up for the next run (up \(elapsed))")
+    } else if let gate = gateFailures[task] {
       fail(task, .gate(gate), tail: tail, elapsed: elapsed)
     } else if stopAsked.contains(task) || (wasUp && holders[task] == 0) {
       set(task, .succeeded, reason: "stopped (up \(elapsed))")

@@ -35,6 +35,8 @@ package struct Scheduler: Sendable {
     case gate(Int, failure: String?)
     /// A service's readiness gates, checked after it started.
     case serviceGate(Int, failure: String?)
+    /// A service the run no longer needs, kept up for the next run (`--watch`).
+    case parked(Int)
   }
 
   /// Runs the selection to the end. Cancelling the calling task stops the run like fail-fast.
@@ -47,7 +49,12 @@ package struct Scheduler: Sendable {
 
   private func runLoop() async -> RunSummary {
     let start = ContinuousClock.now
-    var state = RunState(selection: selection, failFast: settings.failFast)
+    var state = RunState(selection: selection, failFast: settings.failFast, parksServices: settings.services != nil)
+    let pool = settings.services
+    pool?.attach(observer, start: start)
+    defer { pool?.attach(nil, start: start) }
+    // Services the pool keeps, by task: parked rather than stopped once up.
+    var kept: [Int: ServicePool.Kept] = [:]
     let emit = { @Sendable (task: Int?, kind: RunEvent.Kind) in
       observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
     }
@@ -99,7 +106,24 @@ package struct Scheduler: Sendable {
           }
           let events = { @Sendable (kind: RunEvent.Kind) in emit(task, kind) }
           let retries = selection.graph[task].retries
-          if selection.graph[task].isService {
+          if let pool, selection.graph[task].isService {
+            let name = selection.graph[task].name
+            if let service = pool.adopt(name) {
+              kept[task] = service
+              group.addTask { await service.next(task) }
+              state.serviceReady(task)
+              continue
+            }
+            var context = context
+            context.output = TaskOutput(task: task, observer: pool.relay(name: name), start: start)
+            let handle = Task { [context] in
+              await Self.attempt(operation, context: context, retries: 0, emit: events)
+            }
+            let service = pool.keep(name, handle: handle)
+            kept[task] = service
+            group.addTask { await service.next(task) }
+            startGates(of: task, context: context, state: &state, group: &group, emit: emit)
+          } else if selection.graph[task].isService {
             let handle = Task { await Self.attempt(operation, context: context, retries: 0, emit: events) }
             services[task] = handle
             group.addTask {
@@ -109,18 +133,7 @@ package struct Scheduler: Sendable {
                 handle.cancel()
               }
             }
-            let gates = selection.graph[task].waitFor
-            if gates.isEmpty {
-              state.serviceReady(task)
-            } else {
-              for gate in gates { emit(task, .waiting(gate: gate.description)) }
-              let directory = workingDirectory(of: task)
-              let environment = context.environment()
-              group.addTask(executorPreference: globalConcurrentExecutor) {
-                .serviceGate(
-                  task, failure: await GateWaiter(gates: gates, directory: directory, environment: environment).wait())
-              }
-            }
+            startGates(of: task, context: context, state: &state, group: &group, emit: emit)
           } else if selection.graph[task].always {
             // Outside the group's cancellation: a cleanup runs after the run was stopped.
             group.addTask { [cleanups] in
@@ -132,7 +145,7 @@ package struct Scheduler: Sendable {
             group.addTask { await Self.attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
-        for service in state.takeServicesToStop() { services[service]?.cancel() }
+        stopServices(&state, handles: services, kept: &kept)
         if state.running == 0, state.gating == 0, state.servicesUp.isEmpty {
           if let report = state.deadlockReport() { state.declareDeadlock(report) }
           // A service that ended before it was ready may leave its gate check behind.
@@ -152,14 +165,52 @@ package struct Scheduler: Sendable {
           state.serviceGateFailed(task, failure)
         case .serviceGate(let task, nil):
           state.serviceReady(task)
+        case .parked(let task):
+          kept[task] = nil
+          state.serviceParked(task)
         }
-        for service in state.takeServicesToStop() { services[service]?.cancel() }
+        stopServices(&state, handles: services, kept: &kept)
         if state.stopping, state.running > 0 || state.gating > 0 { group.cancelAll() }
       }
     }
     var summary = state.summary()
     summary.duration = ContinuousClock.now - start
     return summary
+  }
+
+  /// A service's readiness gates, checked after it started; ready at once without any.
+  private func startGates(
+    of task: Int, context: OperationContext, state: inout RunState, group: inout TaskGroup<Completion>,
+    emit: @escaping @Sendable (Int?, RunEvent.Kind) -> Void
+  ) {
+    let gates = selection.graph[task].waitFor
+    guard !gates.isEmpty else { return state.serviceReady(task) }
+    for gate in gates { emit(task, .waiting(gate: gate.description)) }
+    let directory = workingDirectory(of: task)
+    let environment = context.environment()
+    group.addTask(executorPreference: globalConcurrentExecutor) {
+      .serviceGate(task, failure: await GateWaiter(gates: gates, directory: directory, environment: environment).wait())
+    }
+  }
+
+  /// Stops the services the run asked to stop; under `--watch`, parks those that are up
+  /// (their gates did not fail) instead, kept for the next run.
+  private func stopServices(
+    _ state: inout RunState, handles: [Int: Task<Completion, Never>], kept: inout [Int: ServicePool.Kept]
+  ) {
+    for service in state.takeServicesToStop() {
+      guard let held = kept[service] else {
+        handles[service]?.cancel()
+        continue
+      }
+      if state.parks(service) {
+        held.park(service)
+      } else {
+        state.onServiceEvent(service, .serviceStopping)
+        settings.services?.forget(held)
+        held.handle.cancel()
+      }
+    }
   }
 
   /// 1 MiB pipes for tasks' stdout while a quarter of the user's pipe allowance holds them all

@@ -410,7 +410,10 @@ extension WatchTests {
       echo "status=$?"
       """)
     #expect(report.contains("status=143"), "\(report) \(project.read("out.txt") ?? "")")
-    #expect(project.read("out.txt")?.contains("a change came in: stopping this run") == true)
+    let out = project.read("out.txt") ?? ""
+    #expect(out.contains("a change came in: stopping this run"), "\(out)")
+    // The stale run really stopped (its `a` cancelled), rather than ran on to its end.
+    #expect(out.contains("⊘ a cancelled after"), "\(out)")
   }
 }
 
@@ -431,5 +434,57 @@ extension ServiceTests {
       kill -0 $(cat db.pid) 2>/dev/null && echo alive || echo gone
       """)
     #expect(report == "gone\n", "\(report)")
+  }
+}
+
+extension WatchTests {
+  /// Services stay up across runs: a change to the test's file re-runs it against the same
+  /// services; a change to `db`'s own sources restarts `db` alone; SIGTERM stops them all.
+  @Test func servicesStayUpAcrossRunsAndRestartWhenTheirSourcesChange() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        db: { service: true, sources: [db.conf], run: 'echo $$ >> db.pids; exec sleep 30' }
+        api: { service: true, run: 'echo $$ >> api.pids; exec sleep 30' }
+        test: { deps: [db, api], sources: [t.txt], run: echo ran-test }
+      """)
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      echo 1 > t.txt; echo 1 > db.conf
+      RUNNER_WATCH_DEBOUNCE=50ms "$RUNNER" --watch test > out.txt 2>&1 &
+      runner=$!
+      await() {
+        for i in $(seq 1 400); do eval "$1" && return 0; sleep 0.05; done
+        echo "timed out: $1"; kill -TERM $runner; exit 1
+      }
+      await "grep -q '^watching' out.txt 2>/dev/null"
+      first=$(head -1 db.pids)
+      kill -0 $first && echo "db up between runs"
+      echo 2 >> t.txt
+      await '[ "$(grep -c "| ran-test" out.txt)" = 2 ]'
+      echo "after t.txt: db=$(wc -l < db.pids) api=$(wc -l < api.pids)"
+      echo 2 >> db.conf
+      await '[ "$(grep -c "| ran-test" out.txt)" = 3 ]'
+      echo "after db.conf: db=$(wc -l < db.pids) api=$(wc -l < api.pids)"
+      kill -0 $first 2>/dev/null && echo "old db alive" || echo "old db gone"
+      kill -TERM $runner
+      wait $runner
+      echo "status=$?"
+      for pid in $(cat db.pids api.pids); do kill -0 $pid 2>/dev/null && echo "left $pid"; done
+      true
+      """)
+    let out = project.read("out.txt") ?? ""
+    #expect(
+      report == """
+        db up between runs
+        after t.txt: db=1 api=1
+        after db.conf: db=2 api=1
+        old db gone
+        status=143
+
+        """, "\(report) \(out)")
+    #expect(out.contains("✓ db kept up for the next run"), "\(out)")
+    #expect(out.contains("restarting db: sources changed"), "\(out)")
   }
 }
