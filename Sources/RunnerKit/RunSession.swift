@@ -101,7 +101,11 @@ package struct RunSession: Sendable {
       },
       onSuspend: { ProcessReactor.shared.suspendAll() })
     // Cancelling the caller (`--watch`, when a change comes in) stops the run too.
-    var summary = await withTaskCancellationHandler { await run.value } onCancel: { run.cancel() }
+    var summary = await withTaskCancellationHandler {
+      await run.value
+    } onCancel: {
+      run.cancel()
+    }
     store?.finish()
     summary.interruption = watcher.firstSignal
     if let store, !settings.caching.force {
