@@ -118,27 +118,25 @@ package final class ConsoleReporter: RunObserver {
   package func record(_ event: RunEvent) {
     guard let task = event.task else { return }
     if case .state(let newState, _, _) = event.kind {
+      let isInteractive = interactive.contains(task)
       state.withLock { state in
-        if newState == .executing { state.status?.started(names[task]) }
-        if newState.isFinal { state.status?.ended(names[task]) }
-        if interactive.contains(task), newState.isFinal, let paused = state.pausedStatus {
+        if isInteractive, newState.isFinal, let paused = state.pausedStatus {
           state.status = paused
           state.pausedStatus = nil
+        }
+        if newState == .executing { state.status?.started(names[task]) }
+        if newState.isFinal { state.status?.ended(names[task]) }
+        if isInteractive, newState == .executing, let status = state.status {
+          // The task has the terminal now: the status line goes away until it ends.
+          state.pausedStatus = status
+          state.status = nil
+          Terminal.write(StatusArea.clear, to: descriptor)
         }
       }
       if newState.isFinal, mode != .prefixed { flushSpool(task, show: mode == .grouped || newState == .failed) }
     }
     if mode == .quiet, !Self.isFailure(event.kind) { return }
     if let text = line(for: event) { emit(text) }
-    if case .state(.executing, _, _) = event.kind, interactive.contains(task) {
-      // The task has the terminal now: the status line goes away until it ends.
-      state.withLock { state in
-        guard let status = state.status else { return }
-        state.pausedStatus = status
-        state.status = nil
-        Terminal.write(StatusArea.clear, to: descriptor)
-      }
-    }
   }
 
   /// The line a task's event prints (`▶ build`, `✓ build 1.2s`, …), nil for one it does not.

@@ -49,6 +49,11 @@ package struct ShellOperation: TaskOperation {
       context.output.finishLine()
       context.output.recordExit(outcome)
       if Task.isCancelled { throw .cancelled }
+      if context.task.isInteractive, outcome == .signaled(SIGINT), isatty(0) == 1 {
+        // Ctrl-C went to the task, which held the terminal, and ended it: it reaches runner
+        // now, which stops the run as for its own Ctrl-C (cleanups, exit 130).
+        kill(getpid(), SIGINT)
+      }
       guard outcome.isSuccess else { throw .command(command.text, outcome) }
     }
     guard let outputs = try Self.readOutputs(outputPath) else {

@@ -309,6 +309,38 @@ extension ServiceTests {
     #expect(busyDone != nil && askStarts != nil && busyDone! < askStarts!, "\(events)")
   }
 
+  /// Ctrl-C typed at the terminal goes to the interactive task first: one that handles it
+  /// goes on and the run with it; one it ends stops the run as runner's own Ctrl-C would
+  /// (the cleanup runs, exit 130).
+  @Test func ctrlCGoesToTheInteractiveTaskFirst() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        handles:
+          interactive: true
+          run: 'trap "echo task got INT; exit 0" INT; touch ready; sleep 5 & wait $!'
+        next: { deps: [handles], run: echo next ran }
+        ends: { interactive: true, run: 'touch ready; exec sleep 5' }
+        after: { deps: [ends], run: echo after ran }
+        cleanup: { deps: [ends], always: true, run: echo cleanup ran }
+        both: { deps: [after, cleanup] }
+      """)
+    defer { project.remove() }
+    let typed = "(until [ -e ready ]; do sleep 0.05; done; printf '\\003'; sleep 1)"
+    let handled = try project.shell(
+      "rm -f ready; \(typed) | script -qec \"'$RUNNER' next\" /dev/null 2>&1; echo status=$?")
+    #expect(handled.contains("task got INT"), "\(handled)")
+    #expect(handled.contains(#/next +\| next ran/#), "\(handled)")
+    #expect(handled.contains("status=0"), "\(handled)")
+    // The status line is put away while it has the terminal, and knows it ended after.
+    #expect(!handled.contains("running: handles"), "\(handled)")
+    let ended = try project.shell(
+      "rm -f ready; \(typed) | script -qec \"'$RUNNER' both; echo runner=\\$?\" /dev/null 2>&1")
+    #expect(ended.contains(#/cleanup +\| cleanup ran/#), "\(ended)")
+    #expect(!ended.contains("after ran"), "\(ended)")
+    #expect(ended.contains("runner=130"), "\(ended)")
+  }
+
   /// Without a terminal it still runs, with runner's own descriptors.
   @Test func withoutATerminalItGetsRunnersDescriptors() throws {
     let project = try TaskFileProject("tasks:\n  ask: { interactive: true, run: 'read line; echo \"got $line\"' }\n")
