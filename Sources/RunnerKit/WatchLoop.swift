@@ -44,7 +44,7 @@ struct WatchLoop {
     if let code = Self.stopCode(await runner.session(selection, caching: caching, services: services).run()) {
       return code
     }
-    signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
+    signals = Self.signalWatcher { signal in stop.withLock { $0 = signal } }
     guard let watcher = SourceWatcher(roots: roots(selection)) else {
       DiagnosticPrinter().print([Diagnostic(.error, "cannot watch the sources: inotify is not available")])
       return ExitStatus.usage
@@ -95,7 +95,7 @@ struct WatchLoop {
       caching.forced = fresh(run)
       let (code, during) = await runWatching(run, of: selection, watcher: watcher, caching: caching)
       if let code = Self.stopCode(code) { return code }
-      signals = SignalWatcher(onFirst: { signal in stop.withLock { $0 = signal } }, onSecond: {})
+      signals = Self.signalWatcher { signal in stop.withLock { $0 = signal } }
       (arrived, stale) = during.map { ($0, targets) } ?? (nil, [])
     }
     withExtendedLifetime(signals) {}
@@ -114,6 +114,13 @@ struct WatchLoop {
       forced.insert(task)
     }
     return forced
+  }
+
+  /// Between runs: SIGINT and SIGTERM end the watch; Ctrl-Z stops kept services with runner.
+  static func signalWatcher(_ onStop: @escaping @Sendable (Int32) -> Void) -> SignalWatcher {
+    SignalWatcher(
+      onFirst: onStop, onSecond: {},
+      onSuspend: { ProcessReactor.shared.suspendAll() })
   }
 
   /// A run's exit code when a signal ended it (the watch ends with it).
