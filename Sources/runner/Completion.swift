@@ -7,8 +7,12 @@ extension RunnerCommand {
   /// Reads the task file the words name (`-f FILE`, a first `*.yml` argument) or
   /// `./tasks.yml`; offers nothing when it does not load.
   @Sendable static func completeTaskNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-    var path = "tasks.yml"
     let arguments = Array(words.dropFirst())
+    // As the run would: in -C DIR, the file named, else the nearest task file.
+    if let flag = arguments.firstIndex(where: { $0 == "-C" || $0 == "--dir" }), flag + 1 < arguments.count {
+      _ = chdir(arguments[flag + 1])
+    }
+    var path = (try? TaskFileLocator.find().get()) ?? "tasks.yml"
     if let flag = arguments.firstIndex(where: { $0 == "-f" || $0 == "--file" }), flag + 1 < arguments.count {
       path = arguments[flag + 1]
     } else if let first = arguments.first(where: { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }) {

@@ -10,7 +10,8 @@ struct RunnerCommand: ParsableCommand {
     commandName: "runner",
     abstract: "Run the tasks of a YAML task file as a dependency graph.",
     discussion: [
-      "FILE defaults to ./tasks.yml. A first argument that ends in .yml or .yaml, or holds a '/' and no '=', is "
+      "FILE defaults to the nearest tasks.yml (else tasks.yaml) in this directory or above it; the tasks run in "
+        + "its directory, with RUNNER_INVOCATION_DIR set to the directory runner was started in. A first argument that ends in .yml or .yaml, or holds a '/' and no '=', is "
         + "the file; otherwise it is a target, so `runner build` and `runner tasks.yml build` both work. With no "
         + "target, the file's `default` tasks run, else its task named `default`. A target may be a pattern "
         + "('*:test': '*' within a ':' segment, '**' across). NAME=value sets a param of the targets or the file; "
@@ -28,9 +29,17 @@ struct RunnerCommand: ParsableCommand {
   var arguments: [String] = []
 
   @Option(
-    name: [.customShort("f"), .long], help: "The task file (default: ./tasks.yml).",
+    name: [.customShort("f"), .long], help: "The task file (default: the nearest tasks.yml here or above).",
     completion: .file(extensions: ["yml", "yaml"]))
   var file: String?
+
+  @Option(
+    name: [.customShort("C"), .customLong("dir")], help: "Start in DIR, as if runner had been started there.",
+    completion: .directory)
+  var directory: String?
+
+  @Flag(name: .customLong("init"), help: "Write a starter tasks.yml here (never over an existing one).")
+  var initialize = false
 
   @Flag(name: [.customShort("n"), .long], help: "Print the plan and run nothing.")
   var dryRun = false
@@ -95,6 +104,9 @@ struct RunnerCommand: ParsableCommand {
       throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
     }
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
+    if initialize && (file != nil || !arguments.isEmpty) {
+      throw ValidationError("--init writes ./tasks.yml: it takes no task file and no targets")
+    }
   }
 
   /// The command line to parse, and the words after `--` (the targets' `"$@"`), taken out
@@ -120,24 +132,43 @@ struct RunnerCommand: ParsableCommand {
     return (parsed, marker < arguments.endIndex ? Array(arguments[(marker + 1)...]) : [])
   }
 
-  /// Splits the positional arguments into the task file and the targets.
-  func fileAndTargets() -> (String, [String]) {
+  /// Splits the positional arguments into the task file, when one is named, and the targets.
+  func fileAndTargets() -> (String?, [String]) {
     if let file { return (file, arguments) }
-    guard let first = arguments.first else { return ("tasks.yml", []) }
+    guard let first = arguments.first else { return (nil, []) }
     // A build output named like a task (`./goreleaser` beside a `goreleaser` task) is no task file.
     let isFile = first.hasSuffix(".yml") || first.hasSuffix(".yaml") || (first.contains("/") && !first.contains("="))
     if isFile {
       return (first, Array(arguments.dropFirst()))
     }
-    return ("tasks.yml", arguments)
+    return (nil, arguments)
+  }
+
+  /// `-C DIR`, then `RUNNER_INVOCATION_DIR` (where runner was started, or DIR). Nil or the
+  /// problem (said by the caller).
+  func enterDirectory() -> String? {
+    if let directory, chdir(directory) != 0 {
+      return "-C: cannot enter '\(directory)': \(FileReader.describe(errno))"
+    }
+    // Before anything reads the environment (`ProcessEnvironment` reads it once): every task
+    // inherits it, and a runner a task starts sets its own.
+    setenv("RUNNER_INVOCATION_DIR", FilePath.canonical("."), 1)
+    return nil
   }
 
   /// Runs the command through the façade.
   ///
   /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
   /// - Parameter affectedRef: the REF of `--affected=REF` (the word is `--affected` by then).
-  func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner) {
-    let (path, words) = fileAndTargets()
+  func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner?) {
+    if let problem = enterDirectory() { return (Self.fail(problem), nil) }
+    if initialize { return (StarterFile.create(), nil) }
+    let (named, words) = fileAndTargets()
+    let path: String
+    switch named.map({ .success($0) }) ?? TaskFileLocator.find() {
+    case .success(let found): path = found
+    case .failure(let problem): return (Self.fail(problem.text), nil)
+    }
     let (params, targets) = Invocation.split(words)
     var options = RunOptions(
       taskFile: path, targets: targets, arguments: Array(CommandLine.arguments.dropFirst()), jobs: jobs,
@@ -154,6 +185,11 @@ struct RunnerCommand: ParsableCommand {
     if dryRun { return (await runner.dryRun(), runner) }
     if watch { return (await runner.watch(), runner) }
     return (await runner.run(), runner)
+  }
+
+  static func fail(_ text: String) -> Int32 {
+    DiagnosticPrinter().print([Diagnostic(.error, text)])
+    return ExitStatus.usage
   }
 }
 
