@@ -56,7 +56,9 @@ package enum TaskFileLocator {
     guard lstat(path, &file) == 0, stat(directory, &folder) == 0 else { return nil }
     var target = stat()
     let resolved = stat(path, &target) == 0 ? target : file
-    for (what, owner) in [("the file", file.st_uid), ("the file it links to", resolved.st_uid), ("its directory", folder.st_uid)]
+    for (what, owner) in [
+      ("the file", file.st_uid), ("the file it links to", resolved.st_uid), ("its directory", folder.st_uid),
+    ]
     where owner != user && owner != 0 {
       return "found '\(path)' but did not use it: \(what) belongs to \(describe(owner)), not to you "
         + "(\(describe(user))) or root, so it could be someone else's. To use it: runner -f \(path)"

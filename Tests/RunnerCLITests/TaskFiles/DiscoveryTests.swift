@@ -74,7 +74,8 @@ import Testing
     #expect(lines.first == "here=0", "\(report)")
     #expect(lines.contains("below=2"), "\(report)")
     #expect(
-      report.contains(#/error: found '/[^']*/tasks\.yml' but did not use it: the file belongs to [^(]*\(?uid 65534\)?/#),
+      report.contains(
+        #/error: found '/[^']*/tasks\.yml' but did not use it: the file belongs to [^(]*\(?uid 65534\)?/#),
       "\(report)")
     #expect(report.contains("To use it: runner -f /"), "\(report)")
     #expect(lines.suffix(2) == ["directory=2", "1"], "\(report)")
