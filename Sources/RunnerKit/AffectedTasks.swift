@@ -11,8 +11,6 @@ import Synchronization
 struct AffectedTasks {
   /// Why each chosen task was chosen, by graph index.
   var reasons: [Int: String] = [:]
-  /// The tasks chosen for a file of their own, not for what they depend on.
-  var direct = Set<Int>()
   /// What the changes were compared with, as said to the user (`origin/main`, a ref, `HEAD`).
   var base = ""
 
@@ -76,7 +74,6 @@ struct AffectedTasks {
         reasons[task] = "\(shown(file)) changed"
       }
     }
-    direct = Set(reasons.keys)
     // Dependents, in dependency order (a member's dependencies come before it).
     for task in selection.stages.joined() where reasons[task] == nil {
       if let cause = graph.dependencies[task].first(where: { reasons[$0] != nil }) {

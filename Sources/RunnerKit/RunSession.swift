@@ -107,7 +107,7 @@ package struct RunSession: Sendable {
       run.cancel()
     }
     store?.finish()
-    summary.interruption = watcher.firstSignal
+    summary.interruption = watcher.firstSignal ?? summary.interruption
     if let store, !settings.caching.force {
       let record = noOpWatcher.flatMap { watcher -> NoOpRecord? in
         guard summary.succeeded, let invocation = settings.caching.noOpInvocation else { return nil }

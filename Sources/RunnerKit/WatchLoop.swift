@@ -15,8 +15,9 @@ import Synchronization
 /// The lock is taken per run, so another runner waits only while a run is in progress.
 ///
 /// Services stay up across runs (`ServicePool`): a run that no longer needs one parks it, the
-/// next adopts it. A service whose own sources changed is stopped before the run, which starts
-/// it again; all are stopped when the task file reloads and when the watch ends.
+/// next adopts it. A service the change touches (its sources, or what it depends on) is
+/// stopped before the run, which starts it again; all are stopped when the task file reloads
+/// and when the watch ends.
 struct WatchLoop {
   let runner: Runner
   var selection: GraphSelection
@@ -31,6 +32,8 @@ struct WatchLoop {
   func run() async -> Int32 {
     let code = await watch()
     await services.stop()
+    // What the services left behind in their groups, as at the end of a run.
+    await ProcessReactor.shared.reapLeftovers(grace: runner.options.grace)
     return code
   }
 
@@ -70,6 +73,7 @@ struct WatchLoop {
         selection = reloaded
         Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
         await services.stop()
+        if stop.withLock({ $0 != nil }) { break }
         targets = selection.targets
       } else {
         let relevant = relevant(paths, in: selection)
@@ -81,11 +85,14 @@ struct WatchLoop {
           Terminal.write("\nchanged: running \(shown)\n", to: 1)
         }
         targets = Array(Set(targets + stale)).sorted()
-        let restart = chosen.direct.filter { graph[$0].isService }.map { graph[$0].name }
+        // A kept service the change touches, through its own sources or what it depends on
+        // (a rebuilt binary, a restarted database), starts again.
+        let restart = chosen.reasons.keys.filter { graph[$0].isService }.map { graph[$0].name }
           .filter(services.names.contains).sorted()
         if !restart.isEmpty {
-          Terminal.write("restarting \(restart.joined(separator: ", ")): sources changed\n", to: 1)
+          Terminal.write("restarting \(restart.joined(separator: ", ")): the change touches them\n", to: 1)
           await services.stop(restart)
+          if stop.withLock({ $0 != nil }) { break }
         }
       }
       guard !targets.isEmpty else { continue }

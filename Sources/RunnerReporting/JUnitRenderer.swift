@@ -71,7 +71,11 @@ package struct JUnitRenderer: Sendable {
     var parts = ["started at \(MarkupText.seconds(attempt.start))s"]
     parts.append(attempt.ready.map { "ready at \(MarkupText.seconds($0))s" } ?? "never ready")
     if let stopping = attempt.stopping { parts.append("asked to stop at \(MarkupText.seconds(stopping))s") }
-    if let end = attempt.end { parts.append("ended at \(MarkupText.seconds(end))s") }
+    if let end = attempt.end {
+      // Under --watch a service the run let go stays up for the next one.
+      let kept = attempt.reason?.hasPrefix("kept up") == true
+      parts.append("\(kept ? "kept up for the next run" : "ended") at \(MarkupText.seconds(end))s")
+    }
     return "service: " + parts.joined(separator: ", ")
   }
 }

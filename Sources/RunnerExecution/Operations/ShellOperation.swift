@@ -50,9 +50,9 @@ package struct ShellOperation: TaskOperation {
       context.output.recordExit(outcome)
       if Task.isCancelled { throw .cancelled }
       if context.task.isInteractive, outcome == .signaled(SIGINT), isatty(0) == 1 {
-        // Ctrl-C went to the task, which held the terminal, and ended it: it reaches runner
-        // now, which stops the run as for its own Ctrl-C (cleanups, exit 130).
-        kill(getpid(), SIGINT)
+        // Ctrl-C went to the task, which held the terminal, and ended it: the run stops as
+        // for runner's own Ctrl-C (cleanups, exit 130).
+        throw .interrupted(SIGINT)
       }
       guard outcome.isSuccess else { throw .command(command.text, outcome) }
     }

@@ -48,6 +48,9 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
   case gate(String)
   case outputs(String)
   case cancelled
+  /// Ctrl-C at the terminal an interactive task held ended it (signal N): the run stops as
+  /// for runner's own Ctrl-C.
+  case interrupted(Int32)
   /// Any other reason, already worded (image steps use it).
   case message(String)
 
@@ -59,6 +62,7 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case .gate(let reason): return reason
     case .outputs(let reason): return reason
     case .cancelled: return "cancelled"
+    case .interrupted: return "interrupted at its terminal"
     case .message(let text): return text
     }
   }

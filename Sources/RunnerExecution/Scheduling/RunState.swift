@@ -27,6 +27,8 @@ struct RunState {
   /// Services to stop now (`takeServicesToStop`), and those asked to stop.
   private var toStop: [Int] = []
   private var stopAsked = Set<Int>()
+  /// Under --watch: services the run no longer needs that were not ready yet.
+  private var parkWhenReady = Set<Int>()
   /// Services whose gates failed: stopped, and failed.
   private var gateFailures: [Int: String] = [:]
   /// An interactive task that waits for the running tasks to end; then the one running.
@@ -46,6 +48,8 @@ struct RunState {
   private(set) var stopping = false
   private var failures: [RunSummary.Failure] = []
   private var deadlock: String?
+  /// The signal of a Ctrl-C an interactive task received at its terminal and ended by.
+  private var interruption: Int32?
   /// Called for every state change: task, new state, attempt, reason.
   var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
 
@@ -203,6 +207,7 @@ struct RunState {
     running -= 1
     servicesUp.insert(task)
     onServiceEvent(task, .serviceReady)
+    if parkWhenReady.remove(task) != nil { toStop.append(task) }
     if !graph[task].resources.isEmpty {
       resourcesInUse.subtract(graph[task].resources)
       for blocked in resourceBlocked { ready.insert(blocked) }
@@ -216,6 +221,12 @@ struct RunState {
 
   private mutating func askToStop(_ service: Int) {
     guard stopAsked.insert(service).inserted else { return }
+    // Under --watch one still starting is kept once it is ready (`serviceReady`), unless the
+    // run stops first (then its gate check is cancelled, and it is stopped).
+    if parksServices, !stopping, !servicesUp.contains(service) {
+      parkWhenReady.insert(service)
+      return
+    }
     toStop.append(service)
     // Under --watch the scheduler says it when it stops one rather than parks it.
     if !parksServices { onServiceEvent(service, .serviceStopping) }
@@ -242,6 +253,7 @@ struct RunState {
   mutating func serviceGateFailed(_ task: Int, _ failure: String) {
     guard servicesRunning.contains(task), gateFailures[task] == nil else { return }
     gateFailures[task] = failure
+    stopAsked.insert(task)
     toStop.append(task)
   }
 
@@ -270,6 +282,10 @@ struct RunState {
         waitingOn[dependent] -= 1
         if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
       }
+    case .failure(.interrupted(let signal)):
+      set(task, .cancelled, reason: "interrupted at its terminal after \(elapsed)")
+      interruption = interruption ?? signal
+      stop()
     // Once the run is stopping, a task that ends badly ends because we stopped it: a command
     // that catches SIGTERM and exits 1 is a cancelled sibling, not a second root cause.
     case .failure(let failure) where failure == .cancelled || (stopping && !isCleanup[task]):
@@ -286,6 +302,7 @@ struct RunState {
   ) {
     let wasUp = servicesUp.remove(task) != nil
     servicesRunning.remove(task)
+    parkWhenReady.remove(task)
     if !wasUp {
       running -= 1
       if !graph[task].resources.isEmpty {
@@ -343,6 +360,8 @@ struct RunState {
     guard !stopping else { return }
     stopping = true
     for service in servicesRunning { askToStop(service) }
+    toStop += parkWhenReady
+    parkWhenReady.removeAll()
     let isCleanup = isCleanup
     if let waiting = interactiveWaiting, !isCleanup[waiting] { interactiveWaiting = nil }
     let cleanups = ready.drain().filter { isCleanup[$0] }
@@ -396,6 +415,7 @@ struct RunState {
     for task in selection.members { summary.counts[states[task], default: 0] += 1 }
     summary.failures = failures
     summary.deadlock = deadlock
+    summary.interruption = interruption
     return summary
   }
 }

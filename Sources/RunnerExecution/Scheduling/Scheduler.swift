@@ -123,6 +123,7 @@ package struct Scheduler: Sendable {
             kept[task] = service
             group.addTask { await service.next(task) }
             startGates(of: task, context: context, state: &state, group: &group, emit: emit)
+            if state.servicesUp.contains(task) { service.markReady() }
           } else if selection.graph[task].isService {
             let handle = Task { await Self.attempt(operation, context: context, retries: 0, emit: events) }
             services[task] = handle
@@ -164,6 +165,7 @@ package struct Scheduler: Sendable {
         case .serviceGate(let task, let failure?):
           state.serviceGateFailed(task, failure)
         case .serviceGate(let task, nil):
+          kept[task]?.markReady()
           state.serviceReady(task)
         case .parked(let task):
           kept[task] = nil

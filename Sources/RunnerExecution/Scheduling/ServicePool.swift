@@ -25,7 +25,11 @@ package final class ServicePool: Sendable {
       /// How the attempt ended, once it has.
       var ended: Scheduler.Completion?
       var waiter: UnsafeContinuation<Scheduler.Completion, Never>?
+      /// The task the waiting run knows it as.
+      var task = 0
       var parked = false
+      /// Its gates passed (set by the scheduler): a cancelled run may keep it.
+      var ready = false
       /// Adopted by a run (between `adopt` and parking).
       var inRun = true
       var stopping = false
@@ -37,17 +41,29 @@ package final class ServicePool: Sendable {
     }
 
     /// Waits until the service ends (its completion) or a run parks it (`.parked(task)`).
+    /// Cancelling the caller (the run stops) parks it when it is ready and stops it otherwise,
+    /// so the wait always ends.
     func next(_ task: Int) async -> Scheduler.Completion {
-      await withUnsafeContinuation { continuation in
-        let now: Scheduler.Completion? = state.withLock { state in
-          if let ended = state.ended { return ended }
-          if state.parked { return .parked(task) }
-          state.waiter = continuation
-          return nil
+      await withTaskCancellationHandler {
+        await withUnsafeContinuation { continuation in
+          let now: Scheduler.Completion? = state.withLock { state in
+            if let ended = state.ended { return ended }
+            if state.parked { return .parked(task) }
+            state.waiter = continuation
+            state.task = task
+            return nil
+          }
+          if let now { continuation.resume(returning: now) }
         }
-        if let now { continuation.resume(returning: now) }
+      } onCancel: {
+        if state.withLock({ $0.ready }) { park(task) } else { handle.cancel() }
       }
     }
+
+    func markReady() { state.withLock { $0.ready = true } }
+
+    /// Whether a run holds it now (its output goes to that run).
+    var inRun: Bool { state.withLock { $0.inRun && !$0.parked } }
 
     /// The run no longer needs it: it stays up, and the run's wait ends.
     func park(_ task: Int) {
@@ -96,8 +112,9 @@ package final class ServicePool: Sendable {
     kept.withLock { $0[name] = service }
     Task {
       let completion = await handle.value
-      guard service.ended(completion) else { return }
+      let unseen = service.ended(completion)
       self.kept.withLock { if $0[name] === service { $0[name] = nil } }
+      guard unseen else { return }
       Terminal.write("\nservice '\(name)' ended on its own; the next run that needs it starts it again\n", to: 1)
     }
     return service
@@ -127,7 +144,9 @@ package final class ServicePool: Sendable {
       let chosen = names ?? Array(kept.keys)
       return chosen.compactMap { kept.removeValue(forKey: $0) }
     }
-    for service in stopping { await service.stop() }
+    await withTaskGroup(of: Void.self) { group in
+      for service in stopping { group.addTask { await service.stop() } }
+    }
   }
 
   /// A run starts (`observer` gets kept services' output from now) or ends (nil).
@@ -138,17 +157,21 @@ package final class ServicePool: Sendable {
   /// Where a kept service's output goes: the run in progress, else stdout.
   func relay(name: String) -> any RunObserver { Relay(pool: self, name: name) }
 
+  /// Whether the service named so is held by the run in progress.
+  func inRun(_ name: String) -> Bool { kept.withLock { $0[name] }?.inRun ?? false }
+
   struct Relay: RunObserver {
     let pool: ServicePool
     let name: String
 
     func record(_ event: RunEvent) {
-      guard let (observer, start) = pool.current.withLock({ $0 }) else { return }
+      guard pool.inRun(name), let (observer, start) = pool.current.withLock({ $0 }) else { return }
       observer.record(RunEvent(time: ContinuousClock.now - start, task: event.task, kind: event.kind))
     }
 
     func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
-      if let (observer, start) = pool.current.withLock({ $0 }) {
+      // A run that does not hold it (grouped or quiet) would keep its lines until it ends there.
+      if pool.inRun(name), let (observer, start) = pool.current.withLock({ $0 }) {
         return observer.output(task: task, stream: stream, lines: lines, time: ContinuousClock.now - start)
       }
       let head = Array((name + " | ").utf8)
