@@ -8,8 +8,9 @@
 #   SHA256SUMS
 # Needs: a Swift 6.2 toolchain, libyaml-dev libpng-dev libjpeg62-turbo-dev (their .a archives),
 # dpkg-dev (dpkg-shlibdeps), python3. Figures (sizes, time): Benchmarks/README.md.
-#   SCRATCH=.build-dist   where SwiftPM builds
+#   RUNNER_DIST_SCRATCH=.build-dist   where SwiftPM builds
 set -euo pipefail
+umask 022
 cd "$(dirname "$0")/.."
 root=$PWD
 started=$(date +%s)
@@ -18,10 +19,11 @@ version=$(sed -n 's/.*static let semantic = "\(.*\)".*/\1/p' Sources/RunnerKit/R
 arch=$(uname -m)
 [ "$arch" = x86_64 ] || { echo "build.sh: only x86_64 is packaged so far (this is $arch)" >&2; exit 1; }
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-scratch=${SCRATCH:-.build-dist}
+scratch=${RUNNER_DIST_SCRATCH:-.build-dist}
 dist=$root/dist
 work=$root/$scratch/package
 rm -rf "$work" && mkdir -p "$work" "$dist"
+rm -f "$dist"/runner[-_]* "$dist/SHA256SUMS"
 
 # The C libraries statically: a folder holding only their .a archives, and pkg-config files
 # that name it (SwiftPM puts each package's libdir on the link line, the system's first
@@ -58,7 +60,7 @@ python3 Packaging/manpage.py "$stage/bin/runner" "$version" > "$stage/share/man/
 cp schema/tasks.schema.json "$stage/share/runner/"
 cp README.md "$stage/share/doc/runner/"
 cp -r docs "$stage/share/doc/runner/docs"
-bash Packaging/notices.sh "$multiarch" > "$stage/share/doc/runner/THIRD-PARTY-NOTICES"
+RUNNER_DIST_SCRATCH=$scratch bash Packaging/notices.sh "$multiarch" > "$stage/share/doc/runner/THIRD-PARTY-NOTICES"
 
 tarball=runner-$version-linux-$arch.tar.gz
 tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$dist/$tarball" "runner-$version-linux-$arch"
@@ -73,10 +75,11 @@ gzip -9n -c "$stage/share/man/man1/runner.1" > "$deb/usr/share/man/man1/runner.1
 cp "$stage/share/zsh/site-functions/_runner" "$deb/usr/share/zsh/vendor-completions/"
 cp "$stage/share/doc/runner/THIRD-PARTY-NOTICES" "$deb/usr/share/doc/runner/copyright"
 gzip -9n -c README.md > "$deb/usr/share/doc/runner/README.md.gz"
+cp -r docs "$deb/usr/share/doc/runner/docs"
 # Depends: what the binary really loads, from the shlibs files of the packages that provide it.
 mkdir -p "$work/shlibs/debian"
 printf 'Source: runner\n\nPackage: runner\nArchitecture: amd64\n' > "$work/shlibs/debian/control"
-depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$deb/usr/bin/runner" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O "$deb/usr/bin/runner" | sed -n 's/^shlibs:Depends=//p' || true)
 [ -n "$depends" ] || { echo "build.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 size=$(du -sk "$deb/usr" | cut -f1)
 cat > "$deb/DEBIAN/control" <<EOF

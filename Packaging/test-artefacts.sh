@@ -11,15 +11,18 @@ root=$PWD
 if [ "${1:-}" != --inside ]; then
   [ "$(id -u)" = 0 ] || { echo "test-artefacts.sh: needs root (a mount namespace hides the toolchain)" >&2; exit 1; }
   (cd dist && sha256sum -c --quiet SHA256SUMS)
-  toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
-  exec unshare -m --propagation private bash -c \
-    "mount -t tmpfs none '$toolchain' && exec bash '$root/Packaging/test-artefacts.sh' --inside"
+  # Hide the Swift runtime (lib/swift and lib/swift_static of the toolchain), wherever it is
+  # installed (/opt/swift/usr, /usr in the swift: images, swiftly's folder).
+  resources=$(swift -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p')
+  case "$resources" in */lib/swift) ;; *) echo "test-artefacts.sh: unexpected runtime at '$resources'" >&2; exit 1 ;; esac
+  exec unshare -m --propagation private bash -c "mount -t tmpfs none '$resources' &&
+    { [ ! -d '${resources}_static' ] || mount -t tmpfs none '${resources}_static'; } &&
+    exec bash '$root/Packaging/test-artefacts.sh' --inside"
 fi
 
 fail() { echo "test-artefacts.sh: $*" >&2; exit 1; }
 version=$(sed -n 's/.*static let semantic = "\(.*\)".*/\1/p' Sources/RunnerKit/RunnerVersion.swift)
 # Nothing of Swift's runtime may be visible, or this proves nothing.
-! command -v swift > /dev/null || fail "swift is still on the PATH: $(command -v swift)"
 found=$(find /usr /lib /lib64 /opt -name 'libswiftCore.so*' 2> /dev/null | head -1 || true)
 [ -z "$found" ] || fail "a Swift runtime is still visible: $found"
 
@@ -51,29 +54,32 @@ check() {
   (cd "$starter" && "$runner" --init > /dev/null && "$runner" --list > /dev/null) || fail "$name: --init"
   schema=$(sed -n 's/^# yaml-language-server: \$schema=//p' "$starter/tasks.yml")
   [ -f "$schema" ] || fail "$name: --init's schema line names '$schema', which does not exist"
+  # The installed schema, beside the binary: not a copy elsewhere on this machine.
+  [ "$schema" = "$(dirname "$(dirname "$(readlink -f "$runner")")")/share/runner/tasks.schema.json" ] \
+    || fail "$name: --init's schema line names '$schema', not the one installed with it"
   rm -rf "$starter"
   echo "ok: $name ($("$runner" --version))"
 }
 
-# The tarball, as the README installs it.
+# The tarball, as the README installs it (in a fresh HOME).
 export HOME=$scratch/home
-mkdir -p "$HOME/.local"
-(cd dist && tar -xzf "runner-$version-linux-x86_64.tar.gz" -C ~/.local --strip-components=1)
+mkdir -p "$HOME"
+cd dist
+mkdir -p ~/.local && tar -xzf "runner-$version-linux-x86_64.tar.gz" -C ~/.local --strip-components=1
 check tarball "$HOME/.local/bin/runner"
-man -l "$HOME/.local/share/man/man1/runner.1" > /dev/null 2>&1 || [ -s "$HOME/.local/share/man/man1/runner.1" ] \
-  || fail "tarball: no man page"
+grep -q '^\.SH OPTIONS' "$HOME/.local/share/man/man1/runner.1" || fail "tarball: no man page"
 
-# The wheel, into a fresh virtual environment.
-python3 -m venv "$scratch/venv"
-"$scratch/venv/bin/pip" install --quiet --no-index dist/runner_bin-"$version"-*.whl
-check wheel "$scratch/venv/bin/runner"
+# The wheel, as the README installs it: into a virtual environment.
+python3 -m venv ~/.venvs/runner && ~/.venvs/runner/bin/pip install --quiet runner_bin-"$version"-*.whl
+check wheel "$HOME/.venvs/runner/bin/runner"
+cd "$root"
 
 # The .deb: unpacked, and (RUNNER_INSTALL_DEB=1) installed with apt.
 dpkg-deb -x "dist/runner_${version}_amd64.deb" "$scratch/deb"
 check "deb (unpacked)" "$scratch/deb/usr/bin/runner"
 if [ "${RUNNER_INSTALL_DEB:-}" = 1 ]; then
+  trap 'apt-get remove -y -qq runner > /dev/null 2>&1; rm -rf "$scratch"' EXIT
   apt-get install -y -qq "$root/dist/runner_${version}_amd64.deb" > /dev/null
   check "deb (apt install)" /usr/bin/runner
-  apt-get remove -y -qq runner > /dev/null
 fi
 echo "test-artefacts.sh: every artefact ran without Swift"

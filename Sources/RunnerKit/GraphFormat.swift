@@ -20,6 +20,9 @@ public enum GraphFormat: String, Sendable, CaseIterable {
     }
   }
 
+  /// The most tasks `--graph html` lays out with Graphviz.
+  static let graphvizLimit = 2000
+
   /// Writes the graph as SVG or PNG (through Graphviz) or as an HTML page to stdout.
   ///
   /// - Returns: 0, or 2 (with a message naming the package) when Graphviz is missing or fails.
@@ -27,7 +30,11 @@ public enum GraphFormat: String, Sendable, CaseIterable {
     do {
       switch self {
       case .html:
-        let svg = GraphvizRenderer.isAvailable ? try await GraphvizRenderer().render(selection, format: .svg) : nil
+        // Graphviz's layout grows much faster than the graph (10 000 tasks: many minutes);
+        // above a few thousand tasks the page draws its own layered layout.
+        let small = selection.members.count <= Self.graphvizLimit
+        let svg =
+          small && GraphvizRenderer.isAvailable ? try await GraphvizRenderer().render(selection, format: .svg) : nil
         Terminal.write(
           HTMLGraphRenderer().render(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }), to: 1)
       default:

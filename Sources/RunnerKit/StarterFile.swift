@@ -7,15 +7,18 @@ import RunnerModel
 /// place, which fails if `tasks.yml` appeared meanwhile.
 package enum StarterFile {
   /// The JSON Schema's installed place: `../share/runner/` beside the binary's directory (the
-  /// tarball, the .deb and the wheel all lay it out so), else the checkout it was built from.
+  /// tarball, the .deb and the wheel all lay it out so); a debug build also finds the checkout
+  /// it was built from (a release binary carries no path of the machine that built it).
   package static func schemaPath(executable: String = FilePath.canonical("/proc/self/exe")) -> String? {
     let bin = TaskFileLocator.parent(of: executable)
-    let installed = TaskFileLocator.parent(of: bin) + "/share/runner/tasks.schema.json"
-    // Sources/RunnerKit/StarterFile.swift → the checkout's schema/.
-    let checkout =
-      TaskFileLocator.parent(of: TaskFileLocator.parent(of: TaskFileLocator.parent(of: #filePath)))
-      + "/schema/tasks.schema.json"
-    return [installed, checkout].first { access($0, R_OK) == 0 }
+    var candidates = [TaskFileLocator.parent(of: bin) + "/share/runner/tasks.schema.json"]
+    #if DEBUG
+      // Sources/RunnerKit/StarterFile.swift → the checkout's schema/.
+      candidates.append(
+        TaskFileLocator.parent(of: TaskFileLocator.parent(of: TaskFileLocator.parent(of: #filePath)))
+          + "/schema/tasks.schema.json")
+    #endif
+    return candidates.first { access($0, R_OK) == 0 }
   }
 
   static func text(schema: String?) -> String {
@@ -59,7 +62,9 @@ package enum StarterFile {
     let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     defer { unlink(temporary) }
     let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-    fchmod(descriptor, 0o644)
+    let mask = umask(0)
+    umask(mask)
+    fchmod(descriptor, 0o666 & ~mask)
     let closed = close(descriptor)
     guard written == bytes.count, closed == 0 else { return fail("cannot write here: \(FileReader.describe(errno))") }
     guard link(temporary, "tasks.yml") == 0 else {

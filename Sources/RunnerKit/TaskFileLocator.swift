@@ -1,5 +1,6 @@
 import Glibc
 import RunnerBasics
+import RunnerModel
 
 /// Finds the task file when none is named: `tasks.yml`, then `tasks.yaml`, in the current
 /// directory, then in each parent up to the root — as go-task and just walk up.
@@ -48,22 +49,38 @@ package enum TaskFileLocator {
     return String(directory[..<slash])
   }
 
-  /// Why a task file found in a parent directory is not used, or nil when it may be.
+  /// Why a task file found in a parent directory is not used, or nil when it may be: it, what
+  /// it links to, or its directory belongs to another user, or anyone may write it (a
+  /// world-writable file, or directory without the sticky bit).
   static func refusal(_ path: String, directory: String) -> String? {
     let user = getuid()
     var file = stat()
     var folder = stat()
-    guard lstat(path, &file) == 0, stat(directory, &folder) == 0 else { return nil }
-    var target = stat()
-    let resolved = stat(path, &target) == 0 ? target : file
+    var resolved = stat()
+    guard lstat(path, &file) == 0, stat(directory, &folder) == 0, stat(path, &resolved) == 0 else {
+      return "found '\(path)' but cannot check whose it is: \(FileReader.describe(errno)). To use it: runner -f "
+        + quoted(path)
+    }
+    if resolved.st_mode & S_IWOTH != 0 || (folder.st_mode & S_IWOTH != 0 && folder.st_mode & S_ISVTX == 0) {
+      let what = resolved.st_mode & S_IWOTH != 0 ? "the file" : "its directory"
+      return "found '\(path)' but did not use it: anyone may write \(what), so it could be someone else's. "
+        + "To use it: runner -f \(quoted(path))"
+    }
     for (what, owner) in [
       ("the file", file.st_uid), ("the file it links to", resolved.st_uid), ("its directory", folder.st_uid),
     ]
     where owner != user && owner != 0 {
-      return "found '\(path)' but did not use it: \(what) belongs to \(describe(owner)), not to you "
-        + "(\(describe(user))) or root, so it could be someone else's. To use it: runner -f \(path)"
+      let you = user == 0 ? "root" : "you (\(describe(user))) or root"
+      return "found '\(path)' but did not use it: \(what) belongs to \(describe(owner)), not to \(you), "
+        + "so it could be someone else's. To use it: runner -f \(quoted(path))"
     }
     return nil
+  }
+
+  /// `path` as a shell word.
+  static func quoted(_ path: String) -> String {
+    path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }
+      ? path : "'" + path.replacing("'", with: "'\\''") + "'"
   }
 
   /// "alice (uid 1001)", or the number alone when the user has no name.

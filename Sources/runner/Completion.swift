@@ -10,7 +10,9 @@ extension RunnerCommand {
     let arguments = Array(words.dropFirst())
     // As the run would: in -C DIR, the file named, else the nearest task file.
     if let flag = arguments.firstIndex(where: { $0 == "-C" || $0 == "--dir" }), flag + 1 < arguments.count {
-      _ = chdir(arguments[flag + 1])
+      _ = chdir(Self.expandingHome(arguments[flag + 1]))
+    } else if let word = arguments.first(where: { $0.hasPrefix("--dir=") }) {
+      _ = chdir(Self.expandingHome(String(word.dropFirst("--dir=".count))))
     }
     var path = (try? TaskFileLocator.find().get()) ?? "tasks.yml"
     if let flag = arguments.firstIndex(where: { $0 == "-f" || $0 == "--file" }), flag + 1 < arguments.count {
@@ -22,5 +24,11 @@ extension RunnerCommand {
     // zsh's `_describe` reads `name:description`: a ':' in a task name must be escaped.
     guard let shell = getenv("SAP_SHELL"), String(cString: shell) == "zsh" else { return names }
     return names.map { $0.replacing(":", with: "\\:") }
+  }
+
+  /// `~/x` as the shell would have expanded it (completion gets the word as typed).
+  static func expandingHome(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") else { return path }
+    return String(cString: home) + path.dropFirst()
   }
 }

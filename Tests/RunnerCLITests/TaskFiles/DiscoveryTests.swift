@@ -56,7 +56,7 @@ import Testing
   }
 
   /// As root: a parent's tasks.yml that another user owns (or whose directory another user
-  /// owns) is refused, with the file, the owner and the `-f` that would use it; exit 2.
+  /// owns, or that anyone may write) is refused, with the file, the owner and the `-f` that would use it; exit 2.
   /// The same file in the current directory is used: it was chosen by standing there.
   @Test(.enabled(if: getuid() == 0, "needs root to give a file to another user"))
   func aParentsTaskFileOfAnotherUserIsRefused() throws {
@@ -69,6 +69,8 @@ import Testing
       cd sub; "$RUNNER" t 2> err.txt; echo "below=$?"; cat err.txt
       chown 0 ../tasks.yml; chown 65534 ..; "$RUNNER" t 2> err.txt > /dev/null; echo "directory=$?"
       grep -c 'its directory belongs to' err.txt; chown 0 ..
+      chmod 666 ../tasks.yml; "$RUNNER" t 2> err.txt > /dev/null; echo "writable=$?"
+      grep -c 'anyone may write the file' err.txt; chmod 644 ../tasks.yml
       """)
     let lines = report.split(separator: "\n").map(String.init)
     #expect(lines.first == "here=0", "\(report)")
@@ -78,7 +80,7 @@ import Testing
         #/error: found '/[^']*/tasks\.yml' but did not use it: the file belongs to [^(]*\(?uid 65534\)?/#),
       "\(report)")
     #expect(report.contains("To use it: runner -f /"), "\(report)")
-    #expect(lines.suffix(2) == ["directory=2", "1"], "\(report)")
+    #expect(lines.suffix(4) == ["directory=2", "1", "writable=2", "1"], "\(report)")
   }
 
   /// `-C DIR` behaves as if started in DIR; a missing DIR is a usage error.
