@@ -53,12 +53,16 @@ package struct JSONGraphRenderer: Sendable {
       }
       return .object(members)
     }
+    // Each dependent's `deps` locations once (looking each edge up in its list was quadratic).
+    var locations: [Int: [String: SourceLocation]] = [:]
     let edges = selection.edges.map { edge -> JSONValue in
-      .object([
+      if locations[edge.to] == nil { locations[edge.to] = graph.dependencyLocations(of: edge.to) }
+      let location = locations[edge.to]?[graph[edge.from].name] ?? graph[edge.to].location
+      return .object([
         ("from", .string(graph[edge.from].name)),
         ("to", .string(graph[edge.to].name)),
         ("kind", .string(edge.carriesImage ? "image" : "order")),
-        ("location", graph.edgeLocation(from: edge.to, to: edge.from).json),
+        ("location", location.json),
       ])
     }
     return .object([

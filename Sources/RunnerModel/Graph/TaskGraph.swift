@@ -70,6 +70,17 @@ package struct TaskGraph: Sendable {
 
   package subscript(index: Int) -> TaskDefinition { file.tasks[index] }
 
+  /// Where task `task` names each of its `deps`, by name (the first mention). For every edge
+  /// of a task at once: `edgeLocation` per edge scans the list, quadratic on a wide task.
+  package func dependencyLocations(of task: Int) -> [String: SourceLocation] {
+    var locations: [String: SourceLocation] = [:]
+    locations.reserveCapacity(file.tasks[task].dependencies.count)
+    for dependency in file.tasks[task].dependencies where locations[dependency.name] == nil {
+      locations[dependency.name] = dependency.location
+    }
+    return locations
+  }
+
   /// Where task `from` names task `to` in its `deps`.
   package func edgeLocation(from: Int, to: Int) -> SourceLocation {
     let name = file.tasks[to].name

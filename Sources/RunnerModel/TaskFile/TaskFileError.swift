@@ -55,7 +55,8 @@ package enum TaskFileError: Error, Sendable, Equatable, CustomStringConvertible 
     case .tooDeep(let limit):
       return "collections nest deeper than \(limit) levels"
     case .aliasBudgetExceeded(let limit):
-      return "the file expands to more than \(limit) YAML nodes (too many aliases: an alias bomb?)"
+      return "aliases expand the file by more than \(limit) YAML nodes (the limit: one per byte of the file, "
+        + "at least 1000000) — an alias bomb? Expand fewer or smaller aliases"
     case .badMerge: return "a merge key '<<' takes a mapping or a list of mappings"
     case .unknownKey(let key, let place, let suggestion):
       return "unknown key '\(key)' in \(place)" + Self.hint(suggestion)

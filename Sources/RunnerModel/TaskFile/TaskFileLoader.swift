@@ -7,7 +7,7 @@ import RunnerBasics
 /// (expressions, image inputs, save paths) → cycles. Each phase reports every problem it
 /// finds; a later phase runs only when the earlier ones found none.
 package struct TaskFileLoader: Sendable {
-  package var nodeBudget = YAMLParser.defaultNodeBudget
+  package var aliasBudget = YAMLParser.defaultAliasBudget
   /// The command line's params, targets and arguments.
   package var invocation = Invocation()
   /// runner's environment, which `.env` files do not override and `${NAME}` reads.
@@ -64,7 +64,7 @@ package struct TaskFileLoader: Sendable {
       ])
     }
     var parser = YAMLParser(file: path)
-    parser.nodeBudget = nodeBudget
+    parser.aliasBudget = aliasBudget
     let root: YAMLNode
     do {
       guard let parsed = try parser.parse(bytes) else {

@@ -4,11 +4,13 @@ import CYaml
 ///
 /// The event API, rather than libyaml's document loader, lets runner own what the loader
 /// gets wrong for a task file: duplicate keys are rejected (libyaml accepts them silently),
-/// aliases are expanded under a node budget (so "billion laughs" fails in microseconds),
+/// aliases are expanded under a budget relative to the file's size (so "billion laughs"
+/// fails in microseconds, at its alias, while a plain file of any size loads),
 /// a recursive alias is an error, and `<<` merge keys are resolved.
 package struct YAMLParser {
-  /// The most nodes a file may expand to, aliases included.
-  static let defaultNodeBudget = 5_000_000
+  /// The fewest nodes aliases may always add by expansion; a larger file may add one per
+  /// byte of its text. Nodes written out in the file are not limited (memory is).
+  static let defaultAliasBudget = 1_000_000
   /// The deepest nesting of sequences and mappings accepted.
   ///
   /// libyaml's scanner is quadratic in flow nesting depth (40 000 `[` take seconds), so the
@@ -16,7 +18,7 @@ package struct YAMLParser {
   static let maximumDepth = 256
 
   let file: String
-  var nodeBudget = YAMLParser.defaultNodeBudget
+  var aliasBudget = YAMLParser.defaultAliasBudget
 
   init(file: String) { self.file = file }
 
@@ -29,7 +31,7 @@ package struct YAMLParser {
       throw Diagnostic.error(.syntax(problem: "libyaml could not be initialised", context: nil), at: nil)
     }
     defer { yaml_parser_delete(&parser) }
-    var builder = Builder(file: file, budget: nodeBudget)
+    var builder = Builder(file: file, budget: max(aliasBudget, bytes.count))
     let result: Result<YAMLNode?, Diagnostic> = bytes.withUnsafeBufferPointer { buffer in
       yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
       do {
@@ -84,7 +86,8 @@ extension YAMLParser {
     var anchors: [String: YAMLNode] = [:]
     /// Anchors whose node is still open: an alias to one of them is recursive.
     var openAnchors: Set<String> = []
-    var total = 0
+    /// Nodes added by expanding aliases, against `budget`.
+    var expanded = 0
     var root: YAMLNode?
     var documents = 0
 
@@ -121,6 +124,8 @@ extension YAMLParser {
           if openAnchors.contains(name) { throw Diagnostic.error(.recursiveAlias(name), at: at) }
           guard var node = anchors[name] else { throw Diagnostic.error(.undefinedAlias(name), at: at) }
           node.location = at
+          expanded += node.weight
+          if expanded > budget { throw Diagnostic.error(.aliasBudgetExceeded(budget), at: at) }
           try add(node, anchor: nil)
         case YAML_SEQUENCE_START_EVENT:
           if stack.count >= YAMLParser.maximumDepth {
@@ -141,7 +146,7 @@ extension YAMLParser {
           if let anchor = frame.anchor { openAnchors.remove(anchor) }
           let kind: YAMLNode.Kind =
             frame.isMapping ? .mapping(try Self.resolveMerges(frame.entries)) : .sequence(frame.items)
-          try add(YAMLNode(kind, at: frame.location, weight: frame.weight), anchor: frame.anchor, counted: true)
+          try add(YAMLNode(kind, at: frame.location, weight: frame.weight), anchor: frame.anchor)
         default:
           continue
         }
@@ -150,12 +155,7 @@ extension YAMLParser {
 
     /// Attaches a finished node to its parent (or makes it the root) and records its anchor.
     ///
-    /// - Parameter counted: the node's weight was already charged as its children arrived.
-    mutating func add(_ node: YAMLNode, anchor: String?, counted: Bool = false) throws(Diagnostic) {
-      if !counted {
-        total += node.weight
-        if total > budget { throw Diagnostic.error(.aliasBudgetExceeded(budget), at: node.location) }
-      }
+    mutating func add(_ node: YAMLNode, anchor: String?) throws(Diagnostic) {
       if let anchor { anchors[anchor] = node }
       // Mutated in place through the subscript, never copied: a copy would make every append
       // copy the collection built so far (quadratic in a large mapping).

@@ -10,7 +10,7 @@ func loadGraph(_ text: String) throws -> TaskGraph {
 /// The diagnostics loading `text` produces (empty if it loads).
 func loadErrors(_ text: String, budget: Int? = nil) -> [Diagnostic] {
   var loader = TaskFileLoader()
-  if let budget { loader.nodeBudget = budget }
+  if let budget { loader.aliasBudget = budget }
   do {
     _ = try loader.load(bytes: Array(text.utf8), path: "tasks.yml")
     return []

@@ -3,9 +3,9 @@ import Testing
 @testable import RunnerModel
 
 @Suite struct YAMLParserTests {
-  func parse(_ text: String, budget: Int = YAMLParser.defaultNodeBudget) throws(Diagnostic) -> YAMLNode? {
+  func parse(_ text: String, budget: Int = YAMLParser.defaultAliasBudget) throws(Diagnostic) -> YAMLNode? {
     var parser = YAMLParser(file: "f.yml")
-    parser.nodeBudget = budget
+    parser.aliasBudget = budget
     return try parser.parse(Array(text.utf8))
   }
 
@@ -93,6 +93,35 @@ import Testing
       Issue.record("the bomb was expanded")
     } catch {
       #expect(error.message.contains("alias bomb"))
+    }
+  }
+
+  /// Only what aliases add counts: a file written out in full loads at any size.
+  @Test func nodesWrittenOutAreNotLimited() throws {
+    let text = "a: [" + Array(repeating: "x", count: 200_000).joined(separator: ", ") + "]\n"
+    let root = try #require(try parse(text, budget: 1000))
+    guard case .mapping(let entries) = root.kind, case .sequence(let items) = entries[0].value.kind else {
+      Issue.record("unexpected shape")
+      return
+    }
+    #expect(items.count == 200_000)
+  }
+
+  /// Aliases may add one node per byte of the file (at least the budget); past that, the
+  /// error points at the alias that went over.
+  @Test func aliasesMayAddOneNodePerByte() throws {
+    let base = "b: &b [" + Array(repeating: "x", count: 100).joined(separator: ", ") + "]\n"
+    let uses = (0..<20).map { "u\($0): *b\n" }.joined()
+    // 20 aliases of 101 nodes (2 020) in a file of about 900 bytes: over, unless padded.
+    let padding = "# " + String(repeating: "-", count: 3000) + "\n"
+    #expect(try parse(padding + base + uses, budget: 10) != nil)
+    do {
+      _ = try parse(base + uses, budget: 10)
+      Issue.record("the aliases were expanded past the file's size")
+    } catch {
+      #expect(error.message.contains("aliases expand the file by more than"), "\(error.message)")
+      #expect(error.location?.line ?? 0 > 2, "at an alias: \(String(describing: error.location))")
+      #expect(error.location?.column == 5)
     }
   }
 
