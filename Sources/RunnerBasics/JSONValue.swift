@@ -15,11 +15,26 @@ package enum JSONValue: Sendable, Equatable {
   /// - Parameter pretty: two-space indentation and one item a line; otherwise one line.
   package func serialized(pretty: Bool = false) -> String {
     var out = ""
-    write(to: &out, pretty: pretty, indent: "")
+    write(to: &out, pretty: pretty, depth: 0)
     return out
   }
 
-  func write(to out: inout String, pretty: Bool, indent: String) {
+  package func write(to out: inout String, pretty: Bool, indent: String) {
+    write(to: &out, pretty: pretty, depth: indent.utf8.count / 2)
+  }
+
+  /// Indentation strings by depth, made once: a large document has millions of lines.
+  static let indents = (0..<32).map { "\n" + String(repeating: "  ", count: $0) }
+
+  static func newline(_ depth: Int, into out: inout String) {
+    if depth < indents.count {
+      out += indents[depth]
+    } else {
+      out += "\n" + String(repeating: "  ", count: depth)
+    }
+  }
+
+  func write(to out: inout String, pretty: Bool, depth: Int) {
     switch self {
     case .string(let text): Self.escape(text, into: &out)
     case .int(let value): out += String(value)
@@ -28,31 +43,37 @@ package enum JSONValue: Sendable, Equatable {
     case .null: out += "null"
     case .array(let items):
       guard !items.isEmpty else { return out += "[]" }
-      let inner = indent + "  "
       out += "["
       for (position, item) in items.enumerated() {
         if position > 0 { out += "," }
-        if pretty { out += "\n" + inner }
-        item.write(to: &out, pretty: pretty, indent: inner)
+        if pretty { Self.newline(depth + 1, into: &out) }
+        item.write(to: &out, pretty: pretty, depth: depth + 1)
       }
-      out += pretty ? "\n" + indent + "]" : "]"
+      if pretty { Self.newline(depth, into: &out) }
+      out += "]"
     case .object(let members):
       guard !members.isEmpty else { return out += "{}" }
-      let inner = indent + "  "
       out += "{"
       for (position, (key, value)) in members.enumerated() {
         if position > 0 { out += "," }
-        if pretty { out += "\n" + inner }
+        if pretty { Self.newline(depth + 1, into: &out) }
         Self.escape(key, into: &out)
         out += pretty ? ": " : ":"
-        value.write(to: &out, pretty: pretty, indent: inner)
+        value.write(to: &out, pretty: pretty, depth: depth + 1)
       }
-      out += pretty ? "\n" + indent + "}" : "}"
+      if pretty { Self.newline(depth, into: &out) }
+      out += "}"
     }
   }
 
-  static func escape(_ text: String, into out: inout String) {
+  package static func escape(_ text: String, into out: inout String) {
     out += "\""
+    // Most strings (names, commands, paths) need no escape: appended whole.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+      out += text
+      out += "\""
+      return
+    }
     for scalar in text.unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""

@@ -131,7 +131,7 @@ public final class Runner: Sendable {
     guard let caching = cacheSettings(), let (graph, selection) = load(wholeFile: true) else { return ExitStatus.usage }
     if format == .json {
       let predictions = predictions(graph, selection, caching)
-      Terminal.write(JSONGraphRenderer().render(selection, predictions: predictions), to: 1)
+      JSONGraphRenderer().write(selection, predictions: predictions) { Terminal.write($0, to: 1) }
       return ExitStatus.success
     }
     if format.isPicture { return await format.draw(selection) }

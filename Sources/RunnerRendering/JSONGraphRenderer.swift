@@ -11,68 +11,218 @@ package struct JSONGraphRenderer: Sendable {
 
   /// - Parameter predictions: what a run would do with each task, by index (the `cache` member).
   package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
-    value(selection, predictions: predictions).serialized(pretty: true) + "\n"
+    var out = ""
+    write(selection, predictions: predictions) { out += $0 }
+    return out
   }
 
+  /// The same text, handed to `emit` in pieces of about 1 MiB: a graph of a million tasks is
+  /// written task by task, never held whole (neither as text nor as one `JSONValue`).
+  package func write(
+    _ selection: GraphSelection, predictions: [Int: CachePrediction] = [:], to emit: (String) -> Void
+  ) {
+    let graph = selection.graph
+    var out = "{\n  \"format\": \(Self.formatVersion),\n  \"file\": "
+    JSONValue.string(graph.file.path).write(to: &out, pretty: true, indent: "  ")
+    out += ",\n  \"targets\": "
+    names(selection.targets, graph).write(to: &out, pretty: true, indent: "  ")
+    func list<Items: Collection>(_ key: String, _ items: Items, _ value: (Items.Element) -> JSONValue) {
+      out += ",\n  \"\(key)\": "
+      guard !items.isEmpty else { return out += "[]" }
+      out += "["
+      for (position, item) in items.enumerated() {
+        out += position > 0 ? ",\n    " : "\n    "
+        value(item).write(to: &out, pretty: true, indent: "    ")
+        if out.utf8.count >= 1 << 20 {
+          emit(out)
+          out = ""
+        }
+      }
+      out += "\n  ]"
+    }
+    // Tasks are written straight out (a `JSONValue` per task costs more than the load).
+    out += ",\n  \"tasks\": "
+    if selection.members.isEmpty {
+      out += "[]"
+    } else {
+      out += "["
+      for (position, node) in selection.members.enumerated() {
+        out += position > 0 ? ",\n    " : "\n    "
+        writeTask(node, selection, predictions: predictions, into: &out)
+        if out.utf8.count >= 1 << 20 {
+          emit(out)
+          out = ""
+        }
+      }
+      out += "\n  ]"
+    }
+    var locations: [Int: [String: SourceLocation]] = [:]
+    out += ",\n  \"edges\": "
+    let edges = selection.edges
+    if edges.isEmpty {
+      out += "[]"
+    } else {
+      out += "["
+      for (position, edge) in edges.enumerated() {
+        out += position > 0 ? ",\n    {\n      \"from\": " : "\n    {\n      \"from\": "
+        JSONValue.escape(graph[edge.from].name, into: &out)
+        out += ",\n      \"to\": "
+        JSONValue.escape(graph[edge.to].name, into: &out)
+        out += edge.carriesImage ? ",\n      \"kind\": \"image\"" : ",\n      \"kind\": \"order\""
+        let location = Self.location(of: edge, graph, cache: &locations)
+        out += ",\n      \"location\": {\n        \"file\": "
+        JSONValue.escape(location.file, into: &out)
+        out += ",\n        \"line\": \(location.line),\n        \"column\": \(location.column)\n      }\n    }"
+        if out.utf8.count >= 1 << 20 {
+          emit(out)
+          out = ""
+        }
+      }
+      out += "\n  ]"
+    }
+    list("stages", selection.stages) { names($0, graph) }
+    out += ",\n  \"critical_path\": "
+    names(selection.criticalPath, graph).write(to: &out, pretty: true, indent: "  ")
+    emit(out + "\n}\n")
+  }
+
+  /// The whole graph as one value (for callers that embed it).
   package func value(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> JSONValue {
     let graph = selection.graph
-    let names = { (nodes: [Int]) in JSONValue.array(nodes.map { .string(graph[$0].name) }) }
-    let tasks = selection.members.map { node -> JSONValue in
-      let task = graph[node]
-      var members: [(String, JSONValue)] = [
-        ("name", .string(task.name)),
-        ("kind", .string(task.action.kindName)),
-        ("description", task.description.map(JSONValue.string) ?? .null),
-        ("location", task.location.json),
-        ("stage", .int(selection.stage[node])),
-        ("deps", names(graph.dependencies[node])),
-        ("priority", .int(task.priority)),
-      ]
-      switch task.action {
-      case .group: break
-      case .shell(let commands): members.append(("commands", .array(commands.map { .string($0.text) })))
-      case .image(let steps): members.append(("steps", .array(steps.map { .string($0.summary) })))
-      }
-      if let directory = task.directory { members.append(("dir", .string(directory))) }
-      if let name = task.taskName, name != task.name { members.append(("task", .string(name))) }
-      if !task.values.isEmpty { members.append(("values", .object(task.values.map { ($0.0, .string($0.1)) }))) }
-      if !task.params.isEmpty { members.append(("params", .array(task.params.map(ListRenderer.json)))) }
-      if let condition = task.condition { members.append(("if", .string(condition.description))) }
-      if !task.environment.isEmpty {
-        members.append(("env", .object(task.environment.map { ($0.name, .string($0.value.description)) })))
-      }
-      if let prediction = predictions[node] {
-        members.append(
-          (
-            "cache",
-            .object([
-              ("status", .string(prediction.status.rawValue)),
-              ("reason", prediction.reason.map(JSONValue.string) ?? .null),
-            ])
-          ))
-      }
-      return .object(members)
-    }
-    // Each dependent's `deps` locations once (looking each edge up in its list was quadratic).
     var locations: [Int: [String: SourceLocation]] = [:]
-    let edges = selection.edges.map { edge -> JSONValue in
-      if locations[edge.to] == nil { locations[edge.to] = graph.dependencyLocations(of: edge.to) }
-      let location = locations[edge.to]?[graph[edge.from].name] ?? graph[edge.to].location
-      return .object([
-        ("from", .string(graph[edge.from].name)),
-        ("to", .string(graph[edge.to].name)),
-        ("kind", .string(edge.carriesImage ? "image" : "order")),
-        ("location", location.json),
-      ])
-    }
     return .object([
       ("format", .int(Self.formatVersion)),
       ("file", .string(graph.file.path)),
-      ("targets", names(selection.targets)),
-      ("tasks", .array(tasks)),
-      ("edges", .array(edges)),
-      ("stages", .array(selection.stages.map(names))),
-      ("critical_path", names(selection.criticalPath)),
+      ("targets", names(selection.targets, graph)),
+      ("tasks", .array(selection.members.map { task($0, selection, predictions: predictions) })),
+      ("edges", .array(selection.edges.map { edge($0, graph, locations: &locations) })),
+      ("stages", .array(selection.stages.map { names($0, graph) })),
+      ("critical_path", names(selection.criticalPath, graph)),
+    ])
+  }
+
+  /// `task(node, …)` as text, the same bytes `JSONValue` would write at this depth.
+  func writeTask(
+    _ node: Int, _ selection: GraphSelection, predictions: [Int: CachePrediction], into out: inout String
+  ) {
+    let graph = selection.graph
+    let task = graph[node]
+    func member(_ key: String, _ value: JSONValue) {
+      out += ",\n      \""
+      out += key
+      out += "\": "
+      value.write(to: &out, pretty: true, indent: "      ")
+    }
+    out += "{\n      \"name\": "
+    JSONValue.escape(task.name, into: &out)
+    out += ",\n      \"kind\": \""
+    out += task.action.kindName
+    out += "\",\n      \"description\": "
+    if let description = task.description { JSONValue.escape(description, into: &out) } else { out += "null" }
+    out += ",\n      \"location\": {\n        \"file\": "
+    JSONValue.escape(task.location.file, into: &out)
+    out += ",\n        \"line\": \(task.location.line),\n        \"column\": \(task.location.column)\n      },"
+    out += "\n      \"stage\": \(selection.stage[node]),\n      \"deps\": "
+    let dependencies = graph.dependencies[node]
+    if dependencies.isEmpty {
+      out += "[]"
+    } else {
+      out += "["
+      for (position, dependency) in dependencies.enumerated() {
+        out += position > 0 ? ",\n        " : "\n        "
+        JSONValue.escape(graph[dependency].name, into: &out)
+      }
+      out += "\n      ]"
+    }
+    out += ",\n      \"priority\": \(task.priority)"
+    switch task.action {
+    case .group: break
+    case .shell(let commands): member("commands", .array(commands.map { .string($0.text) }))
+    case .image(let steps): member("steps", .array(steps.map { .string($0.summary) }))
+    }
+    if let directory = task.directory { member("dir", .string(directory)) }
+    if let name = task.taskName, name != task.name { member("task", .string(name)) }
+    if !task.values.isEmpty { member("values", .object(task.values.map { ($0.0, .string($0.1)) })) }
+    if !task.params.isEmpty { member("params", .array(task.params.map(ListRenderer.json))) }
+    if let condition = task.condition { member("if", .string(condition.description)) }
+    if !task.environment.isEmpty {
+      member("env", .object(task.environment.map { ($0.name, .string($0.value.description)) }))
+    }
+    if let prediction = predictions[node] {
+      member(
+        "cache",
+        .object([
+          ("status", .string(prediction.status.rawValue)),
+          ("reason", prediction.reason.map(JSONValue.string) ?? .null),
+        ]))
+    }
+    out += "\n    }"
+  }
+
+  func names(_ nodes: [Int], _ graph: TaskGraph) -> JSONValue {
+    .array(nodes.map { .string(graph[$0].name) })
+  }
+
+  func task(_ node: Int, _ selection: GraphSelection, predictions: [Int: CachePrediction]) -> JSONValue {
+    let graph = selection.graph
+    let task = graph[node]
+    var members: [(String, JSONValue)] = [
+      ("name", .string(task.name)),
+      ("kind", .string(task.action.kindName)),
+      ("description", task.description.map(JSONValue.string) ?? .null),
+      ("location", task.location.json),
+      ("stage", .int(selection.stage[node])),
+      ("deps", names(graph.dependencies[node], graph)),
+      ("priority", .int(task.priority)),
+    ]
+    switch task.action {
+    case .group: break
+    case .shell(let commands): members.append(("commands", .array(commands.map { .string($0.text) })))
+    case .image(let steps): members.append(("steps", .array(steps.map { .string($0.summary) })))
+    }
+    if let directory = task.directory { members.append(("dir", .string(directory))) }
+    if let name = task.taskName, name != task.name { members.append(("task", .string(name))) }
+    if !task.values.isEmpty { members.append(("values", .object(task.values.map { ($0.0, .string($0.1)) }))) }
+    if !task.params.isEmpty { members.append(("params", .array(task.params.map(ListRenderer.json)))) }
+    if let condition = task.condition { members.append(("if", .string(condition.description))) }
+    if !task.environment.isEmpty {
+      members.append(("env", .object(task.environment.map { ($0.name, .string($0.value.description)) })))
+    }
+    if let prediction = predictions[node] {
+      members.append(
+        (
+          "cache",
+          .object([
+            ("status", .string(prediction.status.rawValue)),
+            ("reason", prediction.reason.map(JSONValue.string) ?? .null),
+          ])
+        ))
+    }
+    return .object(members)
+  }
+
+  /// Where the dependent names the dependency: a short `deps` list is searched, a long one's
+  /// locations are looked up once (searching it per edge was quadratic on a wide task).
+  static func location(of edge: GraphEdge, _ graph: TaskGraph, cache: inout [Int: [String: SourceLocation]])
+    -> SourceLocation
+  {
+    let name = graph[edge.from].name
+    if graph[edge.to].dependencies.count <= 16 {
+      return graph[edge.to].dependencies.first { $0.name == name }?.location ?? graph[edge.to].location
+    }
+    if cache[edge.to] == nil { cache[edge.to] = graph.dependencyLocations(of: edge.to) }
+    return cache[edge.to]?[name] ?? graph[edge.to].location
+  }
+
+  func edge(_ edge: GraphEdge, _ graph: TaskGraph, locations: inout [Int: [String: SourceLocation]])
+    -> JSONValue
+  {
+    let location = Self.location(of: edge, graph, cache: &locations)
+    return .object([
+      ("from", .string(graph[edge.from].name)),
+      ("to", .string(graph[edge.to].name)),
+      ("kind", .string(edge.carriesImage ? "image" : "order")),
+      ("location", location.json),
     ])
   }
 }

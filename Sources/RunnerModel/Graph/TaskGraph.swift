@@ -68,7 +68,11 @@ package struct TaskGraph: Sendable {
 
   package func index(of name: String) -> Int? { indexByName[name] }
 
-  package subscript(index: Int) -> TaskDefinition { file.tasks[index] }
+  /// Borrowed, not copied: `graph[i].name` reads one field of a large struct (a copy retained
+  /// and released every reference it holds, on every access of every renderer).
+  package subscript(index: Int) -> TaskDefinition {
+    _read { yield file.tasks[index] }
+  }
 
   /// Where task `task` names each of its `deps`, by name (the first mention). For every edge
   /// of a task at once: `edgeLocation` per edge scans the list, quadratic on a wide task.
