@@ -112,15 +112,30 @@ package struct RunRecord: Sendable {
     let slack = max(Duration.milliseconds(10), duration / 100)
     var path = [node]
     var seen: Set<Int> = [node]
+    // The tasks by end, for the one that ended just before a start: a binary search, not a
+    // scan of every task per step (a wide run's path goes through every slot it waited for).
+    let byEnd = started.keys.sorted { latest($0, $1) }
     while let start = started[node]?.start {
       // A real dependency is always followed, however early the task started (a chain that
       // started at time zero lost its first links).
       var previous = graph.dependencies[node].filter { started[$0] != nil }.max(by: latest)
       if start > slack, previous.map({ start - started[$0]!.end > slack }) ?? true {
-        let freed = started.keys.filter {
-          !seen.contains($0) && started[$0]!.end <= start && start - started[$0]!.end <= slack
+        var low = 0
+        var high = byEnd.count
+        while low < high {
+          let middle = (low + high) / 2
+          if started[byEnd[middle]]!.end <= start { low = middle + 1 } else { high = middle }
         }
-        previous = freed.max(by: latest) ?? previous
+        var freed: Int?
+        var candidate = low - 1
+        while candidate >= 0, start - started[byEnd[candidate]]!.end <= slack {
+          if !seen.contains(byEnd[candidate]) {
+            freed = byEnd[candidate]
+            break
+          }
+          candidate -= 1
+        }
+        previous = freed ?? previous
       }
       guard let next = previous, seen.insert(next).inserted else { break }
       path.append(next)
