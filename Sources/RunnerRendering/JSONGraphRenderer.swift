@@ -26,13 +26,14 @@ package struct JSONGraphRenderer: Sendable {
     JSONValue.string(graph.file.path).write(to: &out, pretty: true, indent: "  ")
     out += ",\n  \"targets\": "
     names(selection.targets, graph).write(to: &out, pretty: true, indent: "  ")
-    func list<Items: Collection>(_ key: String, _ items: Items, _ value: (Items.Element) -> JSONValue) {
+    // Each item written straight out (a `JSONValue` per task costs more than the load).
+    func list<Items: Collection>(_ key: String, _ items: Items, _ item: (Items.Element, inout String) -> Void) {
       out += ",\n  \"\(key)\": "
       guard !items.isEmpty else { return out += "[]" }
       out += "["
-      for (position, item) in items.enumerated() {
+      for (position, element) in items.enumerated() {
         out += position > 0 ? ",\n    " : "\n    "
-        value(item).write(to: &out, pretty: true, indent: "    ")
+        item(element, &out)
         if out.utf8.count >= 1 << 20 {
           emit(out)
           out = ""
@@ -40,68 +41,26 @@ package struct JSONGraphRenderer: Sendable {
       }
       out += "\n  ]"
     }
-    // Tasks are written straight out (a `JSONValue` per task costs more than the load).
-    out += ",\n  \"tasks\": "
-    if selection.members.isEmpty {
-      out += "[]"
-    } else {
-      out += "["
-      for (position, node) in selection.members.enumerated() {
-        out += position > 0 ? ",\n    " : "\n    "
-        writeTask(node, selection, predictions: predictions, into: &out)
-        if out.utf8.count >= 1 << 20 {
-          emit(out)
-          out = ""
-        }
-      }
-      out += "\n  ]"
-    }
+    list("tasks", selection.members) { writeTask($0, selection, predictions: predictions, into: &$1) }
     var locations: [Int: [String: SourceLocation]] = [:]
-    out += ",\n  \"edges\": "
-    let edges = selection.edges
-    if edges.isEmpty {
-      out += "[]"
-    } else {
-      out += "["
-      for (position, edge) in edges.enumerated() {
-        out += position > 0 ? ",\n    {\n      \"from\": " : "\n    {\n      \"from\": "
-        JSONValue.escape(graph[edge.from].name, into: &out)
-        out += ",\n      \"to\": "
-        JSONValue.escape(graph[edge.to].name, into: &out)
-        out += edge.carriesImage ? ",\n      \"kind\": \"image\"" : ",\n      \"kind\": \"order\""
-        let location = Self.location(of: edge, graph, cache: &locations)
-        out += ",\n      \"location\": {\n        \"file\": "
-        JSONValue.escape(location.file, into: &out)
-        out += ",\n        \"line\": \(location.line),\n        \"column\": \(location.column)\n      }\n    }"
-        if out.utf8.count >= 1 << 20 {
-          emit(out)
-          out = ""
-        }
-      }
-      out += "\n  ]"
+    list("edges", selection.edges) { edge, out in
+      out += "{\n      \"from\": "
+      JSONValue.escape(graph[edge.from].name, into: &out)
+      out += ",\n      \"to\": "
+      JSONValue.escape(graph[edge.to].name, into: &out)
+      out += edge.carriesImage ? ",\n      \"kind\": \"image\"" : ",\n      \"kind\": \"order\""
+      let location = Self.location(of: edge, graph, cache: &locations)
+      out += ",\n      \"location\": {\n        \"file\": "
+      JSONValue.escape(location.file, into: &out)
+      out += ",\n        \"line\": \(location.line),\n        \"column\": \(location.column)\n      }\n    }"
     }
-    list("stages", selection.stages) { names($0, graph) }
+    list("stages", selection.stages) { names($0, graph).write(to: &$1, pretty: true, indent: "    ") }
     out += ",\n  \"critical_path\": "
     names(selection.criticalPath, graph).write(to: &out, pretty: true, indent: "  ")
     emit(out + "\n}\n")
   }
 
-  /// The whole graph as one value (for callers that embed it).
-  package func value(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> JSONValue {
-    let graph = selection.graph
-    var locations: [Int: [String: SourceLocation]] = [:]
-    return .object([
-      ("format", .int(Self.formatVersion)),
-      ("file", .string(graph.file.path)),
-      ("targets", names(selection.targets, graph)),
-      ("tasks", .array(selection.members.map { task($0, selection, predictions: predictions) })),
-      ("edges", .array(selection.edges.map { edge($0, graph, locations: &locations) })),
-      ("stages", .array(selection.stages.map { names($0, graph) })),
-      ("critical_path", names(selection.criticalPath, graph)),
-    ])
-  }
-
-  /// `task(node, …)` as text, the same bytes `JSONValue` would write at this depth.
+  /// One task's object, at the depth of the `tasks` list (the layout `JSONValue` writes).
   func writeTask(
     _ node: Int, _ selection: GraphSelection, predictions: [Int: CachePrediction], into out: inout String
   ) {
@@ -163,44 +122,6 @@ package struct JSONGraphRenderer: Sendable {
     .array(nodes.map { .string(graph[$0].name) })
   }
 
-  func task(_ node: Int, _ selection: GraphSelection, predictions: [Int: CachePrediction]) -> JSONValue {
-    let graph = selection.graph
-    let task = graph[node]
-    var members: [(String, JSONValue)] = [
-      ("name", .string(task.name)),
-      ("kind", .string(task.action.kindName)),
-      ("description", task.description.map(JSONValue.string) ?? .null),
-      ("location", task.location.json),
-      ("stage", .int(selection.stage[node])),
-      ("deps", names(graph.dependencies[node], graph)),
-      ("priority", .int(task.priority)),
-    ]
-    switch task.action {
-    case .group: break
-    case .shell(let commands): members.append(("commands", .array(commands.map { .string($0.text) })))
-    case .image(let steps): members.append(("steps", .array(steps.map { .string($0.summary) })))
-    }
-    if let directory = task.directory { members.append(("dir", .string(directory))) }
-    if let name = task.taskName, name != task.name { members.append(("task", .string(name))) }
-    if !task.values.isEmpty { members.append(("values", .object(task.values.map { ($0.0, .string($0.1)) }))) }
-    if !task.params.isEmpty { members.append(("params", .array(task.params.map(ListRenderer.json)))) }
-    if let condition = task.condition { members.append(("if", .string(condition.description))) }
-    if !task.environment.isEmpty {
-      members.append(("env", .object(task.environment.map { ($0.name, .string($0.value.description)) })))
-    }
-    if let prediction = predictions[node] {
-      members.append(
-        (
-          "cache",
-          .object([
-            ("status", .string(prediction.status.rawValue)),
-            ("reason", prediction.reason.map(JSONValue.string) ?? .null),
-          ])
-        ))
-    }
-    return .object(members)
-  }
-
   /// Where the dependent names the dependency: a short `deps` list is searched, a long one's
   /// locations are looked up once (searching it per edge was quadratic on a wide task).
   static func location(of edge: GraphEdge, _ graph: TaskGraph, cache: inout [Int: [String: SourceLocation]])
@@ -212,17 +133,5 @@ package struct JSONGraphRenderer: Sendable {
     }
     if cache[edge.to] == nil { cache[edge.to] = graph.dependencyLocations(of: edge.to) }
     return cache[edge.to]?[name] ?? graph[edge.to].location
-  }
-
-  func edge(_ edge: GraphEdge, _ graph: TaskGraph, locations: inout [Int: [String: SourceLocation]])
-    -> JSONValue
-  {
-    let location = Self.location(of: edge, graph, cache: &locations)
-    return .object([
-      ("from", .string(graph[edge.from].name)),
-      ("to", .string(graph[edge.to].name)),
-      ("kind", .string(edge.carriesImage ? "image" : "order")),
-      ("location", location.json),
-    ])
   }
 }
