@@ -3,6 +3,7 @@
 /// What most tasks set is stored in the struct; what few set (timeout, retries, params,
 /// matrix, condition, …) lives in one copy-on-write box that every task without them shares:
 /// a generated file of a million tasks pays a pointer for them, not 200 bytes.
+@dynamicMemberLookup
 package struct TaskDefinition: Sendable, Identifiable {
   package var id: String { name }
   package var name: String
@@ -34,25 +35,35 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var isInteractive = false
   private var rare = RareBox.none
 
-  /// The fields few tasks set.
-  struct Rare {
-    var description: String? = nil
-    var keyEnvironment: [String] = []
-    var timeout: Duration? = nil
-    var retries: Int = 0
-    var waitFor: [ReadinessGate] = []
-    var resources: [String] = []
-    var shell: [String]? = nil
-    var params: [ParamDeclaration] = []
-    var dotenv: [DotEnvReference] = []
-    var matrix: MatrixDeclaration? = nil
-    var condition: TaskCondition? = nil
-    var arguments: [String] = []
-    var taskName: String? = nil
-    var values: [(String, String)] = []
-    var missingParams: [ParamDeclaration] = []
-    var writtenRun: [Command] = []
-    var shadowedEnvironment: [EnvironmentEntry] = []
+  /// The fields few tasks set, read and written as if they were the task's own
+  /// (`task.timeout`, through `subscript(dynamicMember:)`).
+  package struct Rare: Sendable {
+    package var description: String? = nil
+    /// `key_env`: inherited variables that count in this task's key.
+    package var keyEnvironment: [String] = []
+    package var timeout: Duration? = nil
+    package var retries: Int = 0
+    package var waitFor: [ReadinessGate] = []
+    package var resources: [String] = []
+    /// The shell `run` commands go to, with `-c`; nil: the file's, else `sh -e -c`.
+    package var shell: [String]? = nil
+    package var params: [ParamDeclaration] = []
+    package var dotenv: [DotEnvReference] = []
+    package var matrix: MatrixDeclaration? = nil
+    package var condition: TaskCondition? = nil
+    /// Words after `--` on the command line, for a target: the script's `"$@"`.
+    package var arguments: [String] = []
+    /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).
+    package var taskName: String? = nil
+    /// The param and matrix values that make this node, in the order shown.
+    package var values: [(String, String)] = []
+    /// Required params this node has no value for: selecting it is a usage error.
+    package var missingParams: [ParamDeclaration] = []
+    /// For a task split at its task calls: its whole `run` list as written (the node runs the
+    /// part after the last call).
+    package var writtenRun: [Command] = []
+    /// `.env` values the node does not get because runner's environment sets them.
+    package var shadowedEnvironment: [EnvironmentEntry] = []
   }
 
   /// Shared while nobody writes; copied by the first write to a shared one.
@@ -62,87 +73,12 @@ package struct TaskDefinition: Sendable, Identifiable {
     static let none = RareBox(Rare())
   }
 
-  private mutating func editRare(_ change: (inout Rare) -> Void) {
-    if rare === RareBox.none || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
-    change(&rare.value)
-  }
-
-  package var description: String? {
-    get { rare.value.description }
-    set { editRare { $0.description = newValue } }
-  }
-  /// `key_env`: inherited variables that count in this task's key.
-  package var keyEnvironment: [String] {
-    get { rare.value.keyEnvironment }
-    set { editRare { $0.keyEnvironment = newValue } }
-  }
-  package var timeout: Duration? {
-    get { rare.value.timeout }
-    set { editRare { $0.timeout = newValue } }
-  }
-  package var retries: Int {
-    get { rare.value.retries }
-    set { editRare { $0.retries = newValue } }
-  }
-  package var waitFor: [ReadinessGate] {
-    get { rare.value.waitFor }
-    set { editRare { $0.waitFor = newValue } }
-  }
-  package var resources: [String] {
-    get { rare.value.resources }
-    set { editRare { $0.resources = newValue } }
-  }
-  /// The shell `run` commands go to, with `-c`; nil: the file's, else `sh -e -c`.
-  package var shell: [String]? {
-    get { rare.value.shell }
-    set { editRare { $0.shell = newValue } }
-  }
-  package var params: [ParamDeclaration] {
-    get { rare.value.params }
-    set { editRare { $0.params = newValue } }
-  }
-  package var dotenv: [DotEnvReference] {
-    get { rare.value.dotenv }
-    set { editRare { $0.dotenv = newValue } }
-  }
-  package var matrix: MatrixDeclaration? {
-    get { rare.value.matrix }
-    set { editRare { $0.matrix = newValue } }
-  }
-  package var condition: TaskCondition? {
-    get { rare.value.condition }
-    set { editRare { $0.condition = newValue } }
-  }
-  /// Words after `--` on the command line, for a target: the script's `"$@"`.
-  package var arguments: [String] {
-    get { rare.value.arguments }
-    set { editRare { $0.arguments = newValue } }
-  }
-  /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).
-  package var taskName: String? {
-    get { rare.value.taskName }
-    set { editRare { $0.taskName = newValue } }
-  }
-  /// The param and matrix values that make this node, in the order shown.
-  package var values: [(String, String)] {
-    get { rare.value.values }
-    set { editRare { $0.values = newValue } }
-  }
-  /// Required params this node has no value for: selecting it is a usage error.
-  package var missingParams: [ParamDeclaration] {
-    get { rare.value.missingParams }
-    set { editRare { $0.missingParams = newValue } }
-  }
-  /// For a task split at its task calls: its whole `run` list as written (the node runs the
-  /// part after the last call).
-  package var writtenRun: [Command] {
-    get { rare.value.writtenRun }
-    set { editRare { $0.writtenRun = newValue } }
-  }
-  /// `.env` values the node does not get because runner's environment sets them.
-  package var shadowedEnvironment: [EnvironmentEntry] {
-    get { rare.value.shadowedEnvironment }
-    set { editRare { $0.shadowedEnvironment = newValue } }
+  package subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
+    get { rare.value[keyPath: field] }
+    set {
+      if rare === RareBox.none || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
+      rare.value[keyPath: field] = newValue
+    }
   }
 
   package init(name: String, location: SourceLocation, index: Int) {
@@ -152,7 +88,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   }
 
   package var hasCommandCondition: Bool {
-    if case .command = condition { return true }
+    if case .command = self.condition { return true }
     return false
   }
 }
