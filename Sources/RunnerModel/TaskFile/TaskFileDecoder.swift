@@ -21,14 +21,25 @@ struct TaskFileDecoder {
   }
 
   /// - Throws: `DiagnosticList` with every schema error found.
-  mutating func decode(_ root: YAMLNode) throws(DiagnosticList) -> TaskFile {
+  ///
+  /// The tree is consumed: each task's nodes are released as soon as the task is decoded, so
+  /// a large file's tree and its tasks are not held whole at once.
+  mutating func decode(_ root: consuming YAMLNode) throws(DiagnosticList) -> TaskFile {
     var file = TaskFile(path: path, directory: directory)
+    let rootLocation = root.location
     guard
-      let entries = reader.mapping(
+      var entries = reader.mapping(
         root, what: "the task file", allowed: Self.fileKeys, place: "the task file", equivalents: Self.fileEquivalents)
     else { throw DiagnosticList(reader.diagnostics) }
+    _ = consume root
     var sawTasks = false
-    for entry in entries {
+    for position in entries.indices {
+      if entries[position].name == "tasks" {
+        sawTasks = true
+        file.tasks = tasks(taking: &entries[position].value)
+        continue
+      }
+      let entry = entries[position]
       let value = entry.value
       switch entry.name {
       case "version":
@@ -62,9 +73,6 @@ struct TaskFileDecoder {
         file.dotenv = dotenv(value, what: "'dotenv' of the task file")
       case "includes":
         file.includes = includes(value)
-      case "tasks":
-        sawTasks = true
-        file.tasks = tasks(value)
       default:
         break
       }
@@ -73,21 +81,29 @@ struct TaskFileDecoder {
       for index in file.tasks.indices where file.tasks[index].shell == nil { file.tasks[index].shell = shell }
     }
     if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty {
-      reader.fail(.noTasks, at: root)
+      reader.fail(.noTasks, at: rootLocation)
     }
     guard reader.diagnostics.isEmpty else { throw DiagnosticList(reader.diagnostics) }
     return file
   }
 
-  mutating func tasks(_ node: YAMLNode) -> [TaskDefinition] {
+  /// The `tasks` mapping, taken out of `slot` (left null) so that each task's nodes go as soon
+  /// as it is decoded.
+  mutating func tasks(taking slot: inout YAMLNode) -> [TaskDefinition] {
+    var node = YAMLNode(.scalar("", plain: true), at: slot.location)
+    swap(&node, &slot)
     if node.isNull { return [] }
-    guard let entries = reader.mapping(node, what: "'tasks'") else { return [] }
+    guard var entries = reader.mapping(node, what: "'tasks'") else { return [] }
+    _ = consume node
     var result: [TaskDefinition] = []
     result.reserveCapacity(entries.count)
-    for entry in entries {
-      guard checkName(entry.name, at: entry.key) else { continue }
-      var task = TaskDefinition(name: entry.name, location: entry.key.location, index: result.count)
-      decodeTask(&task, entry.value)
+    for position in entries.indices {
+      let key = entries[position].key
+      guard checkName(entries[position].name, at: key) else { continue }
+      var task = TaskDefinition(name: entries[position].name, location: key.location, index: result.count)
+      var value = YAMLNode(.scalar("", plain: true), at: key.location)
+      swap(&value, &entries[position].value)
+      decodeTask(&task, value)
       result.append(task)
     }
     return result

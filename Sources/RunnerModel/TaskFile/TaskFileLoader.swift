@@ -77,7 +77,8 @@ package struct TaskFileLoader: Sendable {
       throw DiagnosticList([Diagnostic(.error, "\(error)")])
     }
     var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
-    return try decoder.decode(root)
+    // Handed over, not shared: the decoder lets each task's nodes go once it is decoded.
+    return try decoder.decode(consume root)
   }
 
   /// Where the first byte that is not valid UTF-8 sits (libyaml reports it without a position).
