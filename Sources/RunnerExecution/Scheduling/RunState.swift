@@ -6,8 +6,8 @@ import RunnerModel
 struct RunState {
   let selection: GraphSelection
   let failFast: Bool
-  private(set) var states: [TaskState]
-  private var waitingOn: [Int]
+  var states: [TaskState]
+  var waitingOn: [Int]
   /// Per task, read on every state change (a `TaskDefinition` is a large value to fetch).
   private let isCleanup: [Bool]
   private let isService: [Bool]
@@ -17,33 +17,33 @@ struct RunState {
   private(set) var cleanupsAbandoned = false
   /// For a service: how many tasks that run something and depend on it (directly or through
   /// groups) have not ended. Nil for a service that nothing holds (`runner dev`): kept up.
-  private var holders: [Int: Int] = [:]
+  var holders: [Int: Int] = [:]
   /// The services each task holds.
   private var held: [Int: [Int]] = [:]
   /// Services whose gates passed, until they end.
-  private(set) var servicesUp = Set<Int>()
+  var servicesUp = Set<Int>()
   /// Services started (up or starting), until they end.
-  private var servicesRunning = Set<Int>()
+  var servicesRunning = Set<Int>()
   /// Services to stop now (`takeServicesToStop`), and those asked to stop.
-  private var toStop: [Int] = []
-  private var stopAsked = Set<Int>()
+  var toStop: [Int] = []
+  var stopAsked = Set<Int>()
   /// Under --watch: services the run no longer needs that were not ready yet.
-  private var parkWhenReady = Set<Int>()
+  var parkWhenReady = Set<Int>()
   /// Services whose gates failed: stopped, and failed.
-  private var gateFailures: [Int: String] = [:]
+  var gateFailures: [Int: String] = [:]
   /// An interactive task that waits for the running tasks to end; then the one running.
   private var interactiveWaiting: Int?
   private(set) var interactiveRunning: Int?
   /// Called for a service's own events (ready, stopping).
   var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
   private(set) var results: [(any OperationResult)?]
-  private var ready: ReadyQueue
-  private var resourceBlocked: [Int] = []
-  private var resourcesInUse = Set<String>()
+  var ready: ReadyQueue
+  var resourceBlocked: [Int] = []
+  var resourcesInUse = Set<String>()
   private var gated: [Int] = []
-  private var started: [ContinuousClock.Instant?]
+  var started: [ContinuousClock.Instant?]
   private var attempts: [Int]
-  private(set) var running = 0
+  var running = 0
   private(set) var gating = 0
   private(set) var stopping = false
   private var failures: [RunSummary.Failure] = []
@@ -112,7 +112,7 @@ struct RunState {
     for task in selection.members where waitingOn[task] == 0 { becomeReady(task) }
   }
 
-  private mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {
+  mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {
     states[task] = state
     onTransition(task, state, attempts[task], reason)
     guard state.isFinal else { return }
@@ -127,7 +127,7 @@ struct RunState {
     }
   }
 
-  private mutating func becomeReady(_ task: Int) {
+  mutating func becomeReady(_ task: Int) {
     // A service's gates are its readiness check, after it starts.
     if graph[task].waitFor.isEmpty || isService[task] {
       set(task, .ready)
@@ -138,6 +138,22 @@ struct RunState {
   }
 
   /// Tasks whose dependencies are done but whose readiness gates must be checked first.
+  /// `task` gives its resources back: tasks that waited for one may start.
+  mutating func releaseResources(of task: Int) {
+    guard !graph[task].resources.isEmpty else { return }
+    resourcesInUse.subtract(graph[task].resources)
+    for blocked in resourceBlocked { ready.insert(blocked) }
+    resourceBlocked.removeAll()
+  }
+
+  /// `task` succeeded (or, a service, is ready): its dependents stop waiting for it.
+  mutating func releaseDependents(of task: Int) {
+    for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
+      waitingOn[dependent] -= 1
+      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
+    }
+  }
+
   mutating func takeGated() -> [Int] {
     defer { gated.removeAll() }
     gating += gated.count
@@ -201,62 +217,6 @@ struct RunState {
     return task
   }
 
-  /// A service's gates passed: it stops holding a slot, and its dependents may start.
-  mutating func serviceReady(_ task: Int) {
-    guard servicesRunning.contains(task), !servicesUp.contains(task) else { return }
-    running -= 1
-    servicesUp.insert(task)
-    onServiceEvent(task, .serviceReady)
-    if parkWhenReady.remove(task) != nil { toStop.append(task) }
-    if !graph[task].resources.isEmpty {
-      resourcesInUse.subtract(graph[task].resources)
-      for blocked in resourceBlocked { ready.insert(blocked) }
-      resourceBlocked.removeAll()
-    }
-    for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
-      waitingOn[dependent] -= 1
-      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
-    }
-  }
-
-  private mutating func askToStop(_ service: Int) {
-    guard stopAsked.insert(service).inserted else { return }
-    // Under --watch one still starting is kept once it is ready (`serviceReady`), unless the
-    // run stops first (then its gate check is cancelled, and it is stopped).
-    if parksServices, !stopping, !servicesUp.contains(service) {
-      parkWhenReady.insert(service)
-      return
-    }
-    toStop.append(service)
-    // Under --watch the scheduler says it when it stops one rather than parks it.
-    if !parksServices { onServiceEvent(service, .serviceStopping) }
-  }
-
-  /// Whether a service asked to stop is parked rather than stopped: under `--watch`, when it
-  /// is up and its gates did not fail.
-  func parks(_ service: Int) -> Bool {
-    parksServices && servicesUp.contains(service) && gateFailures[service] == nil
-  }
-
-  /// A service the run no longer needs was parked, kept up for the next run.
-  mutating func serviceParked(_ task: Int) {
-    serviceEnded(task, result: .failure(.cancelled), tail: [], parked: true)
-  }
-
-  /// Services the scheduler must stop now (cancel their attempts).
-  mutating func takeServicesToStop() -> [Int] {
-    defer { toStop.removeAll() }
-    return toStop
-  }
-
-  /// A service's gate did not hold: it is stopped and fails.
-  mutating func serviceGateFailed(_ task: Int, _ failure: String) {
-    guard servicesRunning.contains(task), gateFailures[task] == nil else { return }
-    gateFailures[task] = failure
-    stopAsked.insert(task)
-    toStop.append(task)
-  }
-
   mutating func finished(
     _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], attempts count: Int
   ) {
@@ -265,11 +225,7 @@ struct RunState {
     running -= 1
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
-    if !graph[task].resources.isEmpty {
-      resourcesInUse.subtract(graph[task].resources)
-      for blocked in resourceBlocked { ready.insert(blocked) }
-      resourceBlocked.removeAll()
-    }
+    releaseResources(of: task)
     switch result {
     case .success(let value):
       results[task] = value
@@ -278,10 +234,7 @@ struct RunState {
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
       }
-      for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
-        waitingOn[dependent] -= 1
-        if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
-      }
+      releaseDependents(of: task)
     case .failure(.interrupted(let signal)):
       set(task, .cancelled, reason: "interrupted at its terminal after \(elapsed)")
       interruption = interruption ?? signal
@@ -295,44 +248,7 @@ struct RunState {
     }
   }
 
-  /// A service's process ended: success when the run asked it to stop (or nothing needs it
-  /// any more), a failure otherwise.
-  private mutating func serviceEnded(
-    _ task: Int, result: Result<any OperationResult, TaskFailure>, tail: [String], parked: Bool = false
-  ) {
-    let wasUp = servicesUp.remove(task) != nil
-    servicesRunning.remove(task)
-    parkWhenReady.remove(task)
-    if !wasUp {
-      running -= 1
-      if !graph[task].resources.isEmpty {
-        resourcesInUse.subtract(graph[task].resources)
-        for blocked in resourceBlocked { ready.insert(blocked) }
-        resourceBlocked.removeAll()
-      }
-    }
-    let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
-    if parked {
-      set(task, .succeeded, reason: "kept up for the next run (up \(elapsed))")
-    } else if let gate = gateFailures[task] {
-      fail(task, .gate(gate), tail: tail, elapsed: elapsed)
-    } else if stopAsked.contains(task) || (wasUp && holders[task] == 0) {
-      set(task, .succeeded, reason: "stopped (up \(elapsed))")
-    } else if stopping {
-      set(task, .cancelled, reason: "cancelled after \(elapsed)")
-    } else {
-      let why: TaskFailure
-      switch result {
-      case .failure(let failure) where !wasUp: why = failure
-      case .failure(let failure): why = .message("the service ended while tasks depend on it: \(failure)")
-      case .success:
-        why = .message(wasUp ? "the service ended while tasks depend on it" : "the service ended before it was ready")
-      }
-      fail(task, why, tail: tail, elapsed: elapsed)
-    }
-  }
-
-  private mutating func fail(_ task: Int, _ failure: TaskFailure, tail: [String], elapsed: String? = nil) {
+  mutating func fail(_ task: Int, _ failure: TaskFailure, tail: [String], elapsed: String? = nil) {
     set(task, .failed, reason: failure.description + (elapsed.map { " (\($0))" } ?? ""))
     failures.append(RunSummary.Failure(task: task, reason: failure, tail: tail))
     if failFast {
