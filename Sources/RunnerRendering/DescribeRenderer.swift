@@ -20,7 +20,7 @@ package struct DescribeRenderer: Sendable {
       if let input = graph.imageInput(of: index) { lines.insert("(image from \(graph[input].name))", at: 0) }
       rows.append(("image", lines))
     }
-    let names = { (indices: [Int]) in [indices.map { graph[$0].name }.joined(separator: ", ")] }
+    let names = { (indices: Adjacency.Edges) in [indices.map { graph[$0].name }.joined(separator: ", ")] }
     if !graph.dependencies[index].isEmpty { rows.append(("deps", names(graph.dependencies[index]))) }
     if !graph.dependents[index].isEmpty { rows.append(("dependents", names(graph.dependents[index]))) }
     if let directory = task.directory { rows.append(("dir", [directory])) }

@@ -56,7 +56,7 @@ package struct HTMLGraphRenderer: Sendable {
       """
     for node in selection.members {
       let task = graph[node]
-      let links = { (nodes: [Int]) in
+      let links = { (nodes: Adjacency.Edges) in
         nodes.filter { selection.isMember[$0] }.map {
           "<a href=\"#task-\(anchor(graph[$0].name))\">\(MarkupText.xml(graph[$0].name))</a>"
         }.joined(separator: ", ")

@@ -90,7 +90,7 @@ struct RunState {
     }
     for service in selection.members where graph[service].isService {
       var seen = Set<Int>()
-      var work = graph.dependents[service]
+      var work = Array(graph.dependents[service])
       while let next = work.popLast() {
         // A cleanup waits for the service to end: it cannot hold it up.
         guard selection.isMember[next], !graph[next].always, seen.insert(next).inserted else { continue }
@@ -259,7 +259,7 @@ struct RunState {
   }
 
   private mutating func skipDependents(of task: Int) {
-    var work = graph.dependents[task]
+    var work = Array(graph.dependents[task])
     while let next = work.popLast() {
       // A cleanup runs anyway; what depends on it waits for it as usual.
       guard selection.isMember[next], states[next] == .pending, !isCleanup[next] else { continue }

@@ -5,10 +5,10 @@
 package struct TaskGraph: Sendable {
   package let file: TaskFile
   /// `dependencies[i]`: indices of the tasks task `i` depends on, in the order written.
-  package let dependencies: [[Int]]
+  package let dependencies: Adjacency
   /// `dependents[i]`: indices of the tasks that depend on task `i`, in file order.
-  package let dependents: [[Int]]
-  let indexByName: [String: Int]
+  package let dependents: Adjacency
+  let names: NameIndex
 
   package var tasks: [TaskDefinition] { file.tasks }
   package var count: Int { file.tasks.count }
@@ -16,17 +16,13 @@ package struct TaskGraph: Sendable {
   /// - Throws: `DiagnosticList` naming each dependency on an undefined task.
   package init(file: TaskFile) throws(DiagnosticList) {
     self.file = file
-    var indexByName: [String: Int] = [:]
-    indexByName.reserveCapacity(file.tasks.count)
-    for task in file.tasks { indexByName[task.name] = task.index }
+    let names = NameIndex(file.tasks.lazy.map(\.name))
     var diagnostics: [Diagnostic] = []
-    var dependencies: [[Int]] = []
-    var dependents = [[Int]](repeating: [], count: file.tasks.count)
-    dependencies.reserveCapacity(file.tasks.count)
+    var dependencies = Adjacency.Builder(nodes: file.tasks.count)
     for task in file.tasks {
-      var edges: [Int] = []
+      defer { dependencies.endNode() }
       for dependency in task.dependencies {
-        guard let target = indexByName[dependency.name] else {
+        guard let target = names.index(of: dependency.name, in: file.tasks.lazy.map(\.name)) else {
           if dependency.name.contains("*") {
             diagnostics.append(
               .error(
@@ -55,18 +51,16 @@ package struct TaskGraph: Sendable {
               at: dependency.location))
           continue
         }
-        edges.append(target)
-        dependents[target].append(task.index)
+        dependencies.append(target)
       }
-      dependencies.append(edges)
     }
     guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
-    self.dependencies = dependencies
-    self.dependents = dependents
-    self.indexByName = indexByName
+    self.dependencies = dependencies.adjacency
+    self.dependents = self.dependencies.reversed()
+    self.names = names
   }
 
-  package func index(of name: String) -> Int? { indexByName[name] }
+  package func index(of name: String) -> Int? { names.index(of: name, in: file.tasks.lazy.map(\.name)) }
 
   /// Borrowed, not copied: `graph[i].name` reads one field of a large struct (a copy retained
   /// and released every reference it holds, on every access of every renderer).

@@ -1,5 +1,9 @@
 /// Turns the YAML tree of a task file into a `TaskFile`, checking the schema (format version 1).
-struct TaskFileDecoder {
+///
+/// The tasks come first, streamed by the parser one at a time (`take(_:)`) as each is parsed,
+/// so that a large file's tree is never held whole; `decode(_:)` then reads the rest of the
+/// file from what the parser kept.
+struct TaskFileDecoder: YAMLEntrySink {
   static let fileKeys = [
     "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "includes",
     "tasks",
@@ -14,6 +18,10 @@ struct TaskFileDecoder {
   var reader = SchemaReader()
   let path: String
   let directory: String
+  /// Tasks the parser handed over, decoded.
+  var streamed: [TaskDefinition] = []
+  /// Where keys that are not valid task names were written (they are not in `streamed`).
+  var rejectedNames: [String: SourceLocation] = [:]
 
   init(path: String, directory: String) {
     self.path = path
@@ -26,6 +34,9 @@ struct TaskFileDecoder {
   /// a large file's tree and its tasks are not held whole at once.
   mutating func decode(_ root: consuming YAMLNode) throws(DiagnosticList) -> TaskFile {
     var file = TaskFile(path: path, directory: directory)
+    // The streamed tasks' errors, put back where `tasks` is written.
+    var streamedDiagnostics: [Diagnostic] = []
+    swap(&streamedDiagnostics, &reader.diagnostics)
     let rootLocation = root.location
     guard
       var entries = reader.mapping(
@@ -36,6 +47,8 @@ struct TaskFileDecoder {
     for position in entries.indices {
       if entries[position].name == "tasks" {
         sawTasks = true
+        // In file order: the streamed tasks' errors stand where `tasks` is written.
+        reader.diagnostics += streamedDiagnostics
         file.tasks = tasks(taking: &entries[position].value)
         continue
       }
@@ -87,16 +100,35 @@ struct TaskFileDecoder {
     return file
   }
 
-  /// The `tasks` mapping, taken out of `slot` (left null) so that each task's nodes go as soon
-  /// as it is decoded.
+  /// Decodes one entry of the `tasks` mapping, handed over by the parser as soon as it is parsed.
+  /// Its errors wait in `reader` until `decode(_:)` puts them in file order.
+  mutating func take(_ entry: consuming YAMLEntry) {
+    let name = entry.name
+    guard checkName(name, at: entry.key) else {
+      rejectedNames[name] = rejectedNames[name] ?? entry.key.location
+      return
+    }
+    var task = TaskDefinition(name: name, location: entry.key.location, index: streamed.count)
+    decodeTask(&task, entry.value)
+    streamed.append(task)
+  }
+
+  func place(of name: String) -> SourceLocation? {
+    rejectedNames[name] ?? streamed.first { $0.name == name }?.location
+  }
+
+  /// The `tasks` mapping: the tasks streamed out of it, then those it still holds (merged in
+  /// by `<<`), taken out of `slot` (left null) so that each task's nodes go as soon as it is
+  /// decoded.
   mutating func tasks(taking slot: inout YAMLNode) -> [TaskDefinition] {
+    var result: [TaskDefinition] = []
+    swap(&result, &streamed)
     var node = YAMLNode(.scalar("", plain: true), at: slot.location)
     swap(&node, &slot)
-    if node.isNull { return [] }
-    guard var entries = reader.mapping(node, what: "'tasks'") else { return [] }
+    if node.isNull { return result }
+    guard var entries = reader.mapping(node, what: "'tasks'") else { return result }
     _ = consume node
-    var result: [TaskDefinition] = []
-    result.reserveCapacity(entries.count)
+    result.reserveCapacity(result.count + entries.count)
     for position in entries.indices {
       let key = entries[position].key
       guard checkName(entries[position].name, at: key) else { continue }

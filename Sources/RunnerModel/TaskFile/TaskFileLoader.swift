@@ -31,8 +31,10 @@ package struct TaskFileLoader: Sendable {
     }
   }
 
-  package func load(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+  /// - Parameter bytes: consumed: a large file's text is let go once it is decoded.
+  package func load(bytes: consuming [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
     var file = try decode(bytes: bytes, path: path)
+    _ = consume bytes
     if !file.includes.isEmpty {
       var resolver = IncludeResolver(root: file, loader: self)
       file = try resolver.resolve(file)
@@ -65,9 +67,10 @@ package struct TaskFileLoader: Sendable {
     }
     var parser = YAMLParser(file: path)
     parser.aliasBudget = aliasBudget
+    var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
     let root: YAMLNode
     do {
-      guard let parsed = try parser.parse(bytes) else {
+      guard let parsed = try parser.parse(bytes, streaming: "tasks", to: &decoder) else {
         throw Diagnostic.error(.emptyFile, at: SourceLocation(file: path, line: 1, column: 1))
       }
       root = parsed
@@ -76,7 +79,6 @@ package struct TaskFileLoader: Sendable {
     } catch {
       throw DiagnosticList([Diagnostic(.error, "\(error)")])
     }
-    var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
     // Handed over, not shared: the decoder lets each task's nodes go once it is decoded.
     return try decoder.decode(consume root)
   }

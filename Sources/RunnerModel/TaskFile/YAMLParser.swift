@@ -26,12 +26,24 @@ package struct YAMLParser {
   ///
   /// - Throws: `Diagnostic` pointing at the offending place.
   func parse(_ bytes: [UInt8]) throws(Diagnostic) -> YAMLNode? {
+    var none = NoSink()
+    return try parse(bytes, streaming: "", to: &none)
+  }
+
+  /// Parses as `parse(_:)` does, but hands each entry of the root mapping's `key` mapping to
+  /// `sink` as soon as it is parsed, instead of keeping it in the tree (that mapping is left
+  /// holding only its `<<` merges). A task file's `tasks` mapping is most of a large file:
+  /// streamed, its tree is never held whole.
+  func parse<Sink: YAMLEntrySink>(_ bytes: [UInt8], streaming key: String, to sink: inout Sink) throws(Diagnostic)
+    -> YAMLNode?
+  {
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else {
       throw Diagnostic.error(.syntax(problem: "libyaml could not be initialised", context: nil), at: nil)
     }
     defer { yaml_parser_delete(&parser) }
-    var builder = Builder(file: file, budget: max(aliasBudget, bytes.count))
+    var builder = Builder(file: file, budget: max(aliasBudget, bytes.count), streamedKey: key, sink: sink)
+    defer { sink = builder.sink }
     let result: Result<YAMLNode?, Diagnostic> = bytes.withUnsafeBufferPointer { buffer in
       yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
       do {
@@ -46,9 +58,22 @@ package struct YAMLParser {
   }
 }
 
+/// Receives the entries of a streamed mapping, in file order (`YAMLParser.parse(_:streaming:to:)`).
+package protocol YAMLEntrySink {
+  mutating func take(_ entry: consuming YAMLEntry)
+  /// Where the entry named `name` was taken: the first place of a duplicate key.
+  func place(of name: String) -> SourceLocation?
+}
+
+/// The sink of a parse that streams nothing.
+struct NoSink: YAMLEntrySink {
+  func take(_ entry: consuming YAMLEntry) {}
+  func place(of name: String) -> SourceLocation? { nil }
+}
+
 extension YAMLParser {
   /// Turns the event stream into nodes with an explicit stack (no recursion: deep nesting is safe).
-  fileprivate struct Builder {
+  fileprivate struct Builder<Sink: YAMLEntrySink> {
     /// An open sequence or mapping.
     struct Frame {
       var isMapping: Bool
@@ -61,27 +86,34 @@ extension YAMLParser {
       var keys: [String: SourceLocation] = [:]
       var pendingKey: YAMLNode?
       var weight = 1
+      /// The streamed mapping: its entries go to the sink, only their names stay here.
+      var streamed = false
+      var names: Set<String> = []
 
-      static let searchedKeys = 16
+      static var searchedKeys: Int { 16 }
 
-      /// Where `name` was already written as a key of this mapping, if it was.
-      mutating func firstPlace(of name: String) -> SourceLocation? {
+      /// Where `name` was already written as a key of this mapping, if it was; else records
+      /// `location` as its place.
+      mutating func firstPlace(of name: String, at location: SourceLocation) -> SourceLocation? {
         if entries.count < Self.searchedKeys {
-          return entries.first { Builder.keyText($0.key) == name && !Builder.isMerge($0.key) }?.key.location
+          return entries.first { YAMLParser.keyText($0.key) == name && !YAMLParser.isMerge($0.key) }?.key.location
         }
         if keys.isEmpty {
-          for entry in entries where !Builder.isMerge(entry.key) {
-            keys[Builder.keyText(entry.key)] = keys[Builder.keyText(entry.key)] ?? entry.key.location
+          for entry in entries where !YAMLParser.isMerge(entry.key) {
+            keys[YAMLParser.keyText(entry.key)] = keys[YAMLParser.keyText(entry.key)] ?? entry.key.location
           }
         }
         if let first = keys[name] { return first }
-        keys[name] = pendingKey?.location
+        keys[name] = location
         return nil
       }
     }
 
     let file: String
     let budget: Int
+    /// The key of the root mapping whose mapping is streamed to `sink` ("" for none).
+    let streamedKey: String
+    var sink: Sink
     var stack: [Frame] = []
     var anchors: [String: YAMLNode] = [:]
     /// Anchors whose node is still open: an alias to one of them is recursive.
@@ -91,9 +123,11 @@ extension YAMLParser {
     var root: YAMLNode?
     var documents = 0
 
-    init(file: String, budget: Int) {
+    init(file: String, budget: Int, streamedKey: String, sink: Sink) {
       self.file = file
       self.budget = budget
+      self.streamedKey = streamedKey
+      self.sink = sink
     }
 
     func location(_ mark: yaml_mark_t) -> SourceLocation {
@@ -140,12 +174,18 @@ extension YAMLParser {
           }
           let anchor = string(event.data.mapping_start.anchor)
           if let anchor { openAnchors.insert(anchor) }
-          stack.append(Frame(isMapping: true, anchor: anchor, location: at))
+          var frame = Frame(isMapping: true, anchor: anchor, location: at)
+          // An anchored one is not streamed: an alias to it must expand to all of it.
+          frame.streamed =
+            anchor == nil && !streamedKey.isEmpty && stack.count == 1 && stack[0].isMapping
+            && stack[0].pendingKey.map(YAMLParser.keyText) == streamedKey
+          stack.append(frame)
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
           guard let frame = stack.popLast() else { continue }
           if let anchor = frame.anchor { openAnchors.remove(anchor) }
           let kind: YAMLNode.Kind =
-            frame.isMapping ? .mapping(try Self.resolveMerges(frame.entries)) : .sequence(frame.items)
+            frame.isMapping
+            ? .mapping(try YAMLParser.resolveMerges(frame.entries, present: frame.names)) : .sequence(frame.items)
           try add(YAMLNode(kind, at: frame.location, weight: frame.weight), anchor: frame.anchor)
         default:
           continue
@@ -168,58 +208,25 @@ extension YAMLParser {
       if !stack[top].isMapping {
         stack[top].items.append(node)
       } else if let key = stack[top].pendingKey {
-        let name = Self.keyText(key)
-        if name != "<<" || !Self.isPlain(key) {
-          if let first = stack[top].firstPlace(of: name) {
+        stack[top].pendingKey = nil
+        let name = YAMLParser.keyText(key)
+        if YAMLParser.isMerge(key) {
+          stack[top].entries.append(YAMLEntry(key: key, value: node))
+        } else if stack[top].streamed {
+          guard stack[top].names.insert(name).inserted else {
+            throw Diagnostic.error(.duplicateKey(name, first: sink.place(of: name) ?? key.location), at: key.location)
+          }
+          sink.take(YAMLEntry(key: key, value: node))
+        } else {
+          if let first = stack[top].firstPlace(of: name, at: key.location) {
             throw Diagnostic.error(.duplicateKey(name, first: first), at: key.location)
           }
+          stack[top].entries.append(YAMLEntry(key: key, value: node))
         }
-        stack[top].entries.append(YAMLEntry(key: key, value: node))
-        stack[top].pendingKey = nil
       } else {
         guard case .scalar = node.kind else { throw Diagnostic.error(.nonScalarKey, at: node.location) }
         stack[top].pendingKey = node
       }
-    }
-
-    static func keyText(_ key: YAMLNode) -> String {
-      if case .scalar(let text, _) = key.kind { return text }
-      return ""
-    }
-
-    /// Applies YAML merge keys: `<<: *base` or `<<: [*a, *b]`; keys written in the mapping win.
-    static func resolveMerges(_ entries: [YAMLEntry]) throws(Diagnostic) -> [YAMLEntry] {
-      guard entries.contains(where: { $0.name == "<<" && isPlain($0.key) }) else { return entries }
-      var result = entries.filter { !($0.name == "<<" && isPlain($0.key)) }
-      var present = Set(result.map(\.name))
-      for merge in entries where merge.name == "<<" && isPlain(merge.key) {
-        let sources: [YAMLNode]
-        switch merge.value.kind {
-        case .mapping: sources = [merge.value]
-        case .sequence(let items): sources = items
-        case .scalar: throw Diagnostic.error(.badMerge, at: merge.value.location)
-        }
-        for source in sources {
-          guard case .mapping(let inherited) = source.kind else {
-            throw Diagnostic.error(.badMerge, at: source.location)
-          }
-          for entry in inherited where !present.contains(entry.name) {
-            present.insert(entry.name)
-            result.append(entry)
-          }
-        }
-      }
-      return result
-    }
-
-    /// A plain `<<` key: a merge, which may appear more than once.
-    static func isMerge(_ key: YAMLNode) -> Bool {
-      keyText(key) == "<<" && isPlain(key)
-    }
-
-    static func isPlain(_ node: YAMLNode) -> Bool {
-      if case .scalar(_, plain: true) = node.kind { return true }
-      return false
     }
 
     func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?, length: Int? = nil) -> String {
@@ -249,6 +256,51 @@ extension YAMLParser {
       return Diagnostic.error(
         .syntax(problem: problem, context: context), at: location(parser.problem_mark), notes: notes)
     }
+  }
+}
+
+extension YAMLParser {
+  static func keyText(_ key: YAMLNode) -> String {
+    if case .scalar(let text, _) = key.kind { return text }
+    return ""
+  }
+
+  /// Applies YAML merge keys: `<<: *base` or `<<: [*a, *b]`; keys written in the mapping win.
+  /// `present`: the names of entries streamed out of the mapping, which merges do not override.
+  static func resolveMerges(_ entries: [YAMLEntry], present streamed: Set<String> = []) throws(Diagnostic)
+    -> [YAMLEntry]
+  {
+    guard entries.contains(where: { $0.name == "<<" && isPlain($0.key) }) else { return entries }
+    var result = entries.filter { !($0.name == "<<" && isPlain($0.key)) }
+    var present = streamed.union(result.map(\.name))
+    for merge in entries where merge.name == "<<" && isPlain(merge.key) {
+      let sources: [YAMLNode]
+      switch merge.value.kind {
+      case .mapping: sources = [merge.value]
+      case .sequence(let items): sources = items
+      case .scalar: throw Diagnostic.error(.badMerge, at: merge.value.location)
+      }
+      for source in sources {
+        guard case .mapping(let inherited) = source.kind else {
+          throw Diagnostic.error(.badMerge, at: source.location)
+        }
+        for entry in inherited where !present.contains(entry.name) {
+          present.insert(entry.name)
+          result.append(entry)
+        }
+      }
+    }
+    return result
+  }
+
+  /// A plain `<<` key: a merge, which may appear more than once.
+  static func isMerge(_ key: YAMLNode) -> Bool {
+    keyText(key) == "<<" && isPlain(key)
+  }
+
+  static func isPlain(_ node: YAMLNode) -> Bool {
+    if case .scalar(_, plain: true) = node.kind { return true }
+    return false
   }
 }
 
