@@ -109,7 +109,7 @@ extension YAMLParser {
       }
     }
 
-    let file: String
+    let file: SourceFile
     let budget: Int
     /// The key of the root mapping whose mapping is streamed to `sink` ("" for none).
     let streamedKey: String
@@ -124,7 +124,7 @@ extension YAMLParser {
     var documents = 0
 
     init(file: String, budget: Int, streamedKey: String, sink: Sink) {
-      self.file = file
+      self.file = SourceFile(file)
       self.budget = budget
       self.streamedKey = streamedKey
       self.sink = sink
