@@ -93,7 +93,7 @@ public final class Runner: Sendable {
     guard let caching = cacheSettings(), let (graph, whole) = load() else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: true)
     guard let selection = narrowed.selection else { return narrowed.code }
-    Terminal.write(PlanRenderer().render(selection, predictions: predictions(graph, selection, caching)), to: 1)
+    PlanRenderer().write(selection, predictions: predictions(graph, selection, caching)) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
 

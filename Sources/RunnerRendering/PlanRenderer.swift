@@ -7,6 +7,16 @@ package struct PlanRenderer: Sendable {
 
   /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
   package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
+    var out = ""
+    write(selection, predictions: predictions) { out += $0 }
+    return out
+  }
+
+  /// The same text, handed to `emit` in pieces of about 1 MiB (a plan of a million tasks is
+  /// never held whole).
+  package func write(
+    _ selection: GraphSelection, predictions: [Int: CachePrediction] = [:], to emit: (String) -> Void
+  ) {
     let graph = selection.graph
     let stages = selection.stages
     let width = selection.members.map { graph[$0].name.count }.max() ?? 0
@@ -23,11 +33,14 @@ package struct PlanRenderer: Sendable {
         for line in lines.dropFirst() {
           out += "  " + String(repeating: " ", count: width) + "  \(line)\n"
         }
+        if out.utf8.count >= 1 << 20 {
+          emit(out)
+          out = ""
+        }
       }
     }
     let path = selection.criticalPath.map { graph[$0].name }
-    out += "\ncritical path (\(path.count) task(s)): \(path.joined(separator: " -> "))\n"
-    return out
+    emit(out + "\ncritical path (\(path.count) task(s)): \(path.joined(separator: " -> "))\n")
   }
 
   func describe(_ task: TaskDefinition, node: Int, graph: TaskGraph) -> [String] {

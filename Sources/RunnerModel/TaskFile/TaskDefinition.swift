@@ -127,13 +127,20 @@ package enum TaskAction: Sendable {
 package struct Command: Sendable, Hashable {
   package var text: String
   package var location: SourceLocation
-  /// `- task: NAME` in a `run` list: run that task here (the loader splits the task at it).
-  package var call: Dependency?
+  /// Empty, or the one call: an empty array costs a pointer, an optional `Dependency` its size
+  /// in every command.
+  private var calls: [Dependency]
 
   package init(text: String, location: SourceLocation, call: Dependency? = nil) {
     self.text = text
     self.location = location
-    self.call = call
+    self.calls = call.map { [$0] } ?? []
+  }
+
+  /// `- task: NAME` in a `run` list: run that task here (the loader splits the task at it).
+  package var call: Dependency? {
+    get { calls.first }
+    set { calls = newValue.map { [$0] } ?? [] }
   }
 }
 
