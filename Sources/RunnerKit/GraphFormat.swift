@@ -9,14 +9,14 @@ public enum GraphFormat: String, Sendable, CaseIterable {
   /// Formats drawn by Graphviz or as a page rather than rendered as text.
   var isPicture: Bool { self == .svg || self == .png || self == .html }
 
-  /// The text formats (the pictures are drawn by `draw`).
-  func render(_ selection: GraphSelection) -> String {
+  /// The text formats, in pieces (the pictures are drawn by `draw`).
+  func write(_ selection: GraphSelection, to emit: (String) -> Void) {
     switch self {
-    case .tree: return TreeRenderer().render(selection)
-    case .dot: return DOTRenderer().render(selection)
-    case .mermaid: return MermaidRenderer().render(selection)
-    case .json: return JSONGraphRenderer().render(selection)
-    case .svg, .png, .html: return ""
+    case .tree: TreeRenderer().write(selection, to: emit)
+    case .dot: DOTRenderer().write(selection, to: emit)
+    case .mermaid: MermaidRenderer().write(selection, to: emit)
+    case .json: JSONGraphRenderer().write(selection, to: emit)
+    case .svg, .png, .html: break
     }
   }
 
@@ -35,8 +35,9 @@ public enum GraphFormat: String, Sendable, CaseIterable {
         let small = selection.members.count <= Self.graphvizLimit
         let svg =
           small && GraphvizRenderer.isAvailable ? try await GraphvizRenderer().render(selection, format: .svg) : nil
-        Terminal.write(
-          HTMLGraphRenderer().render(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }), to: 1)
+        HTMLGraphRenderer().write(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }) {
+          Terminal.write($0, to: 1)
+        }
       default:
         let bytes = try await GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
         bytes.withUnsafeBufferPointer { Terminal.write($0, to: 1) }

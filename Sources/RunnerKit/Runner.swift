@@ -135,14 +135,14 @@ public final class Runner: Sendable {
       return ExitStatus.success
     }
     if format.isPicture { return await format.draw(selection) }
-    Terminal.write(format.render(selection), to: 1)
+    format.write(selection) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
 
   /// `runner --list [--json]`: the tasks with their descriptions.
   public func list(json: Bool) -> Int32 {
     guard let graph = loadGraph() else { return ExitStatus.usage }
-    Terminal.write(ListRenderer().render(graph, json: json), to: 1)
+    ListRenderer().write(graph, json: json) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
 

@@ -6,6 +6,10 @@ package struct DOTRenderer: Sendable {
   package init() {}
 
   package func render(_ selection: GraphSelection) -> String {
+    TextPieces.collect { write(selection, to: $0) }
+  }
+
+  package func write(_ selection: GraphSelection, to emit: (String) -> Void) {
     let graph = selection.graph
     var out = "digraph tasks {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
     let targets = Set(selection.targets)
@@ -15,12 +19,14 @@ package struct DOTRenderer: Sendable {
       if targets.contains(node) { attributes.append("penwidth=2") }
       if case .image = task.action { attributes.append("style=\"rounded,filled\", fillcolor=\"#e8f0fe\"") }
       out += "  \(quote(task.name)) [\(attributes.joined(separator: ", "))];\n"
+      TextPieces.flush(&out, to: emit)
     }
     for edge in selection.edges {
       let style = edge.carriesImage ? " [style=bold, color=\"#1a73e8\", label=\"image\"]" : ""
       out += "  \(quote(graph[edge.from].name)) -> \(quote(graph[edge.to].name))\(style);\n"
+      TextPieces.flush(&out, to: emit)
     }
-    return out + "}\n"
+    emit(out + "}\n")
   }
 
   func quote(_ text: String) -> String {

@@ -9,8 +9,11 @@ package struct HTMLGraphRenderer: Sendable {
   /// - Parameter svg: the graph drawn by Graphviz, if it is installed; otherwise runner
   ///   lays it out itself (`LayeredGraphRenderer`).
   package func render(_ selection: GraphSelection, svg: String? = nil) -> String {
+    TextPieces.collect { write(selection, svg: svg, to: $0) }
+  }
+
+  package func write(_ selection: GraphSelection, svg: String? = nil, to emit: (String) -> Void) {
     let graph = selection.graph
-    let picture = svg.map(Self.stripProlog) ?? LayeredGraphRenderer().render(selection)
     let path = selection.criticalPath.map { graph[$0].name }
     var html = """
       <!DOCTYPE html>
@@ -38,7 +41,12 @@ package struct HTMLGraphRenderer: Sendable {
       \(MarkupText.xml(selection.targets.map { graph[$0].name }.joined(separator: ", "))) · \
       critical path: \(MarkupText.xml(path.joined(separator: " → ")))</p>
       <div class="graph">
-      \(picture)</div>
+
+      """
+    emit(html)
+    if let svg { emit(Self.stripProlog(svg)) } else { LayeredGraphRenderer().write(selection, to: emit) }
+    html = """
+      </div>
       <h2>Stages</h2>
       <div>
 
@@ -46,6 +54,7 @@ package struct HTMLGraphRenderer: Sendable {
     for (number, stage) in selection.stages.enumerated() {
       let names = stage.map { "<a href=\"#task-\(anchor(graph[$0].name))\">\(MarkupText.xml(graph[$0].name))</a>" }
       html += "<div class=\"stage\"><b>stage \(number + 1)</b><br>\(names.joined(separator: "<br>"))</div>\n"
+      TextPieces.flush(&html, to: emit)
     }
     html += """
       </div>
@@ -66,8 +75,9 @@ package struct HTMLGraphRenderer: Sendable {
       html += "<td>\(task.action.kindName)</td><td>\(links(graph.dependencies[node]))</td>"
       html += "<td>\(links(graph.dependents[node]))</td><td>\(does(task))</td>"
       html += "<td><code>\(MarkupText.xml(task.location.description))</code></td></tr>\n"
+      TextPieces.flush(&html, to: emit)
     }
-    return html + "</table>\n</body>\n</html>\n"
+    emit(html + "</table>\n</body>\n</html>\n")
   }
 
   func does(_ task: TaskDefinition) -> String {

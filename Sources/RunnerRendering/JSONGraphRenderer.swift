@@ -11,9 +11,7 @@ package struct JSONGraphRenderer: Sendable {
 
   /// - Parameter predictions: what a run would do with each task, by index (the `cache` member).
   package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
-    var out = ""
-    write(selection, predictions: predictions) { out += $0 }
-    return out
+    TextPieces.collect { write(selection, predictions: predictions, to: $0) }
   }
 
   /// The same text, handed to `emit` in pieces of about 1 MiB: a graph of a million tasks is
@@ -34,10 +32,7 @@ package struct JSONGraphRenderer: Sendable {
       for (position, element) in items.enumerated() {
         out += position > 0 ? ",\n    " : "\n    "
         item(element, &out)
-        if out.utf8.count >= 1 << 20 {
-          emit(out)
-          out = ""
-        }
+        TextPieces.flush(&out, to: emit)
       }
       out += "\n  ]"
     }

@@ -14,6 +14,10 @@ package struct LayeredGraphRenderer: Sendable {
   package init() {}
 
   package func render(_ selection: GraphSelection) -> String {
+    TextPieces.collect { write(selection, to: $0) }
+  }
+
+  package func write(_ selection: GraphSelection, to emit: (String) -> Void) {
     let graph = selection.graph
     let stages = selection.stages
     // Order each stage by the mean row of its dependencies in earlier stages.
@@ -81,6 +85,7 @@ package struct LayeredGraphRenderer: Sendable {
       let color = edge.carriesImage ? "#1a73e8" : bold ? "#1f2328" : "#8c959f"
       svg += "<path d=\"\(path)\" "
       svg += "fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(bold ? "2.5" : "1.5")\" marker-end=\"url(#arrow)\"/>\n"
+      TextPieces.flush(&svg, to: emit)
     }
     for node in selection.members {
       guard let place = box[node] else { continue }
@@ -97,8 +102,9 @@ package struct LayeredGraphRenderer: Sendable {
       svg +=
         "<text x=\"\(n(middle))\" y=\"\(n(place.y + 32))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">"
       svg += task.action.kindName + "</text>\n</g>\n"
+      TextPieces.flush(&svg, to: emit)
     }
-    return svg + "</svg>\n"
+    emit(svg + "</svg>\n")
   }
 
   /// A curve leaving and arriving horizontally.

@@ -6,17 +6,25 @@ package struct ListRenderer: Sendable {
   package init() {}
 
   package func render(_ graph: TaskGraph, json: Bool) -> String {
+    TextPieces.collect { write(graph, json: json, to: $0) }
+  }
+
+  package func write(_ graph: TaskGraph, json: Bool, to emit: (String) -> Void) {
     // A node the loader made for other param values or a matrix combination is its task's.
     // Each include's tasks (and its default, the bare namespace) together, the root file's first.
     let namespace = { (task: TaskDefinition) -> String in
       task.scope < graph.file.scopes.count ? graph.file.scopes[task.scope].namespace : ""
     }
-    let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty && !$0.name.contains("#") }.sorted {
-      (namespace($0), $0.name) < (namespace($1), $1.name)
-    }
+    // Indices, not tasks, sorted: a copy of a million tasks costs more than the load.
+    let listed = graph.tasks.indices.filter {
+      !graph[$0].isInternal && graph[$0].values.isEmpty && !graph[$0].name.contains("#")
+    }.sorted { (namespace(graph[$0]), graph[$0].name) < (namespace(graph[$1]), graph[$1].name) }
+    let tasks = listed.lazy.map { graph[$0] }
+    var out = ""
     if json {
-      let items = tasks.map { task -> JSONValue in
-        .object([
+      for task in tasks {
+        out += out.isEmpty ? "[\n  " : ",\n  "
+        JSONValue.object([
           ("name", .string(task.name)),
           ("description", task.description.map(JSONValue.string) ?? .null),
           ("kind", .string(task.action.kindName)),
@@ -24,15 +32,18 @@ package struct ListRenderer: Sendable {
           ("params", .array(graph.file.params(of: task).map(Self.json))),
           ("matrix", .object((task.matrix?.axes ?? []).map { ($0.name, .array($0.values.map(JSONValue.string))) })),
           ("location", task.location.json),
-        ])
+        ]).write(to: &out, pretty: true, indent: "  ")
+        TextPieces.flush(&out, to: emit)
       }
-      return JSONValue.array(items).serialized(pretty: true) + "\n"
+      emit(out.isEmpty ? "[]\n" : out + "\n]\n")
+      return
     }
     let width = tasks.map(\.name.count).max() ?? 0
-    var out = ""
     var previous = ""
+    var first = true
     for task in tasks {
-      if namespace(task) != previous, !out.isEmpty { out += "\n" }
+      if namespace(task) != previous, !first { out += "\n" }
+      first = false
       previous = namespace(task)
       var detail =
         task.description
@@ -45,11 +56,12 @@ package struct ListRenderer: Sendable {
       out += task.name
       if !detail.isEmpty { out += String(repeating: " ", count: width - task.name.count + 2) + detail }
       out += "\n"
+      TextPieces.flush(&out, to: emit)
     }
     if !graph.file.params.isEmpty {
       out += "\nparams: " + graph.file.params.map(Self.text).joined(separator: ", ") + "\n"
     }
-    return out
+    emit(out)
   }
 
   /// `mode=debug (debug|release)`, `target=… (required: staging|prod)`.

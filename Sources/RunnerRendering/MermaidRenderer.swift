@@ -6,6 +6,10 @@ package struct MermaidRenderer: Sendable {
   package init() {}
 
   package func render(_ selection: GraphSelection) -> String {
+    TextPieces.collect { write(selection, to: $0) }
+  }
+
+  package func write(_ selection: GraphSelection, to emit: (String) -> Void) {
     let graph = selection.graph
     var out = "flowchart LR\n"
     for node in selection.members {
@@ -16,11 +20,13 @@ package struct MermaidRenderer: Sendable {
       case .shell: out += "  t\(node)[\(label)]\n"
       case .image: out += "  t\(node)[/\(label)/]\n"
       }
+      TextPieces.flush(&out, to: emit)
     }
     for edge in selection.edges {
       out += edge.carriesImage ? "  t\(edge.from) ==>|image| t\(edge.to)\n" : "  t\(edge.from) --> t\(edge.to)\n"
+      TextPieces.flush(&out, to: emit)
     }
-    return out
+    emit(out)
   }
 }
 

@@ -7,9 +7,7 @@ package struct PlanRenderer: Sendable {
 
   /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
   package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
-    var out = ""
-    write(selection, predictions: predictions) { out += $0 }
-    return out
+    TextPieces.collect { write(selection, predictions: predictions, to: $0) }
   }
 
   /// The same text, handed to `emit` in pieces of about 1 MiB (a plan of a million tasks is
@@ -33,10 +31,7 @@ package struct PlanRenderer: Sendable {
         for line in lines.dropFirst() {
           out += "  " + String(repeating: " ", count: width) + "  \(line)\n"
         }
-        if out.utf8.count >= 1 << 20 {
-          emit(out)
-          out = ""
-        }
+        TextPieces.flush(&out, to: emit)
       }
     }
     let path = selection.criticalPath.map { graph[$0].name }

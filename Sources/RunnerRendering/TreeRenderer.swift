@@ -10,6 +10,10 @@ package struct TreeRenderer: Sendable {
   package init() {}
 
   package func render(_ selection: GraphSelection) -> String {
+    TextPieces.collect { write(selection, to: $0) }
+  }
+
+  package func write(_ selection: GraphSelection, to emit: (String) -> Void) {
     let graph = selection.graph
     var out = ""
     var expanded = Set<Int>()
@@ -21,6 +25,7 @@ package struct TreeRenderer: Sendable {
       let repeated = expanded.contains(node) && !children.isEmpty
       let deep = level > Self.maximumIndent ? "⋯[level \(level)] " : ""
       out += prefix + deep + connector + graph[node].name + (repeated ? " (see above)" : "") + "\n"
+      TextPieces.flush(&out, to: emit)
       guard !repeated else { continue }
       expanded.insert(node)
       let childPrefix =
@@ -30,6 +35,6 @@ package struct TreeRenderer: Sendable {
         stack.append((child, childPrefix, position == children.count - 1 ? "└── " : "├── ", level + 1))
       }
     }
-    return out
+    emit(out)
   }
 }
