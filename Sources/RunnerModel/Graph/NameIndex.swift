@@ -6,25 +6,25 @@ struct NameIndex: Sendable {
   private var slots: [Int32]
   private let mask: Int
 
-  /// `names[i]` is task `i`'s name; of two tasks of one name the later is found.
-  init<Names: RandomAccessCollection>(_ names: Names) where Names.Element == String, Names.Index == Int {
+  /// Of two tasks of one name the later is found.
+  init(_ tasks: [TaskDefinition]) {
     var capacity = 8
-    while capacity < names.count * 2 { capacity *= 2 }
-    slots = [Int32](repeating: -1, count: capacity)
+    while capacity < tasks.count * 2 { capacity *= 2 }
+    var slots = [Int32](repeating: -1, count: capacity)
     mask = capacity - 1
-    for index in names.indices {
-      var slot = names[index].hashValue & mask
-      while slots[slot] >= 0, names[Int(slots[slot])] != names[index] { slot = (slot + 1) & mask }
+    for index in tasks.indices {
+      var slot = tasks[index].name.hashValue & mask
+      while slots[slot] >= 0, tasks[Int(slots[slot])].name != tasks[index].name { slot = (slot + 1) & mask }
       slots[slot] = Int32(index)
     }
+    self.slots = slots
   }
 
-  func index<Names: RandomAccessCollection>(of name: String, in names: Names) -> Int?
-  where Names.Element == String, Names.Index == Int {
+  func index(of name: String, in tasks: [TaskDefinition]) -> Int? {
     var slot = name.hashValue & mask
     while slots[slot] >= 0 {
       let index = Int(slots[slot])
-      if names[index] == name { return index }
+      if tasks[index].name == name { return index }
       slot = (slot + 1) & mask
     }
     return nil

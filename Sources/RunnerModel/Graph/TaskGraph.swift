@@ -16,13 +16,13 @@ package struct TaskGraph: Sendable {
   /// - Throws: `DiagnosticList` naming each dependency on an undefined task.
   package init(file: TaskFile) throws(DiagnosticList) {
     self.file = file
-    let names = NameIndex(file.tasks.lazy.map(\.name))
+    let names = NameIndex(file.tasks)
     var diagnostics: [Diagnostic] = []
     var dependencies = Adjacency.Builder(nodes: file.tasks.count)
     for task in file.tasks {
       defer { dependencies.endNode() }
       for dependency in task.dependencies {
-        guard let target = names.index(of: dependency.name, in: file.tasks.lazy.map(\.name)) else {
+        guard let target = names.index(of: dependency.name, in: file.tasks) else {
           if dependency.name.contains("*") {
             diagnostics.append(
               .error(
@@ -60,7 +60,7 @@ package struct TaskGraph: Sendable {
     self.names = names
   }
 
-  package func index(of name: String) -> Int? { names.index(of: name, in: file.tasks.lazy.map(\.name)) }
+  package func index(of name: String) -> Int? { names.index(of: name, in: file.tasks) }
 
   /// Borrowed, not copied: `graph[i].name` reads one field of a large struct (a copy retained
   /// and released every reference it holds, on every access of every renderer).
