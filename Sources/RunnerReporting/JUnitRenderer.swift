@@ -19,12 +19,13 @@ package struct JUnitRenderer: Sendable {
     var failures = 0
     var skipped = 0
     var cases = ""
+    let failureOf = Dictionary(summary.failures.map { ($0.task, $0) }) { first, _ in first }
     for task in selection.members {
       let definition = graph[task]
       let outcome = record.outcomes[task]
       let time = MarkupText.seconds(outcome?.duration ?? .zero)
       cases += "    <testcase classname=\"\(file)\" name=\"\(MarkupText.xml(definition.name))\" time=\"\(time)\""
-      let failure = summary.failures.first { $0.task == task }
+      let failure = failureOf[task]
       let lifecycle = definition.isService ? serviceLifecycle(task, record: record) : nil
       switch outcome?.state ?? (failure == nil ? .cancelled : .failed) {
       case .succeeded:

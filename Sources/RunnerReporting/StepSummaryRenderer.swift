@@ -21,9 +21,10 @@ package struct StepSummaryRenderer: Sendable {
     }
     if let deadlock = summary.deadlock { out += " — deadlock: \(cell(deadlock))" }
     out += "\n\n| task | result | duration | attempts |\n|:---|:---|---:|---:|\n"
+    let failed = Set(summary.failures.map(\.task))
     for task in selection.members {
       let outcome = record.outcomes[task]
-      let state = outcome?.state ?? summary.failures.first { $0.task == task }.map { _ in .failed } ?? .cancelled
+      let state = outcome?.state ?? (failed.contains(task) ? .failed : .cancelled)
       var result = Self.symbol(state) + " " + state.rawValue
       if state != .succeeded, let reason = outcome?.reason { result += ": " + cell(reason) }
       if state == .succeeded, let reason = outcome?.reason, reason.first?.isNumber == false { result += " (\(reason))" }
