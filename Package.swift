@@ -11,6 +11,11 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    // The network: REAPI v2 over gRPC (issue 16).
+    .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+    .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+    .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+    .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
   ],
   targets: [
     .executableTarget(
@@ -34,6 +39,26 @@ let package = Package(
     // The façade: one entry point per command.
     .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"], plugins: ["VersionStamp"]),
     .plugin(name: "VersionStamp", capability: .buildTool()),
+    // Beyond one machine: the REAPI v2 messages and clients (generated, see regenerate.sh), and
+    // the remote layer the executor reaches through protocols.
+    .target(
+      name: "REAPI",
+      dependencies: [
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+      ],
+      exclude: ["regenerate.sh"]
+    ),
+    .target(
+      name: "RunnerRemote",
+      dependencies: [
+        "REAPI",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+      ]
+    ),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -47,6 +72,7 @@ let package = Package(
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
+    .testTarget(name: "RunnerRemoteTests", dependencies: ["RunnerRemote", "REAPI"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],

@@ -1,0 +1,162 @@
+import Crypto
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import REAPI
+
+package typealias Digest = Build_Bazel_Remote_Execution_V2_Digest
+
+extension Build_Bazel_Remote_Execution_V2_Digest {
+  /// The name REAPI gives a blob: its SHA-256 in lowercase hex, and its size.
+  package init(of bytes: [UInt8]) {
+    self.init()
+    hash = Self.hex(SHA256.hash(data: bytes))
+    sizeBytes = Int64(bytes.count)
+  }
+
+  static func hex(_ digest: SHA256.Digest) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(64)
+    for byte in digest {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}
+
+/// A failed exchange with a remote server, as a person would read it in a warning.
+package struct RemoteError: Error, Sendable, CustomStringConvertible {
+  package var description: String
+
+  package init(_ description: String) { self.description = description }
+}
+
+/// One connection to a REAPI v2 server (gRPC over HTTP/2, plaintext or TLS): its capabilities
+/// and its content-addressable storage. Every call has a deadline; the connection is shared by
+/// concurrent calls and closed with `close()`.
+package final class REAPIConnection: Sendable {
+  package let endpoint: RemoteEndpoint
+  private let client: GRPCClient<HTTP2ClientTransport.Posix>
+  private let running: Task<Void, Never>
+  private let metadata: Metadata
+  private let options: CallOptions
+
+  /// - Parameters:
+  ///   - headers: sent with every call (`authorization: Bearer …`).
+  ///   - trustRoots: a PEM file of the certificates a `grpcs://` server's must chain to
+  ///     (the system's when nil).
+  ///   - timeout: the deadline of each call.
+  package init(
+    _ endpoint: RemoteEndpoint, headers: [(name: String, value: String)] = [], trustRoots: String? = nil,
+    timeout: Duration = .seconds(10)
+  ) throws(RemoteError) {
+    guard endpoint.scheme.isGRPC else { throw RemoteError("\(endpoint) is not a gRPC address") }
+    self.endpoint = endpoint
+    let security: HTTP2ClientTransport.Posix.TransportSecurity
+    if endpoint.scheme.usesTLS {
+      security = .tls { config in
+        if let trustRoots { config.trustRoots = .certificates([.file(path: trustRoots, format: .pem)]) }
+      }
+    } else {
+      security = .plaintext
+    }
+    let transport: HTTP2ClientTransport.Posix
+    do {
+      transport = try HTTP2ClientTransport.Posix(
+        target: .dns(host: endpoint.host, port: endpoint.port), transportSecurity: security)
+    } catch {
+      throw RemoteError("cannot reach \(endpoint): \(error)")
+    }
+    let client = GRPCClient(transport: transport)
+    self.client = client
+    running = Task { try? await client.runConnections() }
+    var metadata = Metadata()
+    for header in headers { metadata.addString(header.value, forKey: header.name.lowercased()) }
+    self.metadata = metadata
+    var options = CallOptions.defaults
+    options.timeout = timeout
+    self.options = options
+  }
+
+  /// Ends the connection once the calls under way have finished.
+  package func close() async {
+    client.beginGracefulShutdown()
+    await running.value
+  }
+
+  /// What the server supports: its digest functions, its largest batch.
+  package func capabilities() async throws(RemoteError) -> Build_Bazel_Remote_Execution_V2_ServerCapabilities {
+    var request = Build_Bazel_Remote_Execution_V2_GetCapabilitiesRequest()
+    request.instanceName = endpoint.path
+    return try await call("GetCapabilities") {
+      try await Build_Bazel_Remote_Execution_V2_Capabilities.Client(wrapping: client)
+        .getCapabilities(request, metadata: metadata, options: options)
+    }
+  }
+
+  /// Of `digests`, the ones the server's CAS does not hold.
+  package func missing(_ digests: [Digest]) async throws(RemoteError) -> [Digest] {
+    var request = Build_Bazel_Remote_Execution_V2_FindMissingBlobsRequest()
+    request.instanceName = endpoint.path
+    request.blobDigests = digests
+    return try await call("FindMissingBlobs") {
+      try await Build_Bazel_Remote_Execution_V2_ContentAddressableStorage.Client(wrapping: client)
+        .findMissingBlobs(request, metadata: metadata, options: options).missingBlobDigests
+    }
+  }
+
+  /// Stores `blobs` in one batch; every blob must be accepted.
+  package func upload(_ blobs: [[UInt8]]) async throws(RemoteError) {
+    var request = Build_Bazel_Remote_Execution_V2_BatchUpdateBlobsRequest()
+    request.instanceName = endpoint.path
+    request.requests = blobs.map { blob in
+      var item = Build_Bazel_Remote_Execution_V2_BatchUpdateBlobsRequest.Request()
+      item.digest = Digest(of: blob)
+      item.data = .init(blob)
+      return item
+    }
+    let response = try await call("BatchUpdateBlobs") {
+      try await Build_Bazel_Remote_Execution_V2_ContentAddressableStorage.Client(wrapping: client)
+        .batchUpdateBlobs(request, metadata: metadata, options: options)
+    }
+    if let refused = response.responses.first(where: { $0.status.code != 0 }) {
+      throw RemoteError(
+        "\(endpoint) refused blob \(refused.digest.hash)/\(refused.digest.sizeBytes): \(refused.status.message)")
+    }
+  }
+
+  /// The blobs of `digests` the server holds, each checked against its digest: a blob whose
+  /// bytes do not match is an error, never returned.
+  package func download(_ digests: [Digest]) async throws(RemoteError) -> [Digest: [UInt8]] {
+    var request = Build_Bazel_Remote_Execution_V2_BatchReadBlobsRequest()
+    request.instanceName = endpoint.path
+    request.digests = digests
+    let response = try await call("BatchReadBlobs") {
+      try await Build_Bazel_Remote_Execution_V2_ContentAddressableStorage.Client(wrapping: client)
+        .batchReadBlobs(request, metadata: metadata, options: options)
+    }
+    var blobs: [Digest: [UInt8]] = [:]
+    for item in response.responses where item.status.code == 0 {
+      let bytes = [UInt8](item.data)
+      guard Digest(of: bytes) == item.digest else {
+        throw RemoteError("\(endpoint) sent blob \(item.digest.hash) with bytes of another digest")
+      }
+      blobs[item.digest] = bytes
+    }
+    return blobs
+  }
+
+  /// Runs one call, turning gRPC's errors into a `RemoteError` that names the call.
+  private func call<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws(RemoteError)
+    -> Result
+  {
+    do {
+      return try await body()
+    } catch let error as RPCError {
+      throw RemoteError("\(name) on \(endpoint): \(error.code): \(error.message)")
+    } catch {
+      throw RemoteError("\(name) on \(endpoint): \(error)")
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import Glibc
+import REAPI
+import Testing
+
+@testable import RunnerRemote
+
+/// The REAPI servers `.ci/remote-servers.sh` starts, named by the variables it writes; a test
+/// whose server is not named is reported as skipped.
+enum TestServers {
+  static func address(_ variable: String) -> String? {
+    getenv(variable).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  static let grpc = ["RUNNER_TEST_CASD", "RUNNER_TEST_BUILDGRID"]
+  static var anyGRPC: Bool { grpc.contains { address($0) != nil } }
+}
+
+@Suite struct RemoteEndpointTests {
+  @Test func readsEachScheme() throws {
+    #expect(
+      try RemoteEndpoint(parsing: "grpc://127.0.0.1:50061")
+        == RemoteEndpoint(scheme: .grpc, host: "127.0.0.1", port: 50061))
+    #expect(try RemoteEndpoint(parsing: "grpcs://cache.example.com/main").port == 443)
+    #expect(try RemoteEndpoint(parsing: "grpcs://cache.example.com/main").path == "main")
+    #expect(try RemoteEndpoint(parsing: "http://[::1]:8080/cache/").description == "http://[::1]:8080/cache")
+    #expect(try RemoteEndpoint(parsing: "HTTPS://h/a/b").path == "a/b")
+  }
+
+  @Test(arguments: [
+    ("127.0.0.1:50061", "needs a scheme: grpc://, grpcs://, http:// or https://"),
+    ("ftp://h", "unknown scheme 'ftp' (grpc, grpcs, http or https)"),
+    ("grpc://h:0", "the port must be a number from 1 to 65535"),
+    ("grpc://h:x", "the port must be a number from 1 to 65535"),
+    ("grpc://:80", "names no host"),
+    ("http://[::1", "an IPv6 address needs its ']'"),
+  ])
+  func saysWhatIsWrong(text: String, reason: String) {
+    #expect(throws: RemoteEndpoint.Invalid(text, reason)) { try RemoteEndpoint(parsing: text) }
+  }
+}
+
+@Suite(.enabled(if: TestServers.anyGRPC, "no REAPI server named (.ci/remote-servers.sh start DIR)"))
+struct REAPIConnectionTests {
+  /// Each server named in the environment.
+  func servers() throws -> [RemoteEndpoint] {
+    try TestServers.grpc.compactMap(TestServers.address).map { try RemoteEndpoint(parsing: $0) }
+  }
+
+  @Test func capabilitiesOfferSHA256() async throws {
+    for endpoint in try servers() {
+      let connection = try REAPIConnection(endpoint)
+      let capabilities = try await connection.capabilities()
+      await connection.close()
+      #expect(capabilities.cacheCapabilities.digestFunctions.contains(.sha256), "\(endpoint)")
+    }
+  }
+
+  @Test func blobsGoInAndComeBackAsTheyWere() async throws {
+    // Fresh bytes each run: a server kept from an earlier run must not make the test pass.
+    let unique = (0..<64).map { _ in UInt8.random(in: 0...255) }
+    let blobs = [unique, Array("hello, REAPI\n".utf8), []]
+    let never = Digest(of: unique + [0])
+    for endpoint in try servers() {
+      let connection = try REAPIConnection(endpoint)
+      let digests = blobs.map { Digest(of: $0) }
+      #expect(try await connection.missing([digests[0], never]) == [digests[0], never], "\(endpoint)")
+      try await connection.upload(blobs)
+      #expect(try await connection.missing(digests + [never]) == [never], "\(endpoint)")
+      let read = try await connection.download([digests[0], digests[1], never])
+      await connection.close()
+      #expect(read[digests[0]] == unique, "\(endpoint)")
+      #expect(read[digests[1]] == blobs[1], "\(endpoint)")
+      #expect(read[never] == nil, "\(endpoint)")
+    }
+  }
+
+}
+
+@Suite struct REAPIConnectionFaultTests {
+  @Test func aServerThatIsNotThereIsAnError() async throws {
+    // A port nothing listens on (the test servers' own, plus 7).
+    let endpoint = RemoteEndpoint(scheme: .grpc, host: "127.0.0.1", port: 50068)
+    let connection = try REAPIConnection(endpoint, timeout: .seconds(2))
+    await #expect(throws: RemoteError.self) { try await connection.capabilities() }
+    await connection.close()
+  }
+}
