@@ -42,6 +42,9 @@ fi
 
 mkdir -p "$dir"
 cd "$dir"
+# Each server runs in a session of its own (setsid): a test that signals its own process group
+# (Ctrl-Z, Ctrl-C as a terminal sends them) must not stop or end the servers. Started in the
+# background of a script (no job control), setsid execs the server itself, so $! is its PID.
 stop
 : > pids
 # A failure on the way stops what was started.
@@ -67,7 +70,7 @@ EOF
 fi
 rm -rf casd && mkdir casd
 # The sandbox sees the host's /usr read-only, so that /bin/sh and the usual tools exist.
-./buildbox-casd --bind="127.0.0.1:$casd_port" --buildbox-run="$dir/buildbox-run" --jobs=2 \
+setsid ./buildbox-casd --bind="127.0.0.1:$casd_port" --buildbox-run="$dir/buildbox-run" --jobs=2 \
   --runner-arg=--ro-bind-mount=/usr:/usr --runner-arg=--ro-bind-mount=/usr/bin:/bin \
   --runner-arg=--ro-bind-mount=/usr/lib:/lib --runner-arg=--ro-bind-mount=/usr/lib64:/lib64 \
   --log-level=warning "$dir/casd" > casd.log 2>&1 &
@@ -112,7 +115,7 @@ instances:
       - !action-cache
         cache: *ac
 EOF
-buildgrid/bin/bgd server start buildgrid.yml > buildgrid.log 2>&1 &
+setsid buildgrid/bin/bgd server start buildgrid.yml > buildgrid.log 2>&1 &
 echo $! >> pids
 
 # nginx as a Bazel HTTP cache (PUT/GET /cache/ac/<sha256>, /cache/cas/<sha256>), plain and TLS.
@@ -141,7 +144,7 @@ http {
   }
 }
 EOF
-nginx -c "$dir/nginx.conf" > nginx.out 2>&1 &
+setsid nginx -c "$dir/nginx.conf" > nginx.out 2>&1 &
 echo $! >> pids
 
 # Each port must answer within 120 s (BuildGrid's first start is the slowest).

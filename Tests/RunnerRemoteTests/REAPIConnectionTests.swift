@@ -41,6 +41,11 @@ enum TestServers {
 
 @Suite(.enabled(if: TestServers.anyGRPC, "no REAPI server named (.ci/remote-servers.sh start DIR)"))
 struct REAPIConnectionTests {
+  /// A deadline long enough for a loaded test run: the other suites' tests wait for processes
+  /// on the threads the client's tasks need, for seconds at a time (with 10 s, calls that take
+  /// milliseconds on their own timed out in CI).
+  static let deadline = Duration.seconds(120)
+
   /// Each server named in the environment.
   func servers() throws -> [RemoteEndpoint] {
     try TestServers.grpc.compactMap(TestServers.address).map { try RemoteEndpoint(parsing: $0) }
@@ -48,7 +53,7 @@ struct REAPIConnectionTests {
 
   @Test func capabilitiesOfferSHA256() async throws {
     for endpoint in try servers() {
-      let connection = try REAPIConnection(endpoint)
+      let connection = try REAPIConnection(endpoint, timeout: Self.deadline)
       let capabilities = try await connection.capabilities()
       await connection.close()
       #expect(capabilities.cacheCapabilities.digestFunctions.contains(.sha256), "\(endpoint)")
@@ -61,7 +66,7 @@ struct REAPIConnectionTests {
     let blobs = [unique, Array("hello, REAPI\n".utf8), []]
     let never = Digest(of: unique + [0])
     for endpoint in try servers() {
-      let connection = try REAPIConnection(endpoint)
+      let connection = try REAPIConnection(endpoint, timeout: Self.deadline)
       let digests = blobs.map { Digest(of: $0) }
       #expect(try await connection.missing([digests[0], never]) == [digests[0], never], "\(endpoint)")
       try await connection.upload(blobs)
