@@ -37,10 +37,10 @@ package struct RemoteError: Error, Sendable, CustomStringConvertible {
 /// concurrent calls and closed with `close()`.
 package final class REAPIConnection: Sendable {
   package let endpoint: RemoteEndpoint
-  private let client: GRPCClient<HTTP2ClientTransport.Posix>
+  let client: GRPCClient<HTTP2ClientTransport.Posix>
   private let running: Task<Void, Never>
-  private let metadata: Metadata
-  private let options: CallOptions
+  let metadata: Metadata
+  let options: CallOptions
 
   /// - Parameters:
   ///   - headers: sent with every call (`authorization: Bearer …`).
@@ -148,11 +148,26 @@ package final class REAPIConnection: Sendable {
   }
 
   /// Runs one call, turning gRPC's errors into a `RemoteError` that names the call.
-  private func call<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws(RemoteError)
+  func call<Result: Sendable>(_ name: String, _ body: () async throws -> Result) async throws(RemoteError)
     -> Result
   {
     do {
       return try await body()
+    } catch let error as RPCError {
+      throw RemoteError("\(name) on \(endpoint): \(error.code): \(error.message)")
+    } catch {
+      throw RemoteError("\(name) on \(endpoint): \(error)")
+    }
+  }
+
+  /// Runs one call whose NOT_FOUND means "none": `notFound` then.
+  func call<Result: Sendable>(_ name: String, notFound: Result, _ body: () async throws -> Result)
+    async throws(RemoteError) -> Result
+  {
+    do {
+      return try await body()
+    } catch let error as RPCError where error.code == .notFound {
+      return notFound
     } catch let error as RPCError {
       throw RemoteError("\(name) on \(endpoint): \(error.code): \(error.message)")
     } catch {

@@ -81,6 +81,51 @@ struct REAPIConnectionTests {
 
 }
 
+extension REAPIConnectionTests {
+  @Test func blobsAboveTheBatchLimitGoThroughByteStream() async throws {
+    var generator = SystemRandomNumberGenerator()
+    let large = (0..<(5 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    let small = Array("small \(UInt64.random(in: 0...UInt64.max))".utf8)
+    for endpoint in try servers() {
+      let connection = try REAPIConnection(endpoint, timeout: Self.deadline)
+      let limit = REAPIConnection.batchLimit(try await connection.capabilities())
+      #expect(large.count > limit, "\(endpoint)")
+      try await connection.put([large, small], batchLimit: limit)
+      #expect(try await connection.missing([Digest(of: large), Digest(of: small)]) == [], "\(endpoint)")
+      #expect(try await connection.read(Digest(of: large)) == large, "\(endpoint)")
+      #expect(try await connection.read(Digest(of: large + [0])) == nil, "\(endpoint)")
+      await connection.close()
+    }
+  }
+
+  @Test func anActionResultIsFoundOnceStoredAfterItsBlobs() async throws {
+    var command = Build_Bazel_Remote_Execution_V2_Command()
+    command.arguments = ["/bin/sh", "-c", "echo \(UInt64.random(in: 0...UInt64.max))"]
+    let commandBytes: [UInt8] = try command.serializedBytes()
+    let inputRoot: [UInt8] = try Build_Bazel_Remote_Execution_V2_Directory().serializedBytes()
+    var action = Build_Bazel_Remote_Execution_V2_Action()
+    action.commandDigest = Digest(of: commandBytes)
+    action.inputRootDigest = Digest(of: inputRoot)
+    let actionBytes: [UInt8] = try action.serializedBytes()
+    let stdout = Array("hello from the action cache\n".utf8)
+    var result = Build_Bazel_Remote_Execution_V2_ActionResult()
+    result.exitCode = 3
+    result.stdoutDigest = Digest(of: stdout)
+    for endpoint in try servers() {
+      let connection = try REAPIConnection(endpoint, timeout: Self.deadline)
+      #expect(try await connection.actionResult(for: Digest(of: actionBytes)) == nil, "\(endpoint)")
+      try await connection.put([commandBytes, inputRoot, actionBytes, stdout])
+      try await connection.storeActionResult(result, for: Digest(of: actionBytes))
+      let found = try #require(try await connection.actionResult(for: Digest(of: actionBytes)), "\(endpoint)")
+      #expect(found.exitCode == 3, "\(endpoint)")
+      #expect(found.stdoutDigest == Digest(of: stdout), "\(endpoint)")
+      let replayed = found.stdoutRaw.isEmpty ? try await connection.read(found.stdoutDigest) : [UInt8](found.stdoutRaw)
+      #expect(replayed == stdout, "\(endpoint)")
+      await connection.close()
+    }
+  }
+}
+
 @Suite struct REAPIConnectionFaultTests {
   @Test func aServerThatIsNotThereIsAnError() async throws {
     // A port nothing listens on (the test servers' own, plus 7).
