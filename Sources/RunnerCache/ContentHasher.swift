@@ -72,6 +72,11 @@ package struct ContentHasher {
     Array(digest())
   }
 
+  /// SHA-256 of `bytes` themselves (no length prefix): a REAPI blob's digest.
+  package static func sha256Hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).withUnsafeBytes { hex($0) }
+  }
+
   static func hex(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { hex($0) }
   }
