@@ -16,6 +16,10 @@ let package = Package(
     .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
     .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
     .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+    // Bazel's HTTP cache protocol.
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     .executableTarget(
@@ -57,6 +61,9 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRPCCore", package: "grpc-swift-2"),
         .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]
     ),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
