@@ -41,6 +41,9 @@ fi
 [ "$command" = start ] || { echo "usage: remote-servers.sh start|stop DIR" >&2; exit 2; }
 
 mkdir -p "$dir"
+# nginx's workers run as www-data: they must reach the cache's files below DIR (mktemp -d
+# makes it 700).
+chmod 755 "$dir"
 cd "$dir"
 # Each server runs in a session of its own (setsid): a test that signals its own process group
 # (Ctrl-Z, Ctrl-C as a terminal sends them) must not stop or end the servers. Started in the
