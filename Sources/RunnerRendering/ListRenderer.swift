@@ -22,8 +22,9 @@ package struct ListRenderer: Sendable {
     let tasks = listed.lazy.map { graph[$0] }
     var out = ""
     if json {
-      for task in tasks {
-        out += out.isEmpty ? "[\n  " : ",\n  "
+      // By position, not by `out`: a piece handed on empties it.
+      for (position, task) in tasks.enumerated() {
+        out += position == 0 ? "[\n  " : ",\n  "
         JSONValue.object([
           ("name", .string(task.name)),
           ("description", task.description.map(JSONValue.string) ?? .null),
@@ -35,7 +36,7 @@ package struct ListRenderer: Sendable {
         ]).write(to: &out, pretty: true, indent: "  ")
         TextPieces.flush(&out, to: emit)
       }
-      emit(out.isEmpty ? "[]\n" : out + "\n]\n")
+      emit(tasks.isEmpty ? "[]\n" : out + "\n]\n")
       return
     }
     let width = tasks.map(\.name.count).max() ?? 0
