@@ -58,7 +58,7 @@ let package = Package(
       name: "RunnerRemote",
       dependencies: [
         "REAPI",
-        .product(name: "Crypto", package: "swift-crypto"),
+        "RunnerCache",
         .product(name: "GRPCCore", package: "grpc-swift-2"),
         .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -77,7 +77,7 @@ package struct ContentHasher {
     SHA256.hash(data: bytes).withUnsafeBytes { hex($0) }
   }
 
-  static func hex(_ bytes: [UInt8]) -> String {
+  package static func hex(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { hex($0) }
   }
 

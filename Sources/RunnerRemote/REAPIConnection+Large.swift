@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import REAPI
+import RunnerCache
 
 /// Blobs of any size (ByteStream above the batch limit) and the action cache.
 extension REAPIConnection {
@@ -133,9 +134,7 @@ extension REAPIConnection {
     var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
     bytes[6] = bytes[6] & 0x0F | 0x40
     bytes[8] = bytes[8] & 0x3F | 0x80
-    let hex = bytes.map { byte in
-      String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
-    }
-    return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
+    let hex = Array(ContentHasher.hex(bytes))
+    return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
   }
 }

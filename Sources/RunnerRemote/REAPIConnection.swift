@@ -1,7 +1,7 @@
-import Crypto
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import REAPI
+import RunnerCache
 
 package typealias Digest = Build_Bazel_Remote_Execution_V2_Digest
 
@@ -9,19 +9,8 @@ extension Build_Bazel_Remote_Execution_V2_Digest {
   /// The name REAPI gives a blob: its SHA-256 in lowercase hex, and its size.
   package init(of bytes: [UInt8]) {
     self.init()
-    hash = Self.hex(SHA256.hash(data: bytes))
+    hash = ContentHasher.sha256Hex(bytes)
     sizeBytes = Int64(bytes.count)
-  }
-
-  static func hex(_ digest: SHA256.Digest) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(64)
-    for byte in digest {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0xF)])
-    }
-    return String(decoding: text, as: UTF8.self)
   }
 }
 

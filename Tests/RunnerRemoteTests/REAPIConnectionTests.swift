@@ -126,6 +126,19 @@ extension REAPIConnectionTests {
   }
 }
 
+@Suite struct ByteStreamNameTests {
+  @Test func uploadNamesCarryVersion4UUIDs() {
+    let hex = Set("0123456789abcdef")
+    for _ in 0..<100 {
+      let parts = REAPIConnection.uuid().split(separator: "-", omittingEmptySubsequences: false)
+      #expect(parts.map(\.count) == [8, 4, 4, 4, 12])
+      #expect(parts.allSatisfy { $0.allSatisfy(hex.contains) })
+      #expect(parts[2].first == "4")
+      #expect("89ab".contains(parts[3].first!))
+    }
+  }
+}
+
 @Suite struct REAPIConnectionFaultTests {
   @Test func aServerThatIsNotThereIsAnError() async throws {
     // A port nothing listens on (the test servers' own, plus 7).

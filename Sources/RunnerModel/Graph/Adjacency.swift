@@ -6,16 +6,6 @@ package struct Adjacency: RandomAccessCollection, Sendable {
   let offsets: [Int32]
   let targets: [Int32]
 
-  /// `lists[i]`: node `i`'s edges, in order.
-  package init(_ lists: [[Int]]) {
-    var builder = Builder(nodes: lists.count)
-    for list in lists {
-      for target in list { builder.append(target) }
-      builder.endNode()
-    }
-    self = builder.adjacency
-  }
-
   init(offsets: [Int32], targets: [Int32]) {
     self.offsets = offsets
     self.targets = targets

@@ -100,47 +100,6 @@ struct TaskFileDecoder: YAMLEntrySink {
     return file
   }
 
-  /// Decodes one entry of the `tasks` mapping, handed over by the parser as soon as it is parsed.
-  /// Its errors wait in `reader` until `decode(_:)` puts them in file order.
-  mutating func take(_ entry: consuming YAMLEntry) {
-    let name = entry.name
-    guard checkName(name, at: entry.key) else {
-      rejectedNames[name] = rejectedNames[name] ?? entry.key.location
-      return
-    }
-    var task = TaskDefinition(name: name, location: entry.key.location, index: streamed.count)
-    decodeTask(&task, entry.value)
-    streamed.append(task)
-  }
-
-  func place(of name: String) -> SourceLocation? {
-    rejectedNames[name] ?? streamed.first { $0.name == name }?.location
-  }
-
-  /// The `tasks` mapping: the tasks streamed out of it, then those it still holds (merged in
-  /// by `<<`), taken out of `slot` (left null) so that each task's nodes go as soon as it is
-  /// decoded.
-  mutating func tasks(taking slot: inout YAMLNode) -> [TaskDefinition] {
-    var result: [TaskDefinition] = []
-    swap(&result, &streamed)
-    var node = YAMLNode(.scalar("", plain: true), at: slot.location)
-    swap(&node, &slot)
-    if node.isNull { return result }
-    guard var entries = reader.mapping(node, what: "'tasks'") else { return result }
-    _ = consume node
-    result.reserveCapacity(result.count + entries.count)
-    for position in entries.indices {
-      let key = entries[position].key
-      guard checkName(entries[position].name, at: key) else { continue }
-      var task = TaskDefinition(name: entries[position].name, location: key.location, index: result.count)
-      var value = YAMLNode(.scalar("", plain: true), at: key.location)
-      swap(&value, &entries[position].value)
-      decodeTask(&task, value)
-      result.append(task)
-    }
-    return result
-  }
-
   mutating func decodeTask(_ task: inout TaskDefinition, _ node: YAMLNode) {
     let name = task.name
     switch node.kind {
