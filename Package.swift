@@ -79,7 +79,7 @@ let package = Package(
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
-    .testTarget(name: "RunnerRemoteTests", dependencies: ["RunnerRemote", "REAPI", "RunnerCache"]),
+    .testTarget(name: "RunnerRemoteTests", dependencies: ["RunnerRemote", "REAPI", "RunnerCache", "RunnerModel"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],

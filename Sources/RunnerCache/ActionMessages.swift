@@ -96,6 +96,8 @@ package enum ActionMessages {
     /// nil: no limit.
     package var timeout: Duration?
     package var doNotCache = false
+    /// Bytes that put the action in a cache namespace of its own (REAPI 2.2's `salt`).
+    package var salt: [UInt8] = []
 
     package init(command: Digest, inputRoot: Digest) {
       self.command = command
@@ -114,6 +116,7 @@ package enum ActionMessages {
         out.message(6, duration.bytes)
       }
       out.bool(7, doNotCache)
+      out.bytes(9, salt)
       return out.bytes
     }
   }
@@ -151,6 +154,12 @@ struct ProtobufWriter {
     tag(field, 2)
     raw(UInt64(value.utf8.count))
     bytes.append(contentsOf: value.utf8)
+  }
+
+  /// A bytes field; empty (the default) is left out.
+  mutating func bytes(_ field: Int, _ value: [UInt8]) {
+    guard !value.isEmpty else { return }
+    message(field, value)
   }
 
   /// An embedded message, written even when empty (a set message field is present).

@@ -1,11 +1,12 @@
-/// The state file's format (version 3): a header line, then segments. A segment is lines of
+/// The state file's format (version 4): a header line, then segments. A segment is lines of
 /// tab-separated, escaped fields, closed by a line with the SHA-256 of the segment's lines:
 ///
 /// ```
-/// runner-state 3
+/// runner-state 4
 /// T name fingerprint operation directory environment dependencies outputDigest
-/// S path hash device inode size mtime ctime      (a source of the task above; "-" stamp: none)
-/// O path hash device inode size mtime ctime      (an output file)
+/// S path hash size x|- device inode size mtime ctime  (a source of the task above; `x`:
+///                                                     executable; "-" stamp: none)
+/// O path hash size x|- device inode size mtime ctime  (an output file)
 /// V key value                                    (an output value)
 /// W key                                          (how the sources were found: `SourceWalk`)
 /// L path device inode size mtime ctime           (a directory listed)

@@ -10,7 +10,7 @@ import RunnerModel
 /// of being hashed gets no stamp, so a change within the file system's timestamp granularity
 /// is never missed.
 package struct BuildState: Sendable {
-  static let formatVersion = 3
+  static let formatVersion = 4
 
   package var tasks: [String: TaskRecord] = [:]
 }
@@ -32,13 +32,21 @@ package struct FileRecord: Sendable, Equatable {
   package var path: String
   /// SHA-256 of the content; `missing` for a literal path that does not exist.
   package var hash: String
+  /// The content's size in bytes, as hashed (a REAPI digest is the hash and the size).
+  package var size: Int64
+  /// The owner may execute it (REAPI's `is_executable`; a `chmod +x` changes the key).
+  package var executable: Bool
   package var stamp: CacheFileSystem.Stamp?
 
   package static let missing = "missing"
 
-  package init(path: String, hash: String, stamp: CacheFileSystem.Stamp? = nil) {
+  package init(
+    path: String, hash: String, size: Int64 = 0, executable: Bool = false, stamp: CacheFileSystem.Stamp? = nil
+  ) {
     self.path = path
     self.hash = hash
+    self.size = size
+    self.executable = executable
     self.stamp = stamp
   }
 }

@@ -112,10 +112,16 @@ package enum CacheFileSystem {
 
   /// SHA-256 of a file's content, streamed; nil if it cannot be read.
   package static func hashFile(_ path: String) -> String? {
+    hashContent(path)?.hash
+  }
+
+  /// The SHA-256 (hex) of a regular file's content and the number of bytes hashed.
+  package static func hashContent(_ path: String) -> (hash: String, size: Int64)? {
     guard case .success(let (descriptor, _)) = openRegular(path) else { return nil }
     defer { close(descriptor) }
     var hasher = ContentHasher()
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var size: Int64 = 0
     while true {
       let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 {
@@ -123,9 +129,10 @@ package enum CacheFileSystem {
         return nil
       }
       if count == 0 { break }
+      size += Int64(count)
       chunk.withUnsafeBytes { hasher.stream(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
-    return hasher.finalize()
+    return (hasher.finalize(), size)
   }
 
   /// What a temporary file beside `path` is called: hidden (no `*` or `**` of a project

@@ -28,19 +28,24 @@ package struct Fingerprint: Sendable {
   }
 
   /// - Parameters:
-  ///   - environment: the digest of the environment the task sees (`environmentDigest`).
+  ///   - environment: the declared environment the task sees (`IncrementalStore.keyEnvironment`).
   ///   - previous: the task's last record; its file stamps spare re-hashing unchanged files.
   ///   - checked: the task's sources as already checked (by `SourcePrefetch`); nil checks them now.
   package init(
-    task: TaskDefinition, workingDirectory: String, environment: String, dependencies: [Dependency],
-    previous: TaskRecord?, checked: SourceCheck? = nil
+    task: TaskDefinition, workingDirectory: String, environment: [(name: String, value: String)],
+    dependencies: [Dependency], previous: TaskRecord?, checked: SourceCheck? = nil
   ) {
     let checked = checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous)
     operation = checked.operation
     // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
     // same file named by another relative path) keeps its fingerprints.
     directory = task.directory ?? "."
-    self.environment = environment
+    var variables = ContentHasher()
+    for variable in environment {
+      variables.add(variable.name)
+      variables.add(variable.value)
+    }
+    self.environment = variables.finalize()
     var hasher = ContentHasher()
     for dependency in dependencies.sorted(by: { $0.name < $1.name }) {
       hasher.add(dependency.name)
@@ -50,10 +55,9 @@ package struct Fingerprint: Sendable {
     self.dependencies = hasher.finalize()
     sources = checked.sources
     walk = checked.walk
-    var whole = ContentHasher()
-    whole.add("runner-fingerprint-4")
-    for part in [operation, directory, environment, self.dependencies, checked.digest] { whole.add(part) }
-    value = whole.finalize()
+    value =
+      ActionKey(task: task, environment: environment, dependencies: self.dependencies, sources: checked.sources)
+      .digest.hash
   }
 
   /// The task's `sources`, plus the files an image task loads.
@@ -147,20 +151,12 @@ package struct Fingerprint: Sendable {
     Set(keyedByDefault + file.environment.map(\.name) + file.keyEnvironment)
   }
 
-  /// The digest of `names`' values in `environment`, sorted by name; an unset variable counts
-  /// as unset, which differs from set to the empty string.
-  package static func keyedEnvironmentDigest(_ environment: [String: String], names: some Sequence<String>) -> String {
-    var hasher = ContentHasher()
-    for name in Set(names).sorted() {
-      hasher.add(name)
-      if let value = environment[name] {
-        hasher.add(Int64(1))
-        hasher.add(value)
-      } else {
-        hasher.add(Int64(0))
-      }
-    }
-    return hasher.finalize()
+  /// `names`' values in `environment`, sorted by name; an unset variable is left out, which
+  /// differs from one set to the empty string.
+  package static func keyedEnvironment(_ environment: [String: String], names: some Sequence<String>) -> [(
+    name: String, value: String
+  )] {
+    Set(names).sorted().compactMap { name in environment[name].map { (name: name, value: $0) } }
   }
 
   /// Variables left out of the no-op record's key: runner's own per-run values and what a shell
@@ -177,19 +173,6 @@ package struct Fingerprint: Sendable {
     for name in environment.keys.sorted() where !volatileVariables.contains(name) {
       hasher.add(name)
       hasher.add(environment[name]!)
-    }
-    return hasher.finalize()
-  }
-
-  /// The digest of what a task sees: the base digest, then its own `env` as rendered.
-  static func environmentDigest(
-    base: String, environment: [EnvironmentEntry], lookup: (String, String) -> String?
-  ) -> String {
-    var hasher = ContentHasher()
-    hasher.add(base)
-    for entry in environment.sorted(by: { $0.name < $1.name }) {
-      hasher.add(entry.name)
-      hasher.add(entry.value.render(lookup))
     }
     return hasher.finalize()
   }
@@ -213,9 +196,13 @@ package struct Fingerprint: Sendable {
       if let old, let stamp = old.stamp, stamp == status.stamp {
         return old
       }
-      let hash = CacheFileSystem.hashFile(full) ?? FileRecord.missing
+      guard let content = CacheFileSystem.hashContent(full) else {
+        return FileRecord(path: path, hash: FileRecord.missing)
+      }
       let recent = now - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
-      return FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp)
+      return FileRecord(
+        path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
+        stamp: recent ? nil : status.stamp)
     }
   }
 

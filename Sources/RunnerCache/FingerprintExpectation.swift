@@ -35,7 +35,7 @@ package struct FingerprintExpectation: Sendable {
           outputDigest: record.outputDigest))
       if !task.environment.isEmpty { values[name] = record.values }
     }
-    let environment = store.environmentDigest(task) { name, key in
+    let environment = store.keyEnvironment(task) { name, key in
       values[name]?.last { $0.key == key }?.value
     }
     fingerprint = Fingerprint(

@@ -85,7 +85,7 @@ package struct IncrementalPlanner {
       let directory = workingDirectory(of: task)
       let fingerprint = Fingerprint(
         task: task, workingDirectory: directory,
-        environment: store.environmentDigest(task) { values[$0]?[$1] },
+        environment: store.keyEnvironment(task) { values[$0]?[$1] },
         dependencies: dependencies, previous: record)
       let (prediction, result) = predict(task, record: record, fingerprint: fingerprint, directory: directory)
       predictions[node] = prediction

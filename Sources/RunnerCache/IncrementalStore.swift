@@ -16,11 +16,11 @@ package final class IncrementalStore: Sendable {
   /// `.runner` next to the task file.
   package let directory: String
   package let cache: CacheStore
-  let baseEnvironment: String
+  /// The keyed variables of the environment tasks inherit (`Fingerprint.keyedVariables`), set
+  /// ones only, sorted by name: the whole key environment of a task without `env` of its own.
+  let baseEnvironment: [(name: String, value: String)]
   /// The environment tasks inherit, for the variables a task's `key_env` names.
   let inherited: [String: String]
-  /// The environment digest of every task without `env` of its own.
-  let plainEnvironment: String
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
   package let prefetch: SourcePrefetch
 
@@ -64,9 +64,8 @@ package final class IncrementalStore: Sendable {
     self.settings = settings
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
-    baseEnvironment = Fingerprint.keyedEnvironmentDigest(environment, names: keyed)
+    baseEnvironment = Fingerprint.keyedEnvironment(environment, names: keyed)
     inherited = environment
-    plainEnvironment = Fingerprint.environmentDigest(base: baseEnvironment, environment: []) { _, _ in nil }
     var loaded: StatePreload.Loaded
     if let preload = settings.preload, preload.directory == directory {
       loaded = preload.wait()
@@ -98,17 +97,16 @@ package final class IncrementalStore: Sendable {
     DiagnosticPrinter().print([Diagnostic(.warning, text)])
   }
 
-  /// The digest of the environment `task` sees; `lookup` gives a dependency's output value.
-  package func environmentDigest(_ task: TaskDefinition, lookup: (String, String) -> String?) -> String {
-    guard !task.environment.isEmpty || !task.keyEnvironment.isEmpty else { return plainEnvironment }
-    var base = baseEnvironment
-    if !task.keyEnvironment.isEmpty {
-      var hasher = ContentHasher()
-      hasher.add(base)
-      hasher.add(Fingerprint.keyedEnvironmentDigest(inherited, names: task.keyEnvironment))
-      base = hasher.finalize()
-    }
-    return Fingerprint.environmentDigest(base: base, environment: task.environment, lookup: lookup)
+  /// The declared environment `task` sees, sorted by name; `lookup` gives a dependency's
+  /// output value. Its own `env` (as rendered) wins over an inherited variable of the same name.
+  package func keyEnvironment(_ task: TaskDefinition, lookup: (String, String) -> String?) -> [(
+    name: String, value: String
+  )] {
+    guard !task.environment.isEmpty || !task.keyEnvironment.isEmpty else { return baseEnvironment }
+    var values = Dictionary(baseEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+    for name in task.keyEnvironment { values[name] = inherited[name] }
+    for entry in task.environment { values[entry.name] = entry.value.render(lookup) }
+    return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
   }
 
   package func record(_ task: String) -> TaskRecord? {

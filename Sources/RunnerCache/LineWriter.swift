@@ -69,11 +69,13 @@ struct LineWriter {
     end()
   }
 
-  /// A file record: path, content hash, stamp.
+  /// A file record: path, content hash, size, `x` if executable (else `-`), stamp.
   mutating func line(_ kind: Unicode.Scalar, file: FileRecord) {
     begin(kind)
     field(file.path)
     field(file.hash)
+    number(file.size)
+    field(file.executable ? "x" : "-")
     stamp(file.stamp)
     end()
   }

@@ -146,6 +146,7 @@ struct StateReader {
   }
 
   private mutating func file() throws(CacheError) -> FileRecord {
-    FileRecord(path: try field(), hash: try field(), stamp: try stamp())
+    FileRecord(
+      path: try field(), hash: try field(), size: try integer(), executable: try field() == "x", stamp: try stamp())
   }
 }

@@ -89,17 +89,17 @@ import Testing
     let record = TaskRecord(
       fingerprint: "", operation: "", directory: "", environment: "", dependencies: "",
       sources: [FileRecord(path: "src/a.c", hash: "")], outputs: [], values: [], outputDigest: "", walk: found)
-    let reused = Fingerprint(task: task, workingDirectory: root, environment: "", dependencies: [], previous: record)
+    let reused = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: record)
     #expect(reused.sources.map(\.path) == ["src/a.c"])
     #expect(reused.walk == found)
 
     try "new".write(toFile: root + "/src/c.c", atomically: false, encoding: .utf8)
-    let fresh = Fingerprint(task: task, workingDirectory: root, environment: "", dependencies: [], previous: record)
+    let fresh = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: record)
     #expect(fresh.sources.map(\.path) == ["src/a.c", "src/b.c", "src/c.c", "src/link.c"])
 
     var moved = record
     moved.walk?.key = "another pattern list"
-    let other = Fingerprint(task: task, workingDirectory: root, environment: "", dependencies: [], previous: moved)
+    let other = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: moved)
     #expect(other.sources.count == 4)
   }
 
@@ -128,21 +128,25 @@ import Testing
       let digest = bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
       return Array(BuildState.header.utf8) + bytes + Array("sha256 \(digest)\n".utf8)
     }
-    let old = Array("runner-state 2\nT\tt\tf\to\t.\te\td\tod\n".utf8)
+    let old = Array("runner-state 3\nT\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\n".utf8)
     let decoded = BuildState.decode(old, path: "state")
     #expect(decoded.state.tasks.isEmpty)
-    #expect(decoded.damage == "not a state file of format 3 ('runner-state 2')")
-    let good = try BuildState(decoding: sealed("T\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\n"), path: "state")
+    #expect(decoded.damage == "not a state file of format 4 ('runner-state 3')")
+    let good = try BuildState(
+      decoding: sealed("T\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t7\tx\t1\t2\t3\t4\t5\n"), path: "state")
     #expect(
       good.tasks["t"]?.sources == [
-        FileRecord(path: "a.c", hash: "h", stamp: .init(device: 1, inode: 2, size: 3, modified: 4, changed: 5))
+        FileRecord(
+          path: "a.c", hash: "h", size: 7, executable: true,
+          stamp: .init(device: 1, inode: 2, size: 3, modified: 4, changed: 5))
       ])
     for bad in [
       "T\tt\tf\to\t.\te\td\tod\nL\t/x\t1\t2\t3\t4\t5\n",  // a listing before its W line
       "T\tt\tf\to\t.\te\td\tod\nW\tk\nP\t/x\tq\tabsent\n",  // neither f nor l
       "T\tt\tf\to\t.\te\td\tod\nW\tk\nL\t/x\t-\t-\t-\t-\t-\n",  // a listing without a stamp
-      "T\tt\tf\to\t.\te\td\tod\nS\ta\th\t1\t2\t99999999999999999999\t4\t5\n",  // out of range
-      "S\ta\th\t1\t2\t3\t4\t5\n",  // a source before any task
+      "T\tt\tf\to\t.\te\td\tod\nS\ta\th\t0\t-\t1\t2\t99999999999999999999\t4\t5\n",  // out of range
+      "T\tt\tf\to\t.\te\td\tod\nS\ta\th\t1\t2\t3\t4\t5\n",  // format 3's source line
+      "S\ta\th\t0\t-\t1\t2\t3\t4\t5\n",  // a source before any task
     ] {
       #expect(throws: CacheError.self) { try BuildState(decoding: sealed(bad), path: "state") }
       #expect(BuildState.decode(sealed(bad), path: "state").state.tasks.isEmpty, "no part of a bad segment is used")

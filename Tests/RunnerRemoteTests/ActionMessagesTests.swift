@@ -1,5 +1,6 @@
 import REAPI
 import RunnerCache
+import RunnerModel
 import RunnerRemote
 import Testing
 
@@ -94,5 +95,43 @@ import Testing
     bareMessage.commandDigest = generated(action.command)
     bareMessage.inputRootDigest = generated(ActionMessages.Digest(of: []))
     #expect(bare.encoded == (try bareMessage.serializedBytes() as [UInt8]))
+  }
+
+  /// A task's whole key — its Command, every Directory of its input tree, its Action with the
+  /// salt — reads back with swift-protobuf and writes out byte for byte the same.
+  @Test func aTasksKeyReadsBackWithSwiftProtobuf() throws {
+    var task = TaskDefinition(name: "build", location: SourceLocation(file: "t", line: 1, column: 1), index: 0)
+    task.action = .shell([Command(text: "cc -o out/app src/main.c", location: task.location)])
+    task.directory = "app"
+    task.sources = ["src/**", "../../shared/*.h"]
+    task.outputs = ["out/app"]
+    let sources = [
+      FileRecord(path: "src/main.c", hash: String(repeating: "a", count: 64), size: 30),
+      FileRecord(path: "src/lib/util.c", hash: String(repeating: "b", count: 64), size: 10, executable: true),
+      FileRecord(path: "../../shared/api.h", hash: String(repeating: "c", count: 64), size: 5),
+    ]
+    let key = ActionKey(
+      task: task, environment: [("CC", "clang"), ("PATH", "/usr/bin")], dependencies: "d", sources: sources)
+    #expect(key.command.arguments == ["cc", "-o", "out/app", "src/main.c"])
+    #expect(key.command.workingDirectory == "app")
+    #expect(key.isSelfContained == false, "a source outside the task file's directory is in the salt only")
+    let command = try Build_Bazel_Remote_Execution_V2_Command(serializedBytes: key.command.encoded)
+    #expect(command.environmentVariables.map(\.name) == ["CC", "PATH"])
+    #expect(try command.serializedBytes() as [UInt8] == key.command.encoded)
+    #expect(key.directories.count == 4, "the root, app, app/src, app/src/lib")
+    let root = try Build_Bazel_Remote_Execution_V2_Directory(serializedBytes: key.directories[0])
+    #expect(root.directories.map(\.name) == ["app"])
+    #expect(root.directories[0].digest.hash == ContentHasher.sha256Hex(key.directories[1]))
+    for blob in key.directories {
+      let message = try Build_Bazel_Remote_Execution_V2_Directory(serializedBytes: blob)
+      #expect(try message.serializedBytes() as [UInt8] == blob)
+    }
+    let lib = try Build_Bazel_Remote_Execution_V2_Directory(serializedBytes: key.directories[3])
+    #expect(lib.files.map(\.name) == ["util.c"] && lib.files[0].isExecutable && lib.files[0].digest.sizeBytes == 10)
+    let action = try Build_Bazel_Remote_Execution_V2_Action(serializedBytes: key.action.encoded)
+    #expect(!action.salt.isEmpty)
+    #expect(action.inputRootDigest.hash == ContentHasher.sha256Hex(key.directories[0]))
+    #expect(try action.serializedBytes() as [UInt8] == key.action.encoded)
+    #expect(key.digest.hash == ContentHasher.sha256Hex(key.action.encoded))
   }
 }

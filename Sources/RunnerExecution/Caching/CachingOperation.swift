@@ -57,7 +57,7 @@ struct CachingOperation: TaskOperation {
     } else {
       fingerprint = Fingerprint(
         task: task, workingDirectory: context.workingDirectory,
-        environment: store.environmentDigest(task) { name, key in
+        environment: store.keyEnvironment(task) { name, key in
           (context.inputs[name] as? any OutputProviding)?.outputs[key]
         },
         dependencies: dependencies, previous: previous, checked: checked)
@@ -223,7 +223,8 @@ struct CachingOperation: TaskOperation {
         store.warn("cannot restore '\(file.path)' of '\(context.task.name)' from the cache: \(error); running it")
         return nil
       }
-      outputs.append(FileRecord(path: file.path, hash: file.hash, stamp: nil))
+      outputs.append(
+        FileRecord(path: file.path, hash: file.hash, size: file.size, executable: file.mode & 0o100 != 0, stamp: nil))
     }
     for chunk in entry.log {
       chunk.bytes.withUnsafeBytes { context.output.receive(lines: OutputLines($0), stream: chunk.stream) }
@@ -257,13 +258,16 @@ struct CachingOperation: TaskOperation {
     for path in paths {
       let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
       if cacheable, let status = CacheFileSystem.status(full), status.isRegular,
-        let hash = CacheFileSystem.hashFile(full)
+        let content = CacheFileSystem.hashContent(full)
       {
         entry.files.append(
-          CacheEntry.File(path: path, mode: status.mode & 0o7777, size: status.stamp.size, hash: hash))
+          CacheEntry.File(path: path, mode: status.mode & 0o7777, size: content.size, hash: content.hash))
         contents.append(full)
         let recent = CacheFileSystem.now() - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
-        outputs.append(FileRecord(path: path, hash: hash, stamp: recent ? nil : status.stamp))
+        outputs.append(
+          FileRecord(
+            path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
+            stamp: recent ? nil : status.stamp))
       } else {
         cacheable = false
         outputs.append(contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: []))

@@ -46,6 +46,8 @@ extension RunHarness {
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     var base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
     base.merge(environment) { $1 }
+    // As `RunSession` does: the file's `env` on top of what runner inherits.
+    for entry in graph.file.environment { base[entry.name] = entry.value.render { _, _ in nil } }
     let lock = try await RunLock.acquire(directory: stateDirectory, wait: true)
     let store = IncrementalStore(
       directory: stateDirectory, settings: settings, environment: base,

@@ -76,7 +76,8 @@ import Testing
     let check = SourceCheck(task: task, workingDirectory: base, previous: nil)
     let expectation = FingerprintExpectation(
       fingerprint: Fingerprint(
-        task: task, workingDirectory: base, environment: "e", dependencies: assumed, previous: nil, checked: check),
+        task: task, workingDirectory: base, environment: [("E", "e")], dependencies: assumed, previous: nil,
+        checked: check),
       dependencies: assumed.sorted { $0.name < $1.name })
     #expect(expectation.holds(for: assumed.reversed()))
     var changed = assumed

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RunnerExecution
+@testable import RunnerModel
 
 @Suite struct CommandSplitterTests {
   @Test(arguments: [
