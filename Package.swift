@@ -41,7 +41,11 @@ let package = Package(
     .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "CRunnerShim"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
-    .target(name: "RunnerKit", dependencies: ["RunnerReporting", "RunnerRendering"], plugins: ["VersionStamp"]),
+    .target(
+      name: "RunnerKit",
+      dependencies: ["RunnerReporting", "RunnerRendering", "RunnerRemote"],
+      plugins: ["VersionStamp"]
+    ),
     .plugin(name: "VersionStamp", capability: .buildTool()),
     // Beyond one machine: the REAPI v2 messages and clients (generated, see regenerate.sh), and
     // the remote layer the executor reaches through protocols.

@@ -211,3 +211,25 @@ private struct HeadReader {
     return filled > start
   }
 }
+
+extension CacheEntry {
+  /// One output file's content, read from the entry file and checked against its hash.
+  package func contents(of file: File) throws(CacheError) -> [UInt8] {
+    let (descriptor, _) = try CacheFileSystem.openRegular(path).get()
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: Int(file.size))
+    var filled = 0
+    while filled < bytes.count {
+      let got = bytes.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress! + filled, $0.count - filled, off_t(file.offset) + off_t(filled))
+      }
+      if got < 0, errno == EINTR { continue }
+      guard got > 0 else { throw .corrupt(path, reason: "'\(file.path)' is cut short") }
+      filled += got
+    }
+    guard ContentHasher.sha256Hex(bytes) == file.hash else {
+      throw .corrupt(path, reason: "'\(file.path)' does not match its checksum")
+    }
+    return bytes
+  }
+}

@@ -276,7 +276,7 @@ package enum CacheFileSystem {
   }
 
   /// `rm -rf` without following symbolic links.
-  static func removeTree(_ path: String) {
+  package static func removeTree(_ path: String) {
     guard let status = status(path, follow: false) else { return }
     if status.isDirectory {
       for entry in list(path) { removeTree(path + "/" + entry.name) }

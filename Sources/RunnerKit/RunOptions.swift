@@ -30,6 +30,22 @@ public struct RunOptions: Sendable {
   public var reports: ReportSettings
   /// `--affected[=REF]`: only the selected tasks a change since REF touches, and their dependents.
   public var affected: Affected?
+  /// `--remote-cache` and its settings (nil fields: the task file's `remote:`, else defaults).
+  public var remote = Remote()
+
+  public struct Remote: Sendable {
+    /// `--remote-cache URL` (else `RUNNER_REMOTE_CACHE`, else the file's `remote.cache`).
+    public var cache: String?
+    /// `--remote-header 'Name: value'`, each; `RUNNER_REMOTE_HEADERS` adds one a line.
+    public var headers: [String] = []
+    /// `--remote-upload=false`: read only.
+    public var upload: Bool?
+    /// `--remote-ca FILE`.
+    public var certificateAuthority: String?
+    /// `--remote-timeout`: the deadline of each exchange.
+    public var timeout: Duration?
+    public init() {}
+  }
 
   public struct Affected: Sendable {
     /// nil: the merge base with the upstream branch, else HEAD.

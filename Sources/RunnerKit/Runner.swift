@@ -63,7 +63,21 @@ public final class Runner: Sendable {
       // what a run does behind its back.
       caching.noOpInvocation = nil
     }
+    switch RemoteSetup.session(options.remote, file: graph.file, environment: ProcessEnvironment.current) {
+    case .success(let remote): caching.remote = caching.useCache ? remote : nil
+    case .failure(let problem):
+      DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
+      return ExitStatus.usage
+    }
     let code = await session(selection, caching: caching).run()
+    if let remote = caching.remote {
+      let (hits, misses, stored) = remote.counts
+      let state = remote.isOff ? " (turned off after a fault)" : ""
+      Terminal.write(
+        "remote cache \(remote.cache.name)\(state): \(hits) hit\(hits == 1 ? "" : "s"), \(misses) "
+          + "miss\(misses == 1 ? "" : "es"), \(stored) stored\n", to: 2)
+      await remote.cache.close()
+    }
     keep(selection)
     return code
   }

@@ -48,7 +48,7 @@ package final class HTTPCache: Sendable {
   package func blob(_ digest: Digest) async throws(RemoteError) -> [UInt8]? {
     guard let bytes = try await get("cas/\(digest.hash)", limit: Int(digest.sizeBytes)) else { return nil }
     guard Digest(of: bytes) == digest else {
-      throw RemoteError("\(endpoint) sent blob \(digest.hash) with bytes of another digest")
+      throw RemoteError("\(endpoint) sent blob \(digest.hash) with bytes of another digest", corrupt: true)
     }
     return bytes
   }
@@ -66,7 +66,7 @@ package final class HTTPCache: Sendable {
     do {
       return try Build_Bazel_Remote_Execution_V2_ActionResult(serializedBytes: bytes)
     } catch {
-      throw RemoteError("\(endpoint) holds a damaged action result for \(action.hash): \(error)")
+      throw RemoteError("\(endpoint) holds a damaged action result for \(action.hash): \(error)", corrupt: true)
     }
   }
 

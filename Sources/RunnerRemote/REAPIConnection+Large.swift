@@ -17,6 +17,14 @@ extension REAPIConnection {
     return named > 0 ? min(named, defaultBatchLimit) : defaultBatchLimit
   }
 
+  /// The server's largest batch, asked once (`Capabilities`).
+  package func batchLimit() async throws(RemoteError) -> Int {
+    if let known = knownBatchLimit.withLock({ $0 }) { return known }
+    let limit = Self.batchLimit(try await capabilities())
+    knownBatchLimit.withLock { $0 = limit }
+    return limit
+  }
+
   /// Stores every blob the server does not hold yet: small ones in batches of at most
   /// `batchLimit` bytes, larger ones through ByteStream.
   package func put(_ blobs: [[UInt8]], batchLimit: Int = defaultBatchLimit) async throws(RemoteError) {
@@ -89,7 +97,7 @@ extension REAPIConnection {
     }
     guard let bytes else { return nil }
     guard Digest(of: bytes) == digest else {
-      throw RemoteError("\(endpoint) sent blob \(digest.hash) with bytes of another digest")
+      throw RemoteError("\(endpoint) sent blob \(digest.hash) with bytes of another digest", corrupt: true)
     }
     return bytes
   }

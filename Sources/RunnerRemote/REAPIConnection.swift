@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import REAPI
 import RunnerCache
+import Synchronization
 
 package typealias Digest = Build_Bazel_Remote_Execution_V2_Digest
 
@@ -17,8 +18,14 @@ extension Build_Bazel_Remote_Execution_V2_Digest {
 /// A failed exchange with a remote server, as a person would read it in a warning.
 package struct RemoteError: Error, Sendable, CustomStringConvertible {
   package var description: String
+  /// The server sent bytes other than those asked for (a blob not matching its digest, a
+  /// damaged result): that answer is unusable, the server may still serve others.
+  package var corrupt: Bool
 
-  package init(_ description: String) { self.description = description }
+  package init(_ description: String, corrupt: Bool = false) {
+    self.description = description
+    self.corrupt = corrupt
+  }
 }
 
 /// One connection to a REAPI v2 server (gRPC over HTTP/2, plaintext or TLS): its capabilities
@@ -30,6 +37,8 @@ package final class REAPIConnection: Sendable {
   private let running: Task<Void, Never>
   let metadata: Metadata
   let options: CallOptions
+  /// The server's largest batch (`batchLimit(_:)`), once asked.
+  let knownBatchLimit = Mutex<Int?>(nil)
 
   /// - Parameters:
   ///   - headers: sent with every call (`authorization: Bearer …`).
@@ -129,7 +138,7 @@ package final class REAPIConnection: Sendable {
     for item in response.responses where item.status.code == 0 {
       let bytes = [UInt8](item.data)
       guard Digest(of: bytes) == item.digest else {
-        throw RemoteError("\(endpoint) sent blob \(item.digest.hash) with bytes of another digest")
+        throw RemoteError("\(endpoint) sent blob \(item.digest.hash) with bytes of another digest", corrupt: true)
       }
       blobs[item.digest] = bytes
     }

@@ -98,10 +98,16 @@ struct RunnerCommand: ParsableCommand {
   @OptionGroup(title: "Reports")
   var report: ReportOptions
 
+  @OptionGroup(title: "Remote cache")
+  var remote: RemoteOptions
+
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
     if RunnerModel.parseDuration(grace) == nil {
       throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
+    }
+    if let timeout = remote.remoteTimeout, RunnerModel.parseDuration(timeout) == nil {
+      throw ValidationError("--remote-timeout takes a duration such as 30s or 500ms, found '\(timeout)'")
     }
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
     if initialize && (file != nil || !arguments.isEmpty) {
@@ -177,6 +183,7 @@ struct RunnerCommand: ParsableCommand {
     options.params = params
     options.taskArguments = taskArguments
     if affected { options.affected = .init(ref: affectedRef) }
+    options.remote = remote.settings()
     let runner = Runner(options)
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }

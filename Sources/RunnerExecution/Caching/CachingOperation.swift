@@ -120,6 +120,7 @@ struct CachingOperation: TaskOperation {
         return result
       }
       if store.settings.useCache, let result = restore(fingerprint, context) { return result }
+      if let result = await restoreRemote(prepared, context) { return result }
     }
     if Task.isCancelled { throw .cancelled }
     store.prefetch.noteChange()
@@ -134,7 +135,9 @@ struct CachingOperation: TaskOperation {
       store.update(task.name, nil)
       throw error
     }
-    return record(result, fingerprint, log: capture.lines, context)
+    let recorded = record(result, fingerprint, log: capture.lines, context)
+    await storeRemote(prepared, context)
+    return recorded
   }
 
   /// A task that succeeded without creating a declared output (a path, not a glob) fails,
@@ -183,7 +186,9 @@ struct CachingOperation: TaskOperation {
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
-  func restore(_ fingerprint: Fingerprint, _ context: OperationContext) -> (any OperationResult)? {
+  func restore(_ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache")
+    -> (any OperationResult)?
+  {
     let entry: CacheEntry
     do {
       guard let found = try store.cache.load(fingerprint.value) else { return nil }
@@ -240,7 +245,7 @@ struct CachingOperation: TaskOperation {
         outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk))
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
-      note: "restored from cache")
+      note: note)
   }
 
   /// Records a fresh run and stores it in the cache.

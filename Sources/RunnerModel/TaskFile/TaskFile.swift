@@ -22,6 +22,8 @@ package struct TaskFile: Sendable {
   package var dotenv: [DotEnvReference] = []
   /// Files besides the task file that the loaded graph rests on (`.env` files, includes).
   package var otherFiles: [String] = []
+  /// `remote:`: the remote cache, unless the command line names one.
+  package var remote: RemoteSettings?
   /// The file's `.env` values that runner's environment overrides.
   package var shadowedEnvironment: [EnvironmentEntry] = []
 

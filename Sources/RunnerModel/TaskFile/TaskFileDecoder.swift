@@ -6,7 +6,7 @@
 struct TaskFileDecoder: YAMLEntrySink {
   static let fileKeys = [
     "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "includes",
-    "tasks",
+    "remote", "tasks",
   ]
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
@@ -86,6 +86,8 @@ struct TaskFileDecoder: YAMLEntrySink {
         file.dotenv = dotenv(value, what: "'dotenv' of the task file")
       case "includes":
         file.includes = includes(value)
+      case "remote":
+        file.remote = remote(value)
       default:
         break
       }

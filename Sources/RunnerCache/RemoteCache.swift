@@ -1,0 +1,107 @@
+import Synchronization
+
+/// A cache beyond this machine — a REAPI v2 server over gRPC, or Bazel's HTTP cache — as the
+/// executor sees it: results move whole between it and the local cache, named by the task's
+/// `ActionKey`. `RunnerRemote` implements it; the core links no network code.
+package protocol RemoteCache: Sendable {
+  /// Its address, for warnings and the plan.
+  var name: String { get }
+
+  /// The result stored for `key` as a local cache entry: its output files downloaded into
+  /// `scratch` (`contents[i]` holds `entry.files[i]`), every blob checked against its digest.
+  /// nil when the remote cache holds no result for it.
+  func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
+    entry: CacheEntry, contents: [String]
+  )?
+
+  /// Stores a local entry (read back from the local cache, its contents in its file) as `key`'s
+  /// result: every blob first, the result last.
+  func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError)
+
+  /// Ends its connections.
+  func close() async
+}
+
+/// Why an exchange with the remote cache failed.
+package struct RemoteCacheError: Error, Sendable, CustomStringConvertible {
+  package var description: String
+  /// The server answered with bytes that are not what it was asked for: this result is
+  /// unusable, the server may still serve others.
+  package var corrupt: Bool
+
+  package init(_ description: String, corrupt: Bool = false) {
+    self.description = description
+    self.corrupt = corrupt
+  }
+}
+
+/// The remote cache of one run: a fault costs one warning and turns the cache off for the rest
+/// of the run (every task is then a miss, as with no remote cache), so a slow or dead server
+/// costs one timeout per run, never a failed or a wrong build. A corrupt result is a miss for
+/// its task only.
+package final class RemoteCacheSession: Sendable {
+  package let cache: any RemoteCache
+  /// Whether the run stores what it ran (`--remote-upload=false` makes it read-only).
+  package let uploads: Bool
+  private let state = Mutex(State())
+
+  struct State {
+    var off = false
+    var hits = 0
+    var misses = 0
+    var stored = 0
+  }
+
+  package init(_ cache: any RemoteCache, uploads: Bool) {
+    self.cache = cache
+    self.uploads = uploads
+  }
+
+  package var isOff: Bool { state.withLock { $0.off } }
+
+  /// Hits, misses and results stored so far.
+  package var counts: (hits: Int, misses: Int, stored: Int) {
+    state.withLock { ($0.hits, $0.misses, $0.stored) }
+  }
+
+  /// The result for `key`; nil on a miss or a fault (warned about once).
+  package func fetch(_ key: ActionKey, task: String, scratch: String, warn: (String) -> Void) async -> (
+    entry: CacheEntry, contents: [String]
+  )? {
+    guard !isOff else { return nil }
+    do {
+      let found = try await cache.fetch(key, scratch: scratch)
+      state.withLock { if found == nil { $0.misses += 1 } else { $0.hits += 1 } }
+      return found
+    } catch {
+      state.withLock { $0.misses += 1 }
+      fault(error, doing: "reading '\(task)' from", warn: warn)
+      return nil
+    }
+  }
+
+  /// Stores `entry` as `key`'s result, unless the session is read-only or off.
+  package func store(_ entry: CacheEntry, for key: ActionKey, task: String, warn: (String) -> Void) async {
+    guard uploads, !isOff else { return }
+    do {
+      try await cache.store(entry, for: key)
+      state.withLock { $0.stored += 1 }
+    } catch {
+      fault(error, doing: "storing '\(task)' in", warn: warn)
+    }
+  }
+
+  private func fault(_ error: RemoteCacheError, doing what: String, warn: (String) -> Void) {
+    // A run being cancelled (fail-fast, Ctrl-C) ends its calls: that is no fault of the server's.
+    if Task.isCancelled { return }
+    if error.corrupt {
+      warn("remote cache \(cache.name): \(what) it: \(error); running it")
+      return
+    }
+    let first = state.withLock { state -> Bool in
+      defer { state.off = true }
+      return !state.off
+    }
+    if first { warn("remote cache \(cache.name): \(what) it: \(error); going on without the remote cache") }
+  }
+}

@@ -1,0 +1,47 @@
+import Glibc
+import RunnerCache
+
+/// The remote cache (`CacheSettings.remote`): asked after the local cache misses, given what
+/// runs. A remote result goes through the local cache — saved there, then restored as a local
+/// entry is — so it is checked and written the same way; a fault is a miss.
+extension CachingOperation {
+  /// The note of a task restored from the remote cache.
+  static let remoteNote = "restored from remote cache"
+
+  /// The task's Action, when a remote cache is in use and the key is the fingerprint's.
+  func remoteKey(_ prepared: Prepared, _ context: OperationContext) -> ActionKey? {
+    guard store.settings.remote != nil, store.settings.useCache else { return nil }
+    let environment = store.keyEnvironment(context.task) { name, key in
+      (context.inputs[name] as? any OutputProviding)?.outputs[key]
+    }
+    let key = ActionKey(
+      task: context.task, environment: environment, dependencies: prepared.fingerprint.dependencies,
+      sources: prepared.fingerprint.sources)
+    return key.digest.hash == prepared.fingerprint.value ? key : nil
+  }
+
+  /// The remote result for this task, restored; nil on a miss or a fault.
+  func restoreRemote(_ prepared: Prepared, _ context: OperationContext) async -> (any OperationResult)? {
+    guard let remote = store.settings.remote, let key = remoteKey(prepared, context) else { return nil }
+    let scratch = context.scratchDirectory + "/remote-\(context.task.index)-\(context.attempt)"
+    guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
+    defer { CacheFileSystem.removeTree(scratch) }
+    guard let (entry, contents) = await remote.fetch(key, task: context.task.name, scratch: scratch, warn: store.warn)
+    else { return nil }
+    do {
+      _ = try store.cache.save(entry, contents: contents, for: prepared.fingerprint.value)
+    } catch {
+      store.warn("cannot keep '\(context.task.name)' from the remote cache: \(error); running it")
+      return nil
+    }
+    return restore(prepared.fingerprint, context, note: Self.remoteNote)
+  }
+
+  /// Gives what the task's run stored in the local cache to the remote cache.
+  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async {
+    guard let remote = store.settings.remote, remote.uploads, !remote.isOff,
+      let key = remoteKey(prepared, context), let entry = try? store.cache.load(prepared.fingerprint.value)
+    else { return }
+    await remote.store(entry, for: key, task: context.task.name, warn: store.warn)
+  }
+}

@@ -1,0 +1,189 @@
+import Glibc
+import REAPI
+import RunnerBasics
+import RunnerCache
+
+typealias ActionResult = Build_Bazel_Remote_Execution_V2_ActionResult
+
+/// What the two protocols share: blobs by digest and an action cache.
+protocol BlobServer: Sendable {
+  /// Stores every blob (those the server lacks, where it can tell).
+  func putBlobs(_ blobs: [[UInt8]]) async throws(RemoteError)
+  /// The blob of `digest`, checked against it; nil when the server does not hold it.
+  func blob(_ digest: Digest) async throws(RemoteError) -> [UInt8]?
+  func actionResult(for action: Digest) async throws(RemoteError) -> ActionResult?
+  func storeActionResult(_ result: ActionResult, for action: Digest) async throws(RemoteError)
+  func close() async
+}
+
+/// A remote cache of task results over REAPI (`grpc://`, `grpcs://`) or Bazel's HTTP cache
+/// (`http://`, `https://`). A result is an `ActionResult` with exit code 0 whose output files
+/// are the task's declared outputs (paths relative to its working directory), with stdout and
+/// stderr by digest; the task's output values and an image task's image travel as two more
+/// output files under `.runner/` (a name no task's output can take).
+package final class RemoteActionCache: RemoteCache {
+  package let name: String
+  let server: any BlobServer
+
+  /// The output file holding the task's values: `key NUL value NUL`, sorted by key.
+  static let valuesPath = ".runner/values"
+  /// The output file holding an image task's image (PNG).
+  static let imagePath = ".runner/image.png"
+
+  init(name: String, server: any BlobServer) {
+    self.name = name
+    self.server = server
+  }
+
+  /// Connects to `endpoint` (no exchange happens until the first lookup).
+  ///
+  /// - Parameters:
+  ///   - headers: sent with every call (`Authorization: Bearer …`).
+  ///   - trustRoots: a PEM file of the certificates a TLS server's must chain to.
+  ///   - timeout: the deadline of each call.
+  package static func connect(
+    _ endpoint: RemoteEndpoint, headers: [(name: String, value: String)], trustRoots: String?, timeout: Duration
+  ) throws(RemoteError) -> RemoteActionCache {
+    let server: any BlobServer =
+      endpoint.scheme.isGRPC
+      ? try REAPIConnection(endpoint, headers: headers, trustRoots: trustRoots, timeout: timeout)
+      : try HTTPCache(endpoint, headers: headers, trustRoots: trustRoots, timeout: timeout)
+    return RemoteActionCache(name: endpoint.description, server: server)
+  }
+
+  package func close() async { await server.close() }
+
+  package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
+    entry: CacheEntry, contents: [String]
+  )? {
+    do throws(RemoteError) {
+      guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0,
+        result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty
+      else { return nil }
+      var entry = CacheEntry()
+      var contents: [String] = []
+      for file in result.outputFiles {
+        let bytes = try await need(file.digest)
+        switch file.path {
+        case Self.valuesPath: entry.values = try Self.values(bytes)
+        case Self.imagePath: entry.image = bytes
+        default:
+          let path = scratch + "/\(contents.count)"
+          do {
+            try CacheFileSystem.writeAtomically(path, bytes)
+          } catch {
+            throw RemoteError("cannot keep a downloaded output: \(error)")
+          }
+          contents.append(path)
+          entry.files.append(
+            CacheEntry.File(
+              path: file.path, mode: file.isExecutable ? 0o755 : 0o644, size: file.digest.sizeBytes,
+              hash: file.digest.hash))
+        }
+      }
+      for (stream, raw, digest) in [
+        (OutputStreamKind.stdout, result.stdoutRaw, result.stdoutDigest),
+        (.stderr, result.stderrRaw, result.stderrDigest),
+      ] {
+        var bytes = [UInt8](raw)
+        if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest) }
+        guard digest.sizeBytes == 0 || Digest(of: bytes) == digest else {
+          throw RemoteError("\(name) sent \(stream) that does not match its digest", corrupt: true)
+        }
+        if !bytes.isEmpty { entry.log.append(CacheEntry.LogChunk(stream: stream, bytes: bytes)) }
+      }
+      return (entry, contents)
+    } catch {
+      throw RemoteCacheError(error.description, corrupt: error.corrupt)
+    }
+  }
+
+  package func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) {
+    var result = ActionResult()
+    var blobs: [[UInt8]] = [key.command.encoded, key.action.encoded] + key.directories
+    func output(_ path: String, _ bytes: [UInt8], executable: Bool) {
+      var file = Build_Bazel_Remote_Execution_V2_OutputFile()
+      file.path = path
+      file.digest = Digest(of: bytes)
+      file.isExecutable = executable
+      result.outputFiles.append(file)
+      blobs.append(bytes)
+    }
+    do {
+      for file in entry.files {
+        // REAPI names outputs by relative paths within the working directory.
+        guard !file.path.hasPrefix("/"), !file.path.split(separator: "/").contains("..") else { return }
+        output(file.path, try entry.contents(of: file), executable: file.mode & 0o100 != 0)
+      }
+    } catch {
+      throw RemoteCacheError("cannot read the local cache entry: \(error)")
+    }
+    output(Self.valuesPath, Self.encode(entry.values), executable: false)
+    if let image = entry.image { output(Self.imagePath, image, executable: false) }
+    for stream in [OutputStreamKind.stdout, .stderr] {
+      let bytes = entry.log.filter { $0.stream == stream }.flatMap(\.bytes)
+      guard !bytes.isEmpty else { continue }
+      blobs.append(bytes)
+      if stream == .stdout { result.stdoutDigest = Digest(of: bytes) } else { result.stderrDigest = Digest(of: bytes) }
+    }
+    result.outputFiles.sort { $0.path < $1.path }
+    do throws(RemoteError) {
+      try await server.putBlobs(blobs.filter { !$0.isEmpty })
+      try await server.storeActionResult(result, for: Digest(key.digest))
+    } catch {
+      throw RemoteCacheError(error.description, corrupt: error.corrupt)
+    }
+  }
+
+  /// A blob the result names, which the server must hold.
+  private func need(_ digest: Digest) async throws(RemoteError) -> [UInt8] {
+    guard digest.sizeBytes > 0 else { return [] }
+    guard let bytes = try await server.blob(digest) else {
+      throw RemoteError("\(name) holds a result naming blob \(digest.hash), which it does not hold", corrupt: true)
+    }
+    return bytes
+  }
+
+  static func encode(_ values: [(key: String, value: String)]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+      bytes += Array(key.utf8) + [0] + Array(value.utf8) + [0]
+    }
+    return bytes
+  }
+
+  static func values(_ bytes: [UInt8]) throws(RemoteError) -> [(key: String, value: String)] {
+    let fields = bytes.split(separator: 0, omittingEmptySubsequences: false)
+    guard fields.count % 2 == 1, fields.last?.isEmpty == true else {
+      throw RemoteError("a result's values are malformed", corrupt: true)
+    }
+    return stride(from: 0, to: fields.count - 1, by: 2).map {
+      (String(decoding: fields[$0], as: UTF8.self), String(decoding: fields[$0 + 1], as: UTF8.self))
+    }
+  }
+}
+
+extension Build_Bazel_Remote_Execution_V2_Digest {
+  init(_ digest: ActionMessages.Digest) {
+    self.init()
+    hash = digest.hash
+    sizeBytes = digest.size
+  }
+}
+
+extension REAPIConnection: BlobServer {
+  func putBlobs(_ blobs: [[UInt8]]) async throws(RemoteError) {
+    try await put(blobs, batchLimit: try await batchLimit())
+  }
+
+  func blob(_ digest: Digest) async throws(RemoteError) -> [UInt8]? {
+    if digest.sizeBytes + 200 <= Int64(try await batchLimit()) { return try await download([digest])[digest] }
+    return try await read(digest)
+  }
+}
+
+extension HTTPCache: BlobServer {
+  func putBlobs(_ blobs: [[UInt8]]) async throws(RemoteError) {
+    for blob in blobs { try await put(blob) }
+  }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import RunnerKit
+import RunnerModel
+
+/// Options for the remote cache (they override the task file's `remote:` section).
+struct RemoteOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Share results through a remote cache: grpc://HOST:PORT[/INSTANCE] or grpcs:// (REAPI v2), "
+        + "http(s)://HOST:PORT/PREFIX (Bazel's HTTP cache).",
+      discussion: "Default: RUNNER_REMOTE_CACHE, else the task file's 'remote.cache'.", valueName: "url"))
+  var remoteCache: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Send a header with every remote call, e.g. 'Authorization: Bearer TOKEN' (repeatable).",
+      discussion: "RUNNER_REMOTE_HEADERS adds one header a line, which keeps tokens out of command lines.",
+      valueName: "header"))
+  var remoteHeader: [String] = []
+
+  @Option(
+    help: ArgumentHelp("false: read from the remote cache, never store in it (default true).", valueName: "bool"))
+  var remoteUpload: Bool?
+
+  @Option(
+    help: ArgumentHelp("A PEM file of the certificates a TLS server's must chain to.", valueName: "file"),
+    completion: .file())
+  var remoteCa: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "The deadline of each remote call (default 30s); the first fault turns the remote cache off for the run.",
+      valueName: "duration"))
+  var remoteTimeout: String?
+
+  func settings() -> RunOptions.Remote {
+    var settings = RunOptions.Remote()
+    settings.cache = remoteCache
+    settings.headers = remoteHeader
+    settings.upload = remoteUpload
+    settings.certificateAuthority = remoteCa
+    settings.timeout = remoteTimeout.flatMap(RunnerModel.parseDuration)
+    return settings
+  }
+}
