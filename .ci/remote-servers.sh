@@ -122,7 +122,7 @@ setsid buildgrid/bin/bgd server start buildgrid.yml > buildgrid.log 2>&1 &
 echo $! >> pids
 
 # nginx as a Bazel HTTP cache (PUT/GET /cache/ac/<sha256>, /cache/cas/<sha256>), plain and TLS.
-mkdir -p tls http/data/cache http/tmp
+mkdir -p tls http/data/cache http/data/private http/tmp
 if [ ! -f tls/server.pem ]; then
   openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=runner test CA" \
     -keyout tls/ca.key -out tls/ca.pem 2> /dev/null
@@ -144,6 +144,11 @@ http {
     ssl_certificate $dir/tls/server.pem; ssl_certificate_key $dir/tls/server.key;
     root $dir/http/data;
     location / { dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:r; }
+    # The same cache behind a token: any other Authorization is 401.
+    location /private/ {
+      if (\$http_authorization != "Bearer runner-test-token") { return 401; }
+      dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:r;
+    }
   }
 }
 EOF
@@ -173,6 +178,8 @@ export RUNNER_TEST_BUILDGRID=grpc://127.0.0.1:$buildgrid_port
 export RUNNER_TEST_HTTP_CACHE=http://127.0.0.1:$http_port/cache
 export RUNNER_TEST_HTTPS_CACHE=https://127.0.0.1:$https_port/cache
 export RUNNER_TEST_HTTPS_CA=$dir/tls/ca.pem
+export RUNNER_TEST_PRIVATE_CACHE=http://127.0.0.1:$http_port/private
+export RUNNER_TEST_PRIVATE_TOKEN=runner-test-token
 EOF
 echo "remote servers up: casd 127.0.0.1:$casd_port, BuildGrid 127.0.0.1:$buildgrid_port," \
   "nginx 127.0.0.1:$http_port and https 127.0.0.1:$https_port (exports in $dir/env)"

@@ -30,9 +30,8 @@ enum RemoteSetup {
     let lines = (environment["RUNNER_REMOTE_HEADERS"] ?? "").split(separator: "\n").map(String.init)
     for line in lines + options.headers where !line.allSatisfy(\.isWhitespace) {
       guard let colon = line.firstIndex(of: ":"), !line[..<colon].isEmpty, !line[..<colon].contains(" ") else {
-        // The value may be a secret: only the name is said.
-        let name = line.prefix { $0 != ":" }.prefix(40)
-        return .failure(Problem(text: "remote header '\(name)…' must be 'Name: value'"))
+        // The line may hold a secret: none of it is said.
+        return .failure(Problem(text: "a remote header must be 'Name: value' (a name, a colon, the value)"))
       }
       headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmed()))
     }

@@ -29,7 +29,9 @@ package final class HTTPCache: Sendable {
     var tls = TLSConfiguration.makeClientConfiguration()
     if let trustRoots { tls.trustRoots = .file(trustRoots) }
     var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-    configuration.timeout = .init(connect: .init(timeout), read: .init(timeout))
+    // AsyncHTTPClient retries a refused connection until its connect timeout: a server that
+    // takes no connection within 10 s is down, whatever the deadline of a request.
+    configuration.timeout = .init(connect: .init(min(timeout, .seconds(10))), read: .init(timeout))
     client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }
 

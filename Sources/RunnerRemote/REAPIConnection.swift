@@ -74,13 +74,22 @@ package final class REAPIConnection: Sendable {
     self.metadata = metadata
     var options = CallOptions.defaults
     options.timeout = timeout
+    // A server that refuses the connection fails the call at once, not at its deadline.
+    options.waitForReady = false
     self.options = options
   }
 
-  /// Ends the connection once the calls under way have finished.
+  /// Ends the connection once the calls under way have finished, or after 1 s: a server that
+  /// never answers must not hold runner up.
   package func close() async {
     client.beginGracefulShutdown()
+    let running = self.running
+    let cutoff = Task {
+      try? await Task.sleep(for: .seconds(1))
+      running.cancel()
+    }
     await running.value
+    cutoff.cancel()
   }
 
   /// What the server supports: its digest functions, its largest batch.

@@ -24,8 +24,10 @@ struct BinaryRunner {
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
+  /// - Parameter deadline: kill runner (SIGKILL, status 137 then) if it has not ended by then.
   static func run(
-    _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdin: String? = nil
+    _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdin: String? = nil,
+    deadline: Duration? = nil
   ) throws -> Output {
     let process = Process()
     process.executableURL = executable
@@ -43,6 +45,13 @@ struct BinaryRunner {
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    let ended = ExitFlag()
+    if let deadline {
+      let pid = process.processIdentifier
+      DispatchQueue.global().asyncAfter(deadline: .now() + Double(deadline.components.seconds)) {
+        ended.lock.withLock { if !ended.done { kill(pid, SIGKILL) } }
+      }
+    }
     // Read both pipes concurrently so a large output cannot block the child; the semaphore
     // orders the reader's write of `errBox` before the read below.
     let errBox = DataBox()
@@ -53,12 +62,19 @@ struct BinaryRunner {
     }.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    ended.lock.withLock { ended.done = true }
     done.wait()
     let errData = errBox.data
     return Output(
       status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
       stderr: String(decoding: errData, as: UTF8.self))
   }
+}
+
+/// Whether the child has ended, for the deadline's timer (read and written under `lock`).
+final class ExitFlag: @unchecked Sendable {
+  let lock = NSLock()
+  var done = false
 }
 
 /// Carries bytes from the stderr reader thread; access is ordered by a semaphore.
