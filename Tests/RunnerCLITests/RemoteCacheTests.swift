@@ -85,6 +85,35 @@ struct RemoteCacheTests {
     }
   }
 
+  /// examples/remote-cache in two checkouts: the second restores all three tasks.
+  @Test func theExampleIsAllRemoteHitsInASecondCheckout() throws {
+    let example = BinaryRunner.packageRoot.appendingPathComponent("examples/remote-cache")
+    let seed = UUID().uuidString
+    let checkouts = try (0..<2).map { _ in
+      let project = try TaskFileProject()
+      for name in ["tasks.yml", "src/lines.txt"] {
+        try project.write(name, String(contentsOf: example.appendingPathComponent(name), encoding: .utf8))
+      }
+      try project.write("src/seed.txt", seed)
+      return project
+    }
+    defer { checkouts.forEach { $0.remove() } }
+    let url = Self.server("RUNNER_TEST_CASD")
+    let first = try run(checkouts[0], ["--remote-cache", url])
+    #expect(first.status == 0 && first.stderr.contains("0 hits, 3 misses, 3 stored"), "\(first.stderr)")
+    let second = try run(checkouts[1], ["--remote-cache", url])
+    #expect(second.status == 0 && second.stderr.contains("3 hits, 0 misses, 0 stored"), "\(second.stderr)")
+    #expect(second.stdout.contains("✓ package restored from remote cache"), "\(second.stdout)")
+    for name in ["dist/hello", "dist/test-output.txt", "dist/hello.tar"] {
+      let bytes = try Data(contentsOf: checkouts[1].directory.appendingPathComponent(name))
+      #expect(bytes == (try Data(contentsOf: checkouts[0].directory.appendingPathComponent(name))), "\(name)")
+    }
+    let mode =
+      try FileManager.default.attributesOfItem(
+        atPath: checkouts[1].directory.appendingPathComponent("dist/hello").path)[.posixPermissions] as? Int
+    #expect(mode.map { $0 & 0o100 != 0 } == true, "the executable bit comes back")
+  }
+
   /// `remote:` in the file; `--remote-upload=false` reads and never stores.
   @Test func theFileNamesTheCacheAndUploadFalseStoresNothing() throws {
     let seed = UUID().uuidString
