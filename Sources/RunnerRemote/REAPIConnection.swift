@@ -15,18 +15,10 @@ extension Build_Bazel_Remote_Execution_V2_Digest {
   }
 }
 
-/// A failed exchange with a remote server, as a person would read it in a warning.
-package struct RemoteError: Error, Sendable, CustomStringConvertible {
-  package var description: String
-  /// The server sent bytes other than those asked for (a blob not matching its digest, a
-  /// damaged result): that answer is unusable, the server may still serve others.
-  package var corrupt: Bool
-
-  package init(_ description: String, corrupt: Bool = false) {
-    self.description = description
-    self.corrupt = corrupt
-  }
-}
+/// A failed exchange with a remote server, as a person would read it in a warning: the
+/// executor's own `RemoteCacheError` (`corrupt` when the server sent bytes other than those
+/// asked for).
+package typealias RemoteError = RemoteCacheError
 
 /// One connection to a REAPI v2 server (gRPC over HTTP/2, plaintext or TLS): its capabilities
 /// and its content-addressable storage. Every call has a deadline; the connection is shared by

@@ -56,46 +56,42 @@ package final class RemoteActionCache: RemoteCache {
   package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
     entry: CacheEntry, contents: [String]
   )? {
-    do throws(RemoteError) {
-      guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0,
-        result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty
-      else { return nil }
-      var entry = CacheEntry()
-      var contents: [String] = []
-      for file in result.outputFiles {
-        let bytes = try await need(file.digest)
-        switch file.path {
-        case Self.valuesPath: entry.values = try Self.values(bytes)
-        case Self.imagePath: entry.image = bytes
-        default:
-          let path = scratch + "/\(contents.count)"
-          do {
-            try CacheFileSystem.writeAtomically(path, bytes)
-          } catch {
-            throw RemoteError("cannot keep a downloaded output: \(error)")
-          }
-          contents.append(path)
-          entry.files.append(
-            CacheEntry.File(
-              path: file.path, mode: file.isExecutable ? 0o755 : 0o644, size: file.digest.sizeBytes,
-              hash: file.digest.hash))
+    guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0,
+      result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty
+    else { return nil }
+    var entry = CacheEntry()
+    var contents: [String] = []
+    for file in result.outputFiles {
+      let bytes = try await need(file.digest)
+      switch file.path {
+      case Self.valuesPath: entry.values = try Self.values(bytes)
+      case Self.imagePath: entry.image = bytes
+      default:
+        let path = scratch + "/\(contents.count)"
+        do {
+          try CacheFileSystem.writeAtomically(path, bytes)
+        } catch {
+          throw RemoteError("cannot keep a downloaded output: \(error)")
         }
+        contents.append(path)
+        entry.files.append(
+          CacheEntry.File(
+            path: file.path, mode: file.isExecutable ? 0o755 : 0o644, size: file.digest.sizeBytes,
+            hash: file.digest.hash))
       }
-      for (stream, raw, digest) in [
-        (OutputStreamKind.stdout, result.stdoutRaw, result.stdoutDigest),
-        (.stderr, result.stderrRaw, result.stderrDigest),
-      ] {
-        var bytes = [UInt8](raw)
-        if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest) }
-        guard digest.sizeBytes == 0 || Digest(of: bytes) == digest else {
-          throw RemoteError("\(name) sent \(stream) that does not match its digest", corrupt: true)
-        }
-        if !bytes.isEmpty { entry.log.append(CacheEntry.LogChunk(stream: stream, bytes: bytes)) }
-      }
-      return (entry, contents)
-    } catch {
-      throw RemoteCacheError(error.description, corrupt: error.corrupt)
     }
+    for (stream, raw, digest) in [
+      (OutputStreamKind.stdout, result.stdoutRaw, result.stdoutDigest),
+      (.stderr, result.stderrRaw, result.stderrDigest),
+    ] {
+      var bytes = [UInt8](raw)
+      if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest) }
+      guard digest.sizeBytes == 0 || Digest(of: bytes) == digest else {
+        throw RemoteError("\(name) sent \(stream) that does not match its digest", corrupt: true)
+      }
+      if !bytes.isEmpty { entry.log.append(CacheEntry.LogChunk(stream: stream, bytes: bytes)) }
+    }
+    return (entry, contents)
   }
 
   package func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) {
@@ -127,12 +123,8 @@ package final class RemoteActionCache: RemoteCache {
       if stream == .stdout { result.stdoutDigest = Digest(of: bytes) } else { result.stderrDigest = Digest(of: bytes) }
     }
     result.outputFiles.sort { $0.path < $1.path }
-    do throws(RemoteError) {
-      try await server.putBlobs(blobs.filter { !$0.isEmpty })
-      try await server.storeActionResult(result, for: Digest(key.digest))
-    } catch {
-      throw RemoteCacheError(error.description, corrupt: error.corrupt)
-    }
+    try await server.putBlobs(blobs.filter { !$0.isEmpty })
+    try await server.storeActionResult(result, for: Digest(key.digest))
   }
 
   /// A blob the result names, which the server must hold.

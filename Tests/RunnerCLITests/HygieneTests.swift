@@ -87,18 +87,9 @@ import Testing
   /// a task's commands (issue 18, point 2): a SIGKILLed runner leaves no curl behind. The server
   /// is a socket that listens and never answers, so curl waits.
   @Test func aSIGKILLedRunnerLeavesNoCurl() throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &length) == 0
-      }
-    }
-    let port = UInt16(bigEndian: address.sin_port)
+    let listener = LocalSocket(listening: true)
+    defer { listener.close() }
+    let port = listener.port
     let marker = Self.newMarker()
     let directory = try Self.directory(
       "tasks:\n  fetch: {image: [{load: \"http://127.0.0.1:\(port)/\(marker).png\"}, {save: out.png}]}\n")

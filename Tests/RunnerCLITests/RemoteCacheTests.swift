@@ -218,19 +218,9 @@ struct RemoteCacheTests {
   }
 
   static func closedPort() throws -> Int {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) {
-      bind(listener, UnsafeRawPointer($0).assumingMemoryBound(to: sockaddr.self), length)
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      getsockname(listener, UnsafeMutableRawPointer($0).assumingMemoryBound(to: sockaddr.self), &length)
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    let socket = LocalSocket(listening: false)
+    socket.close()
+    return socket.port
   }
 
   static func sha256(_ text: String) -> String {
