@@ -15,8 +15,9 @@ package protocol RemoteCache: Sendable {
   )?
 
   /// Stores a local entry (read back from the local cache, its contents in its file) as `key`'s
-  /// result: every blob first, the result last.
-  func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError)
+  /// result: every blob first, the result last. False when the entry cannot be a result (an
+  /// output outside the task's directory).
+  func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) -> Bool
 
   /// Ends its connections.
   func close() async
@@ -84,8 +85,7 @@ package final class RemoteCacheSession: Sendable {
   package func store(_ entry: CacheEntry, for key: ActionKey, task: String, warn: (String) -> Void) async {
     guard uploads, !isOff else { return }
     do {
-      try await cache.store(entry, for: key)
-      state.withLock { $0.stored += 1 }
+      if try await cache.store(entry, for: key) { state.withLock { $0.stored += 1 } }
     } catch {
       fault(error, doing: "storing '\(task)' in", warn: warn)
     }

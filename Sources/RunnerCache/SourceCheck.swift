@@ -1,13 +1,11 @@
 import RunnerModel
 
 /// The part of a task's fingerprint that needs neither its dependencies' results nor its
-/// environment: the digests of its operation and patterns, its source files found and hashed,
-/// and its recorded output files hashed again (the part that reads the file system).
+/// environment: the digest of its operation, its source files found and hashed, and its
+/// recorded output files hashed again (the part that reads the file system).
 package struct SourceCheck: Sendable {
   /// Digest of the operation: commands or image steps.
   var operation: String
-  /// Digest of the `sources` and `outputs` patterns and of the source files' paths and hashes.
-  var digest: String
   var walk: SourceWalk?
   var sources: [FileRecord]
   /// The recorded output files as they are now (nil until someone asks, or without a record).
@@ -52,14 +50,6 @@ package struct SourceCheck: Sendable {
       sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
     }
     operation = Fingerprint.operationDigest(task)
-    var hasher = ContentHasher()
-    Fingerprint.addPatterns(of: task, to: &hasher)
-    hasher.add(Int64(sources.count))
-    for file in sources {
-      hasher.add(file.path)
-      hasher.add(file.hash)
-    }
-    digest = hasher.finalize()
     if outputs, let previous {
       self.outputs =
         verdict?.outputsHold == true

@@ -94,7 +94,7 @@ package final class RemoteActionCache: RemoteCache {
     return (entry, contents)
   }
 
-  package func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) {
+  package func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) -> Bool {
     var result = ActionResult()
     var blobs: [[UInt8]] = [key.command.encoded, key.action.encoded] + key.directories
     func output(_ path: String, _ bytes: [UInt8], executable: Bool) {
@@ -108,7 +108,7 @@ package final class RemoteActionCache: RemoteCache {
     do {
       for file in entry.files {
         // REAPI names outputs by relative paths within the working directory.
-        guard !file.path.hasPrefix("/"), !file.path.split(separator: "/").contains("..") else { return }
+        guard !file.path.hasPrefix("/"), !file.path.split(separator: "/").contains("..") else { return false }
         output(file.path, try entry.contents(of: file), executable: file.mode & 0o100 != 0)
       }
     } catch {
@@ -125,6 +125,7 @@ package final class RemoteActionCache: RemoteCache {
     result.outputFiles.sort { $0.path < $1.path }
     try await server.putBlobs(blobs.filter { !$0.isEmpty })
     try await server.storeActionResult(result, for: Digest(key.digest))
+    return true
   }
 
   /// A blob the result names, which the server must hold.

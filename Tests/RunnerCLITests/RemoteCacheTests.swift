@@ -129,6 +129,21 @@ struct RemoteCacheTests {
     #expect(hits.stderr.contains("3 hits, 0 misses, 0 stored"), "\(hits.stderr)")
   }
 
+  /// An output named by an absolute path has no place in an ActionResult: the task is not
+  /// stored (nor counted as stored), and the run is as without a remote cache.
+  @Test func aTaskWithAnAbsoluteOutputIsNotStored() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    let output = project.directory.appendingPathComponent("abs.txt").path
+    try project.write(
+      "tasks.yml",
+      "tasks:\n  t:\n    run: echo \(UUID().uuidString) > \(output)\n    sources: [x]\n    outputs: [\(output)]\n")
+    try project.write("x", "x")
+    let run = try run(project, ["--remote-cache", Self.server("RUNNER_TEST_HTTP_CACHE"), "t"])
+    #expect(run.status == 0 && run.stderr.contains("0 hits, 1 miss, 0 stored"), "\(run.stderr)")
+    #expect(!run.stderr.contains("warning"), "\(run.stderr)")
+  }
+
   /// Every fault: one warning, the build done locally and right, exit 0, in bounded time.
   func expectBuiltDespiteFault(_ output: BinaryRunner.Output, _ project: TaskFileProject, count: Int) {
     #expect(output.status == 0, "\(output.stderr)")
