@@ -23,9 +23,23 @@ package struct ActionKey: Sendable {
   /// Whether the input root holds every source and the working directory lies inside it:
   /// what a remote worker needs to run the task.
   package var isSelfContained: Bool
+  /// The input root's files, by path from the task file's directory.
+  package var files: [InputFile]
+
+  package struct InputFile: Sendable {
+    package var path: String
+    package var digest: ActionMessages.Digest
+    package var executable: Bool
+
+    package init(path: String, digest: ActionMessages.Digest, executable: Bool) {
+      self.path = path
+      self.digest = digest
+      self.executable = executable
+    }
+  }
 
   /// The key's own format: a change makes every task run (or restore) once.
-  static let format = "runner-key-5"
+  static let format = "runner-key-6"
 
   /// - Parameters:
   ///   - environment: the declared environment, as the task sees it (unset variables left out).
@@ -44,19 +58,24 @@ package struct ActionKey: Sendable {
     command.environment = environment
     command.outputPaths = Array(Set(Fingerprint.outputPatterns(of: task)))
     command.workingDirectory = directory ?? ""
-    let tree = InputTree()
+    var files: [InputFile] = []
     var selfContained = directory != nil
     for file in sources where file.hash != FileRecord.missing {
-      let joined = file.path.hasPrefix("/") ? nil : Self.normalized((directory ?? "") + "/" + file.path)
+      let joined =
+        file.path.hasPrefix("/")
+        ? nil : Self.normalized(directory.map { $0.isEmpty ? file.path : $0 + "/" + file.path } ?? "")
       guard let path = joined, directory != nil else {
         salt.add("outside " + file.path)
         salt.add(file.hash)
         selfContained = false
         continue
       }
-      tree.add(path, ActionMessages.Digest(hash: file.hash, size: file.size), executable: file.executable)
+      files.append(
+        InputFile(
+          path: path, digest: ActionMessages.Digest(hash: file.hash, size: file.size), executable: file.executable))
     }
-    let (root, directories) = tree.encoded()
+    let (root, directories) = InputTree(files).encoded()
+    self.files = files
     self.command = command
     self.directories = directories
     action = ActionMessages.Action(command: ActionMessages.Digest(of: command.encoded), inputRoot: root)
@@ -89,7 +108,7 @@ package struct ActionKey: Sendable {
   }
 
   /// `path` without `.`, empty segments and `..` (nil if it leaves its root, or is absolute).
-  static func normalized(_ path: String) -> String? {
+  package static func normalized(_ path: String) -> String? {
     guard !path.hasPrefix("/") else { return nil }
     var segments: [Substring] = []
     for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -112,6 +131,10 @@ struct InputTree {
   }
 
   let root = Node()
+
+  init(_ files: [ActionKey.InputFile]) {
+    for file in files { add(file.path, file.digest, executable: file.executable) }
+  }
 
   func add(_ path: String, _ digest: ActionMessages.Digest, executable: Bool) {
     var node = root

@@ -58,7 +58,7 @@ package struct TaskRecord: Sendable {
   package var fingerprint: String?
   /// Digest of the operation: commands or image steps.
   var operation: String
-  var directory: String
+  package var directory: String
   /// Digest of the environment the task saw.
   var environment: String
   /// Digest of the dependencies' fingerprints and outputs.

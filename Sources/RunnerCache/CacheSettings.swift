@@ -23,6 +23,8 @@ package struct CacheSettings: Sendable {
   package var noOpTaskFile: [UInt8] = []
   /// The remote cache, asked after the local one misses and given what runs (`--remote-cache`).
   package var remote: RemoteCacheSession?
+  /// The remote executor, given the tasks that can run there (`--remote-exec`).
+  package var remoteExecution: RemoteExecutionSession?
 
   package init(
     enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,

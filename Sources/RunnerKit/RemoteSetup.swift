@@ -3,29 +3,78 @@ import RunnerCache
 import RunnerModel
 import RunnerRemote
 
-/// The remote cache of a run, from the command line, `RUNNER_REMOTE_CACHE` /
-/// `RUNNER_REMOTE_HEADERS` and the task file's `remote:` section, in that order.
+/// The remote cache and executor of a run, from the command line, `RUNNER_REMOTE_CACHE` /
+/// `RUNNER_REMOTE_EXEC` / `RUNNER_REMOTE_HEADERS` and the task file's `remote:` section, in
+/// that order. An executor is the cache too unless another cache is named.
 enum RemoteSetup {
   static let defaultTimeout = Duration.seconds(30)
+  static let defaultJobs = 32
 
   struct Problem: Error {
     var text: String
   }
 
-  /// The session, nil when no remote cache is named; a problem (exit 2) when the settings are wrong.
-  static func session(_ options: RunOptions.Remote, file: TaskFile, environment: [String: String]) -> Result<
-    RemoteCacheSession?, Problem
+  struct Sessions {
+    var cache: RemoteCacheSession?
+    var execution: RemoteExecutionSession?
+  }
+
+  /// The sessions (none when no server is named); a problem (exit 2) when the settings are wrong.
+  static func sessions(_ options: RunOptions.Remote, file: TaskFile, environment: [String: String]) -> Result<
+    Sessions, Problem
   > {
     let written = file.remote
-    let address = options.cache ?? environment["RUNNER_REMOTE_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
-    guard let text = address ?? written?.cache else { return .success(nil) }
-    let place = address == nil ? written.map { "\($0.location): " } ?? "" : ""
-    let endpoint: RemoteEndpoint
-    do {
-      endpoint = try RemoteEndpoint(parsing: text)
-    } catch {
-      return .failure(Problem(text: "\(place)remote cache: \(error)"))
+    let named = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    let execAddress = options.execute ?? named("RUNNER_REMOTE_EXEC")
+    let execText = executorAddress(options, file: file, environment: environment)
+    let execPlace = execAddress == nil ? written?.executeLocation.map { "\($0): " } ?? "" : ""
+    let cacheAddress = options.cache ?? named("RUNNER_REMOTE_CACHE")
+    var cacheText = cacheAddress ?? written?.cache
+    var cachePlace = cacheAddress == nil ? written.map { "\($0.location): " } ?? "" : ""
+    if cacheText == nil, let execText {
+      cacheText = execText
+      cachePlace = execPlace
     }
+    guard let cacheText else { return .success(Sessions()) }
+    let headers: [(name: String, value: String)]
+    switch self.headers(options, environment: environment) {
+    case .success(let found): headers = found
+    case .failure(let problem): return .failure(problem)
+    }
+    var certificates = options.certificateAuthority
+    if certificates == nil, let ca = written?.certificateAuthority {
+      certificates = ca.hasPrefix("/") ? ca : file.directory + "/" + ca
+    }
+    let timeout = options.timeout ?? written?.timeout ?? defaultTimeout
+    var sessions = Sessions()
+    do {
+      let endpoint = try RemoteEndpoint(parsing: cacheText)
+      let cache = try RemoteActionCache.connect(endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
+      sessions.cache = RemoteCacheSession(cache, uploads: options.upload ?? written?.upload ?? true)
+    } catch {
+      return .failure(Problem(text: "\(cachePlace)remote cache: \(error)"))
+    }
+    guard let execText else { return .success(sessions) }
+    do {
+      let endpoint = try RemoteEndpoint(parsing: execText)
+      let executor = try RemoteActionExecutor.connect(
+        endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
+      sessions.execution = RemoteExecutionSession(executor, jobs: options.jobs ?? written?.jobs ?? defaultJobs)
+    } catch {
+      return .failure(Problem(text: "\(execPlace)remote execution: \(error)"))
+    }
+    return .success(sessions)
+  }
+
+  /// The executor's address as named (nil: none), for the plan.
+  static func executorAddress(_ options: RunOptions.Remote, file: TaskFile, environment: [String: String]) -> String? {
+    options.execute ?? environment["RUNNER_REMOTE_EXEC"].flatMap { $0.isEmpty ? nil : $0 } ?? file.remote?.execute
+  }
+
+  /// `RUNNER_REMOTE_HEADERS` (one a line), then `--remote-header`, each `Name: value`.
+  static func headers(_ options: RunOptions.Remote, environment: [String: String]) -> Result<
+    [(name: String, value: String)], Problem
+  > {
     var headers: [(name: String, value: String)] = []
     let lines = (environment["RUNNER_REMOTE_HEADERS"] ?? "").split(separator: "\n").map(String.init)
     for line in lines + options.headers where !line.allSatisfy(\.isWhitespace) {
@@ -35,17 +84,7 @@ enum RemoteSetup {
       }
       headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmed()))
     }
-    var certificates = options.certificateAuthority
-    if certificates == nil, let ca = written?.certificateAuthority {
-      certificates = ca.hasPrefix("/") ? ca : file.directory + "/" + ca
-    }
-    let timeout = options.timeout ?? written?.timeout ?? defaultTimeout
-    do {
-      let cache = try RemoteActionCache.connect(endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
-      return .success(RemoteCacheSession(cache, uploads: options.upload ?? written?.upload ?? true))
-    } catch {
-      return .failure(Problem(text: "\(place)remote cache: \(error)"))
-    }
+    return .success(headers)
   }
 }
 

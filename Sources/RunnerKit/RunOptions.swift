@@ -36,6 +36,10 @@ public struct RunOptions: Sendable {
   public struct Remote: Sendable {
     /// `--remote-cache URL` (else `RUNNER_REMOTE_CACHE`, else the file's `remote.cache`).
     public var cache: String?
+    /// `--remote-exec URL` (else `RUNNER_REMOTE_EXEC`, else the file's `remote.exec`).
+    public var execute: String?
+    /// `--remote-jobs N`.
+    public var jobs: Int?
     /// `--remote-header 'Name: value'`, each; `RUNNER_REMOTE_HEADERS` adds one a line.
     public var headers: [String] = []
     /// `--remote-upload=false`: read only.

@@ -63,13 +63,29 @@ public final class Runner: Sendable {
       // what a run does behind its back.
       caching.noOpInvocation = nil
     }
-    switch RemoteSetup.session(options.remote, file: graph.file, environment: ProcessEnvironment.current) {
-    case .success(let remote): caching.remote = caching.useCache ? remote : nil
+    switch RemoteSetup.sessions(options.remote, file: graph.file, environment: ProcessEnvironment.current) {
+    case .success(let remote):
+      caching.remote = caching.useCache ? remote.cache : nil
+      caching.remoteExecution = caching.useCache ? remote.execution : nil
     case .failure(let problem):
       DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
       return ExitStatus.usage
     }
     let code = await session(selection, caching: caching).run()
+    await Self.closeRemote(caching)
+    keep(selection)
+    return code
+  }
+
+  /// Says what the remote cache and executor did (on stderr) and ends their connections.
+  static func closeRemote(_ caching: CacheSettings) async {
+    if let execution = caching.remoteExecution {
+      let (executed, cached) = execution.counts
+      let state = execution.isOff ? " (turned off after a fault)" : ""
+      Terminal.write(
+        "remote execution \(execution.executor.name)\(state): \(executed) executed, \(cached) from its cache\n", to: 2)
+      await execution.executor.close()
+    }
     if let remote = caching.remote {
       let (hits, misses, stored) = remote.counts
       let state = remote.isOff ? " (turned off after a fault)" : ""
@@ -78,8 +94,6 @@ public final class Runner: Sendable {
           + "miss\(misses == 1 ? "" : "es"), \(stored) stored\n", to: 2)
       await remote.cache.close()
     }
-    keep(selection)
-    return code
   }
 
   func session(_ selection: GraphSelection, caching: CacheSettings, services: ServicePool? = nil) -> RunSession {
@@ -107,7 +121,9 @@ public final class Runner: Sendable {
     guard let caching = cacheSettings(), let (graph, whole) = load() else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: true)
     guard let selection = narrowed.selection else { return narrowed.code }
-    PlanRenderer().write(selection, predictions: predictions(graph, selection, caching)) { Terminal.write($0, to: 1) }
+    PlanRenderer().write(
+      selection, predictions: predictions(graph, selection, caching), placements: placements(selection, caching)
+    ) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
 
@@ -240,6 +256,28 @@ public final class Runner: Sendable {
   {
     let store = IncrementalPlanner.store(for: graph, settings: caching, environment: RunSession.environment(of: graph))
     return IncrementalPlanner(selection: selection, store: store).predictShown()
+  }
+
+  /// With a remote executor named, where each task that runs something would run, and why
+  /// not remotely.
+  private func placements(_ selection: GraphSelection, _ caching: CacheSettings) -> [Int: String] {
+    guard
+      let address = RemoteSetup.executorAddress(
+        options.remote, file: selection.graph.file, environment: ProcessEnvironment.current)
+    else { return [:] }
+    var placements: [Int: String] = [:]
+    for node in selection.members {
+      let task = selection.graph[node]
+      if case .group = task.action { continue }
+      if let refusal = task.remoteExecutionRefusal {
+        placements[node] = "runs here: \(refusal)"
+      } else if !caching.enabled || !caching.useCache {
+        placements[node] = "runs here: remote execution goes through the local cache (--no-cache)"
+      } else {
+        placements[node] = "runs remotely on \(address)"
+      }
+    }
+    return placements
   }
 
   private func keep(_ value: any Sendable) {

@@ -31,10 +31,15 @@ extension REAPIConnection {
     var byDigest: [Digest: [UInt8]] = [:]
     for blob in blobs { byDigest[Digest(of: blob)] = blob }
     let missing = try await self.missing(Array(byDigest.keys))
+    try await send(missing.compactMap { byDigest[$0] }, batchLimit: batchLimit)
+  }
+
+  /// Stores `blobs`, which the server lacks: small ones in batches of at most `batchLimit`
+  /// bytes, larger ones through ByteStream.
+  package func send(_ blobs: [[UInt8]], batchLimit: Int) async throws(RemoteError) {
     var batch: [[UInt8]] = []
     var batchBytes = 0
-    for digest in missing {
-      guard let blob = byDigest[digest] else { continue }
+    for blob in blobs {
       // Each entry costs its digest and framing beside its bytes.
       let cost = blob.count + 200
       if cost > batchLimit {

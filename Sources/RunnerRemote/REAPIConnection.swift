@@ -31,6 +31,8 @@ package final class REAPIConnection: Sendable {
   let options: CallOptions
   /// The server's largest batch (`batchLimit(_:)`), once asked.
   let knownBatchLimit = Mutex<Int?>(nil)
+  /// `CancelOperation` requests under way (`cancelLater`), which `close()` waits for.
+  let cancellations = Mutex<[Task<Void, Never>]>([])
 
   /// - Parameters:
   ///   - headers: sent with every call (`authorization: Bearer …`).
@@ -74,6 +76,7 @@ package final class REAPIConnection: Sendable {
   /// Ends the connection once the calls under way have finished, or after 1 s: a server that
   /// never answers must not hold runner up.
   package func close() async {
+    for cancelling in cancellations.withLock({ $0 }) { await cancelling.value }
     client.beginGracefulShutdown()
     let running = self.running
     let cutoff = Task {

@@ -56,42 +56,56 @@ package final class RemoteActionCache: RemoteCache {
   package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
     entry: CacheEntry, contents: [String]
   )? {
-    guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0,
-      result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty
-    else { return nil }
+    guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0 else { return nil }
+    guard var download = try await Self.download(result, from: server, name: name, scratch: scratch) else { return nil }
+    if let values = download.runnerFiles[Self.valuesPath] { download.entry.values = try Self.values(values) }
+    download.entry.image = download.runnerFiles[Self.imagePath]
+    return (download.entry, download.contents)
+  }
+
+  /// An ActionResult's outputs, stdout and stderr downloaded: the output files into
+  /// `scratch` as a local entry's, the files under `.runner/` (runner's own) in memory. nil
+  /// when it holds what a local entry cannot (output directories, symlinks).
+  static func download(_ result: ActionResult, from server: any BlobServer, name: String, scratch: String)
+    async throws(RemoteError) -> (entry: CacheEntry, contents: [String], runnerFiles: [String: [UInt8]])?
+  {
+    guard result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty else { return nil }
     var entry = CacheEntry()
     var contents: [String] = []
+    var runnerFiles: [String: [UInt8]] = [:]
     for file in result.outputFiles {
-      let bytes = try await need(file.digest)
-      switch file.path {
-      case Self.valuesPath: entry.values = try Self.values(bytes)
-      case Self.imagePath: entry.image = bytes
-      default:
-        let path = scratch + "/\(contents.count)"
-        do {
-          try CacheFileSystem.writeAtomically(path, bytes)
-        } catch {
-          throw RemoteError("cannot keep a downloaded output: \(error)")
-        }
-        contents.append(path)
-        entry.files.append(
-          CacheEntry.File(
-            path: file.path, mode: file.isExecutable ? 0o755 : 0o644, size: file.digest.sizeBytes,
-            hash: file.digest.hash))
+      let bytes = try await need(file.digest, from: server, name: name)
+      if file.path.hasPrefix(".runner/") {
+        runnerFiles[file.path] = bytes
+        continue
       }
+      let path = scratch + "/\(contents.count)"
+      do {
+        try CacheFileSystem.writeAtomically(path, bytes)
+      } catch {
+        throw RemoteError("cannot keep a downloaded output: \(error)")
+      }
+      contents.append(path)
+      entry.files.append(
+        CacheEntry.File(
+          path: file.path, mode: file.isExecutable ? 0o755 : 0o644, size: file.digest.sizeBytes,
+          hash: file.digest.hash))
     }
     for (stream, raw, digest) in [
       (OutputStreamKind.stdout, result.stdoutRaw, result.stdoutDigest),
       (.stderr, result.stderrRaw, result.stderrDigest),
     ] {
       var bytes = [UInt8](raw)
-      if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest) }
+      if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest, from: server, name: name) }
       guard digest.sizeBytes == 0 || Digest(of: bytes) == digest else {
         throw RemoteError("\(name) sent \(stream) that does not match its digest", corrupt: true)
       }
-      if !bytes.isEmpty { entry.log.append(CacheEntry.LogChunk(stream: stream, bytes: bytes)) }
+      guard !bytes.isEmpty else { continue }
+      // Replayed as lines: a last line without its newline gets one, as a local run's does.
+      if bytes.last != 0x0A { bytes.append(0x0A) }
+      entry.log.append(CacheEntry.LogChunk(stream: stream, bytes: bytes))
     }
-    return (entry, contents)
+    return (entry, contents, runnerFiles)
   }
 
   package func store(_ entry: CacheEntry, for key: ActionKey) async throws(RemoteCacheError) -> Bool {
@@ -129,7 +143,7 @@ package final class RemoteActionCache: RemoteCache {
   }
 
   /// A blob the result names, which the server must hold.
-  private func need(_ digest: Digest) async throws(RemoteError) -> [UInt8] {
+  static func need(_ digest: Digest, from server: any BlobServer, name: String) async throws(RemoteError) -> [UInt8] {
     guard digest.sizeBytes > 0 else { return [] }
     guard let bytes = try await server.blob(digest) else {
       throw RemoteError("\(name) holds a result naming blob \(digest.hash), which it does not hold", corrupt: true)

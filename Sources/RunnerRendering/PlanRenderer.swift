@@ -6,14 +6,19 @@ package struct PlanRenderer: Sendable {
   package init() {}
 
   /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
-  package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
-    TextPieces.collect { write(selection, predictions: predictions, to: $0) }
+  /// - Parameter placements: where each task would run, with a remote executor (`remote on …`,
+  ///   `here: why`), by index.
+  package func render(
+    _ selection: GraphSelection, predictions: [Int: CachePrediction] = [:], placements: [Int: String] = [:]
+  ) -> String {
+    TextPieces.collect { write(selection, predictions: predictions, placements: placements, to: $0) }
   }
 
   /// The same text, handed to `emit` in pieces of about 1 MiB (a plan of a million tasks is
   /// never held whole).
   package func write(
-    _ selection: GraphSelection, predictions: [Int: CachePrediction] = [:], to emit: (String) -> Void
+    _ selection: GraphSelection, predictions: [Int: CachePrediction] = [:], placements: [Int: String] = [:],
+    to emit: (String) -> Void
   ) {
     let graph = selection.graph
     let stages = selection.stages
@@ -25,7 +30,9 @@ package struct PlanRenderer: Sendable {
       out += "\nstage \(number + 1)\n"
       for node in stage {
         let task = graph[node]
-        let lines = describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
+        let lines =
+          describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
+          + (placements[node].map { [$0] } ?? [])
         let pad = String(repeating: " ", count: width - task.name.count)
         out += "  \(task.name)\(pad)  \(lines[0])\n"
         for line in lines.dropFirst() {

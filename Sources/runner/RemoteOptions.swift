@@ -2,7 +2,7 @@ import ArgumentParser
 import RunnerKit
 import RunnerModel
 
-/// Options for the remote cache (they override the task file's `remote:` section).
+/// Options for the remote cache and executor (they override the task file's `remote:` section).
 struct RemoteOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
@@ -10,6 +10,18 @@ struct RemoteOptions: ParsableArguments {
         + "http(s)://HOST:PORT/PREFIX (Bazel's HTTP cache).",
       discussion: "Default: RUNNER_REMOTE_CACHE, else the task file's 'remote.cache'.", valueName: "url"))
   var remoteCache: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Run tasks with sources on a REAPI v2 Execution service: grpc://HOST:PORT[/INSTANCE] or grpcs://.",
+      discussion: "Also the remote cache unless --remote-cache names another. "
+        + "Default: RUNNER_REMOTE_EXEC, else the task file's 'remote.exec'.", valueName: "url"))
+  var remoteExec: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "The most tasks executing remotely at once, beside -j (default 32).", valueName: "n"))
+  var remoteJobs: Int?
 
   @Option(
     help: ArgumentHelp(
@@ -36,6 +48,8 @@ struct RemoteOptions: ParsableArguments {
   func settings() -> RunOptions.Remote {
     var settings = RunOptions.Remote()
     settings.cache = remoteCache
+    settings.execute = remoteExec
+    settings.jobs = remoteJobs
     settings.headers = remoteHeader
     settings.upload = remoteUpload
     settings.certificateAuthority = remoteCa

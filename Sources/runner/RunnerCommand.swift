@@ -98,13 +98,16 @@ struct RunnerCommand: ParsableCommand {
   @OptionGroup(title: "Reports")
   var report: ReportOptions
 
-  @OptionGroup(title: "Remote cache")
+  @OptionGroup(title: "Remote cache and execution")
   var remote: RemoteOptions
 
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
     if RunnerModel.parseDuration(grace) == nil {
       throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
+    }
+    if let jobs = remote.remoteJobs, jobs < 1 {
+      throw ValidationError("--remote-jobs must be at least 1, found \(jobs)")
     }
     if let timeout = remote.remoteTimeout, RunnerModel.parseDuration(timeout) == nil {
       throw ValidationError("--remote-timeout takes a duration such as 30s or 500ms, found '\(timeout)'")

@@ -11,6 +11,12 @@ extension CachingOperation {
   /// The task's Action, when a remote cache is in use and the key is the fingerprint's.
   func remoteKey(_ prepared: Prepared, _ context: OperationContext) -> ActionKey? {
     guard store.settings.remote != nil, store.settings.useCache else { return nil }
+    return actionKey(prepared, context)
+  }
+
+  /// The task's Action, when its digest is the fingerprint's (it is, unless the task's
+  /// sources changed between the two).
+  func actionKey(_ prepared: Prepared, _ context: OperationContext) -> ActionKey? {
     let environment = store.keyEnvironment(context.task) { name, key in
       (context.inputs[name] as? any OutputProviding)?.outputs[key]
     }

@@ -123,6 +123,7 @@ struct CachingOperation: TaskOperation {
       if let result = await restoreRemote(prepared, context) { return result }
     }
     if Task.isCancelled { throw .cancelled }
+    if context.remoteSlot { return try await executeRemotely(prepared, context) }
     store.prefetch.noteChange()
     let capture = LogCapture(forward: context.output)
     var running = context

@@ -53,6 +53,9 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
   case interrupted(Int32)
   /// Any other reason, already worded (image steps use it).
   case message(String)
+  /// The task was given a remote slot but must run here (why): the scheduler queues it again
+  /// for a local one. Never a final outcome.
+  case runLocally(String)
 
   package var description: String {
     switch self {
@@ -64,7 +67,12 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case .cancelled: return "cancelled"
     case .interrupted: return "interrupted at its terminal"
     case .message(let text): return text
+    case .runLocally(let reason): return "runs here: \(reason)"
     }
+  }
+
+  var isRunLocally: Bool {
+    if case .runLocally = self { true } else { false }
   }
 
   static func shorten(_ command: String) -> String {
@@ -93,6 +101,9 @@ package struct OperationContext: Sendable {
   package var attempt: Int
   /// The task's image input, chosen at load time (see `TaskGraph.imageInput(of:)`).
   package var imageInput: String?
+  /// The scheduler gave the task a remote slot (`--remote-jobs`): it runs on the remote
+  /// executor, or comes back with `.runLocally`.
+  package var remoteSlot = false
 
   /// The task's environment: base, then the task's `env` with dependency outputs filled in.
   package func environment() -> [String: String] {

@@ -11,6 +11,8 @@ struct ReadyQueue {
   }
 
   var isEmpty: Bool { heap.isEmpty }
+  /// The best task, left queued.
+  var first: Int? { heap.first }
   var count: Int { heap.count }
 
   func before(_ a: Int, _ b: Int) -> Bool {

@@ -37,13 +37,22 @@ struct RunState {
   /// Called for a service's own events (ready, stopping).
   var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
   private(set) var results: [(any OperationResult)?]
+  /// Ready tasks for local slots, and for remote ones.
   var ready: ReadyQueue
+  var readyRemote: ReadyQueue
+  /// Per task: it takes a remote slot (`--remote-jobs`) rather than a local one (`-j`).
+  private(set) var remoteSlot: [Bool]
+  /// The most tasks in local slots, and in remote ones.
+  let localLimit: Int
+  let remoteLimit: Int
   var resourceBlocked: [Int] = []
   var resourcesInUse = Set<String>()
   private var gated: [Int] = []
   var started: [ContinuousClock.Instant?]
   private var attempts: [Int]
+  /// Tasks executing, in either kind of slot; and those in remote slots.
   var running = 0
+  private(set) var runningRemote = 0
   private(set) var gating = 0
   private(set) var stopping = false
   private var failures: [RunSummary.Failure] = []
@@ -56,10 +65,18 @@ struct RunState {
   /// `--watch`: a service the run no longer needs is parked (kept up for the next run).
   let parksServices: Bool
 
-  init(selection: GraphSelection, failFast: Bool, parksServices: Bool = false) {
+  /// - Parameters:
+  ///   - localLimit: the most tasks executing here at once (`-j`).
+  ///   - remote: per task, whether it runs remotely, in one of `remoteLimit` slots.
+  init(
+    selection: GraphSelection, failFast: Bool, parksServices: Bool = false, localLimit: Int = .max,
+    remote: [Bool]? = nil, remoteLimit: Int = 0
+  ) {
     self.selection = selection
     self.failFast = failFast
     self.parksServices = parksServices
+    self.localLimit = localLimit
+    self.remoteLimit = remoteLimit
     let count = selection.graph.count
     states = [TaskState](repeating: .pending, count: count)
     waitingOn = selection.graph.dependencies.map(\.count)
@@ -69,6 +86,8 @@ struct RunState {
     unfinished = waitingOn
     results = [(any OperationResult)?](repeating: nil, count: count)
     ready = ReadyQueue(priority: selection.graph.tasks.map(\.priority), height: selection.height)
+    readyRemote = ready
+    remoteSlot = remote ?? [Bool](repeating: false, count: count)
     started = [ContinuousClock.Instant?](repeating: nil, count: count)
     attempts = [Int](repeating: 1, count: count)
     let graph = selection.graph
@@ -127,11 +146,19 @@ struct RunState {
     }
   }
 
+  /// Queues a ready task for the kind of slot it takes.
+  mutating func enqueue(_ task: Int) {
+    if remoteSlot[task] { readyRemote.insert(task) } else { ready.insert(task) }
+  }
+
+  /// Every queued task, of both kinds (the run stops).
+  mutating func drainReady() -> [Int] { ready.drain() + readyRemote.drain() }
+
   mutating func becomeReady(_ task: Int) {
     // A service's gates are its readiness check, after it starts.
     if graph[task].waitFor.isEmpty || isService[task] {
       set(task, .ready)
-      ready.insert(task)
+      enqueue(task)
     } else {
       gated.append(task)
     }
@@ -142,7 +169,7 @@ struct RunState {
   mutating func releaseResources(of task: Int) {
     guard !graph[task].resources.isEmpty else { return }
     resourcesInUse.subtract(graph[task].resources)
-    for blocked in resourceBlocked { ready.insert(blocked) }
+    for blocked in resourceBlocked { enqueue(blocked) }
     resourceBlocked.removeAll()
   }
 
@@ -170,7 +197,7 @@ struct RunState {
       fail(task, .gate(failure), tail: [])
     } else {
       set(task, .ready)
-      ready.insert(task)
+      enqueue(task)
     }
   }
 
@@ -185,7 +212,7 @@ struct RunState {
       interactiveWaiting = nil
       return start(waiting)
     }
-    while let task = ready.popFirst() {
+    while let task = popBest() {
       if isInteractive[task], !stopping || isCleanup[task] {
         guard running == 0 else {
           interactiveWaiting = task
@@ -203,9 +230,19 @@ struct RunState {
     return nil
   }
 
+  /// The best ready task a free slot can take: local or remote, whichever is better when both are free.
+  private mutating func popBest() -> Int? {
+    let localFree = running - runningRemote < localLimit
+    if runningRemote < remoteLimit, let candidate = readyRemote.first {
+      if !localFree || ready.first.map({ readyRemote.before(candidate, $0) }) ?? true { return readyRemote.popFirst() }
+    }
+    return localFree ? ready.popFirst() : nil
+  }
+
   private mutating func start(_ task: Int) -> Int {
     resourcesInUse.formUnion(graph[task].resources)
     running += 1
+    if remoteSlot[task] { runningRemote += 1 }
     started[task] = .now
     set(task, .executing)
     if isInteractive[task] { interactiveRunning = task }
@@ -223,10 +260,17 @@ struct RunState {
     if isService[task] { return serviceEnded(task, result: result, tail: tail) }
     if interactiveRunning == task { interactiveRunning = nil }
     running -= 1
+    if remoteSlot[task] { runningRemote -= 1 }
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
     releaseResources(of: task)
     switch result {
+    case .failure(.runLocally(let reason)):
+      // Back to the queue, for a local slot this time.
+      remoteSlot[task] = false
+      if stopping, !isCleanup[task] { return set(task, .cancelled, reason: "cancelled after \(elapsed)") }
+      set(task, .ready, reason: "to run here: \(reason)")
+      enqueue(task)
     case .success(let value):
       results[task] = value
       if let skipped = value as? ConditionSkipped {
@@ -280,13 +324,13 @@ struct RunState {
     parkWhenReady.removeAll()
     let isCleanup = isCleanup
     if let waiting = interactiveWaiting, !isCleanup[waiting] { interactiveWaiting = nil }
-    let cleanups = ready.drain().filter { isCleanup[$0] }
+    let cleanups = drainReady().filter { isCleanup[$0] }
     resourceBlocked.removeAll { !isCleanup[$0] }
     gated.removeAll { !isCleanup[$0] }
     for task in selection.members where states[task] == .pending || states[task] == .ready {
       if !isCleanup[task] { set(task, .cancelled) }
     }
-    for task in cleanups { ready.insert(task) }
+    for task in cleanups { enqueue(task) }
   }
 
   /// A second interrupt: cleanups that have not started never will.
@@ -295,7 +339,7 @@ struct RunState {
     cleanupsAbandoned = true
     stop()
     interactiveWaiting = nil
-    _ = ready.drain()
+    _ = drainReady()
     resourceBlocked.removeAll()
     gated.removeAll()
     for task in selection.members where states[task] == .pending || states[task] == .ready {

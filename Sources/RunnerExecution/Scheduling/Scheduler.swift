@@ -49,7 +49,10 @@ package struct Scheduler: Sendable {
 
   private func runLoop() async -> RunSummary {
     let start = ContinuousClock.now
-    var state = RunState(selection: selection, failFast: settings.failFast, parksServices: settings.services != nil)
+    let remote = remoteSlots()
+    var state = RunState(
+      selection: selection, failFast: settings.failFast, parksServices: settings.services != nil,
+      localLimit: settings.concurrency, remote: remote, remoteLimit: settings.caching.remoteExecution?.jobs ?? 0)
     let pool = settings.services
     pool?.attach(observer, start: start)
     defer { pool?.attach(nil, start: start) }
@@ -90,7 +93,7 @@ package struct Scheduler: Sendable {
             return .gate(task, failure: failure)
           }
         }
-        while state.running < settings.concurrency, let task = state.nextToStart() {
+        while let task = state.nextToStart() {
           let context = makeContext(task, state: state, start: start)
           let operation: any TaskOperation
           switch factory.operation(for: selection.graph[task]).conclude(context) {
@@ -243,7 +246,15 @@ package struct Scheduler: Sendable {
       task: graph[task], inputs: inputs, baseEnvironment: baseEnvironment,
       workingDirectory: workingDirectory(of: task), output: TaskOutput(task: task, observer: observer, start: start),
       grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
-      imageInput: graph.imageInput(of: task).map { graph[$0].name })
+      imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
+  }
+
+  /// Per task, whether it takes a remote slot: with a remote executor, the cacheable tasks a
+  /// worker can run (`TaskDefinition.remoteExecutionRefusal`); nil without one.
+  func remoteSlots() -> [Bool]? {
+    let caching = settings.caching
+    guard caching.remoteExecution != nil, caching.enabled, caching.useCache, factory.store != nil else { return nil }
+    return selection.graph.tasks.map { $0.isCacheable && $0.remoteExecutionRefusal == nil }
   }
 
   /// Runs one task with its timeout and retries (exponential backoff: 0.5 s, 1 s, 2 s, … up to 30 s).
@@ -255,7 +266,7 @@ package struct Scheduler: Sendable {
     while true {
       let result = await runOnce(operation, context: context)
       guard case .failure(let failure) = result, failure != .cancelled, context.attempt <= retries,
-        !Task.isCancelled
+        !Task.isCancelled, !failure.isRunLocally
       else {
         return .finished(task, result, tail: context.output.tail, attempts: context.attempt)
       }

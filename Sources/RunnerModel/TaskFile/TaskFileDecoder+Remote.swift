@@ -1,7 +1,7 @@
 extension TaskFileDecoder {
-  static let remoteKeys = ["cache", "upload", "ca", "timeout"]
+  static let remoteKeys = ["cache", "exec", "jobs", "upload", "ca", "timeout"]
 
-  /// `remote:`: the remote cache a run uses unless the command line names one. Headers (tokens)
+  /// `remote:`: the remote cache and executor a run uses unless the command line names them. Headers (tokens)
   /// are not written here: they come from `--remote-header` or `RUNNER_REMOTE_HEADERS`.
   mutating func remote(_ node: YAMLNode) -> RemoteSettings? {
     guard
@@ -22,6 +22,17 @@ extension TaskFileDecoder {
         }
         settings.cache = text
         settings.location = entry.value.location
+      case "exec":
+        guard let text = reader.string(entry.value, what: what) else { continue }
+        guard text.hasPrefix("grpc://") || text.hasPrefix("grpcs://") else {
+          reader.fail(
+            .invalidValue(what: what, reason: "must be a grpc:// or grpcs:// address, found '\(text)'"),
+            at: entry.value)
+          continue
+        }
+        settings.execute = text
+        settings.executeLocation = entry.value.location
+      case "jobs": settings.jobs = reader.integer(entry.value, what: what, range: 1...100_000)
       case "upload": settings.upload = reader.boolean(entry.value, what: what)
       case "ca": settings.certificateAuthority = reader.string(entry.value, what: what)
       case "timeout":
@@ -39,6 +50,11 @@ package struct RemoteSettings: Sendable {
 
   /// The cache's address (`grpc://host:port[/instance]`, `http(s)://host:port/prefix`).
   package var cache: String?
+  /// The executor's address (`grpc://host:port[/instance]`), and where it is written.
+  package var execute: String?
+  package var executeLocation: SourceLocation?
+  /// The most tasks executing remotely at once.
+  package var jobs: Int?
   /// false: read from the cache, never store in it.
   package var upload: Bool?
   /// A PEM file of the certificates a TLS server's must chain to (relative to the task file).

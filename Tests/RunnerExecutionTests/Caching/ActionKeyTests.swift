@@ -97,6 +97,16 @@ import Testing
     let sibling = ActionKey(task: build, environment: [("COUNT", "2")], dependencies: "d", sources: [record])
     #expect(sibling.isSelfContained, "../src from app is still inside the task file's directory")
     #expect(sibling.digest != inside.digest)
+    // A task without `dir`: its sources sit at their own paths in the input root.
+    let gen = harness.graph.tasks[harness.index("gen")]
+    let atRoot = ActionKey(
+      task: gen, environment: [], dependencies: "d",
+      sources: [FileRecord(path: "src/one.txt", hash: String(repeating: "a", count: 64), size: 2)])
+    #expect(atRoot.isSelfContained)
+    #expect(atRoot.command.workingDirectory == "")
+    #expect(atRoot.directories.count == 2, "the root and src/")
+    #expect(String(decoding: atRoot.directories[0], as: UTF8.self).contains("src"))
+    #expect(String(decoding: atRoot.directories[1], as: UTF8.self).contains("one.txt"))
     let twoCommands = try RunHarness("tasks:\n  t:\n    run: [make, make install]\n    sources: [x]\n")
     #expect(
       ActionKey.arguments(of: twoCommands.graph.tasks[0])

@@ -1,0 +1,86 @@
+import Glibc
+import RunnerCache
+import RunnerModel
+
+/// Remote execution (`CacheSettings.remoteExecution`): a task the scheduler gave a remote slot
+/// runs on the server when neither cache holds its result. What comes back goes through the
+/// local cache — saved there, then restored as a local entry is — so it is checked and written
+/// the same way, and the task is recorded as if it had run here.
+extension CachingOperation {
+  /// Runs the task remotely; throws `.runLocally` when it must run here instead (the session
+  /// is off after a fault, or the task's sources lie outside the input root).
+  func executeRemotely(_ prepared: Prepared, _ context: OperationContext) async throws(TaskFailure)
+    -> any OperationResult
+  {
+    let task = context.task
+    guard let session = store.settings.remoteExecution, !session.isOff else {
+      throw .runLocally("remote execution is off after a fault")
+    }
+    guard let key = actionKey(prepared, context) else { throw .runLocally("its key is not the local one") }
+    guard key.isSelfContained else { throw .runLocally("a source lies outside the task file's directory") }
+    var inputs: [ActionMessages.Digest: String] = [:]
+    for file in prepared.fingerprint.sources where file.hash != FileRecord.missing {
+      inputs[ActionMessages.Digest(hash: file.hash, size: file.size)] = context.workingDirectory + "/" + file.path
+    }
+    // The worker sees the direct dependencies' output files too, at their paths.
+    let root = String(store.directory.dropLast("/.runner".count))
+    var extra: [ActionKey.InputFile] = []
+    for name in context.inputs.keys.sorted() {
+      guard let record = store.record(name) else { continue }
+      for output in record.outputs where output.hash != FileRecord.missing {
+        guard let path = ActionKey.normalized(record.directory + "/" + output.path) else { continue }
+        let digest = ActionMessages.Digest(hash: output.hash, size: output.size)
+        extra.append(ActionKey.InputFile(path: path, digest: digest, executable: output.executable))
+        inputs[digest] = (root.isEmpty ? "." : root) + "/" + path
+      }
+    }
+    let scratch = context.scratchDirectory + "/exec-\(task.index)-\(context.attempt)"
+    guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else {
+      throw .runLocally("cannot make a scratch directory for its outputs")
+    }
+    defer { CacheFileSystem.removeTree(scratch) }
+    store.prefetch.noteChange()
+    let job = RemoteJob(
+      runnable: key.runnable(task: task.name, extra: extra), inputs: inputs,
+      skipCacheLookup: store.settings.forces(task.index))
+    guard var run = await session.execute(job, task: task.name, scratch: scratch, warn: store.warn) else {
+      if Task.isCancelled { throw .cancelled }
+      throw .runLocally("remote execution failed")
+    }
+    if Task.isCancelled { throw .cancelled }
+    guard run.exitCode == 0 else {
+      for chunk in run.entry.log {
+        chunk.bytes.withUnsafeBytes { context.output.receive(lines: OutputLines($0), stream: chunk.stream) }
+      }
+      context.output.recordExit(.exited(run.exitCode))
+      store.update(task.name, nil)
+      throw .command(Self.commandText(of: task), .exited(run.exitCode))
+    }
+    if let values = run.values {
+      do {
+        run.entry.values = try OutputFileParser.parseDictionary(values).sorted { $0.key < $1.key }
+          .map { (key: $0.key, value: $0.value) }
+      } catch {
+        throw .outputs("invalid $RUNNER_OUTPUT: \(error)")
+      }
+    }
+    do {
+      _ = try store.cache.save(run.entry, contents: run.contents, for: prepared.fingerprint.value)
+    } catch {
+      throw .message("cannot keep the outputs of its remote run: \(error)")
+    }
+    let note = run.cached ? "ran remotely (the server's cache)" : "ran remotely on \(session.executor.name)"
+    guard let result = restore(prepared.fingerprint, context, note: note) else {
+      throw .message("cannot restore the outputs of its remote run")
+    }
+    try Self.checkOutputsExist(task, context)
+    await storeRemote(prepared, context)
+    return result
+  }
+
+  /// The task's commands, as a failure names them.
+  static func commandText(of task: TaskDefinition) -> String {
+    guard case .shell(let commands) = task.action else { return task.name }
+    return commands.map(\.text).joined(separator: "\n")
+  }
+}
