@@ -12,6 +12,9 @@
 #   cold   a new seed, --remote-cache: every task runs and is stored
 #   warm   a second checkout of that seed: every task restored from the remote cache
 #   local  the cold checkout with its outputs removed: every task restored from .runner/cache
+# and, on buildbox-casd only (the one server here with an Execution service):
+#   exec   a new seed, --remote-exec: every task runs on casd's workers (buildbox-run in
+#          bubblewrap, --jobs=2 as the script starts it) and is stored under its key
 # and prints the medians (and min–max). It uses the servers named by RUNNER_TEST_* (from
 # `.ci/remote-servers.sh start DIR; source DIR/env`), else starts its own and stops them.
 set -euo pipefail
@@ -95,3 +98,13 @@ for server in CASD BUILDGRID HTTP_CACHE; do
   printf '%-11s none %s | cold %s | warm %s | local %s\n' "$server" "$(stats < "$work/none")" \
     "$(stats < "$work/cold")" "$(stats < "$work/warm")" "$(stats < "$work/local")"
 done
+: > "$work/none" && : > "$work/exec"
+for ((run = 0; run < runs; run++)); do
+  rm -rf "$work/c" "$work/e"
+  checkout "$work/c" "n$RANDOM$RANDOM$RANDOM"
+  timed "$work/c" --no-cache >> "$work/none"
+  checkout "$work/e" "e$RANDOM$RANDOM$RANDOM"
+  timed "$work/e" --remote-exec "$RUNNER_TEST_CASD" >> "$work/exec"
+  grep -q "$tasks executed, 0 from its cache" "$work/last.err" || { cat "$work/last.err" >&2; exit 1; }
+done
+printf '%-11s none %s | exec %s\n' "CASD" "$(stats < "$work/none")" "$(stats < "$work/exec")"

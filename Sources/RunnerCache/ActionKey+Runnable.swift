@@ -76,3 +76,22 @@ extension TaskDefinition {
     return nil
   }
 }
+
+extension TaskGraph {
+  /// Why task `index` cannot run on a remote worker: its own reasons
+  /// (`TaskDefinition.remoteExecutionRefusal`), or what it needs from this machine — readiness
+  /// gates checked here, a service it depends on (directly or through groups). nil when it can.
+  package func remoteExecutionRefusal(of index: Int) -> String? {
+    let task = self[index]
+    if let refusal = task.remoteExecutionRefusal { return refusal }
+    if !task.waitFor.isEmpty { return "its wait_for gates are checked here" }
+    var work = Array(dependencies[index])
+    var seen = Set<Int>()
+    while let next = work.popLast() {
+      guard seen.insert(next).inserted else { continue }
+      if self[next].isService { return "it uses service '\(self[next].name)', which runs here" }
+      if case .group = self[next].action { work.append(contentsOf: dependencies[next]) }
+    }
+    return nil
+  }
+}

@@ -269,7 +269,7 @@ public final class Runner: Sendable {
     for node in selection.members {
       let task = selection.graph[node]
       if case .group = task.action { continue }
-      if let refusal = task.remoteExecutionRefusal {
+      if let refusal = selection.graph.remoteExecutionRefusal(of: node) {
         placements[node] = "runs here: \(refusal)"
       } else if !caching.enabled || !caching.useCache {
         placements[node] = "runs here: remote execution goes through the local cache (--no-cache)"

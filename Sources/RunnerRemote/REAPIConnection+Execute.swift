@@ -43,7 +43,15 @@ extension REAPIConnection {
       if let name = operation.withLock({ $0 }) { cancelLater(name) }
     }
     let done = try answer.get()
-    guard let done else { throw RemoteError("Execute on \(endpoint): the stream ended before the action did") }
+    var finished = done
+    // A server may end the stream before the action ends: WaitExecution picks it up again.
+    for _ in 0..<3 where finished == nil {
+      guard let name = operation.withLock({ $0 }) else { break }
+      finished = try await wait(for: name, options: streaming)
+    }
+    guard let done = finished else {
+      throw RemoteError("Execute on \(endpoint): the stream ended before the action did")
+    }
     switch done.result {
     case .error(let status)?:
       throw RemoteError("Execute on \(endpoint): \(Self.describe(status))")
@@ -54,12 +62,29 @@ extension REAPIConnection {
       } catch {
         throw RemoteError("Execute on \(endpoint): the answer is not an ExecuteResponse: \(error)", corrupt: true)
       }
+      // FAILED_PRECONDITION (an input missing from the CAS) concerns this action only.
       guard response.status.code == 0 else {
-        throw RemoteError("Execute on \(endpoint): \(Self.describe(response.status))")
+        throw RemoteError(
+          "Execute on \(endpoint): \(Self.describe(response.status))",
+          corrupt: response.status.code == Int32(Status.Code.failedPrecondition.rawValue))
       }
       return response
     case nil:
       throw RemoteError("Execute on \(endpoint): the operation ended with neither a result nor an error")
+    }
+  }
+
+  /// Follows operation `name` again (`WaitExecution`) to its end; nil if the stream ends first.
+  func wait(for name: String, options: CallOptions) async throws(RemoteError) -> Google_Longrunning_Operation? {
+    var request = Build_Bazel_Remote_Execution_V2_WaitExecutionRequest()
+    request.name = name
+    return try await call("WaitExecution") {
+      try await Build_Bazel_Remote_Execution_V2_Execution.Client(wrapping: client).waitExecution(
+        request, metadata: metadata, options: options
+      ) { response in
+        for try await message in response.messages where message.done { return message }
+        return nil
+      }
     }
   }
 

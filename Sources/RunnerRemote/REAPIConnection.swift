@@ -55,8 +55,12 @@ package final class REAPIConnection: Sendable {
     }
     let transport: HTTP2ClientTransport.Posix
     do {
+      // Keepalive pings find a connection that died silently under a long call (Execute has
+      // no deadline): the call fails within 40 s instead of waiting forever.
+      var config = HTTP2ClientTransport.Posix.Config.defaults
+      config.connection.keepalive = .init(time: .seconds(30), timeout: .seconds(10), allowWithoutCalls: false)
       transport = try HTTP2ClientTransport.Posix(
-        target: .dns(host: endpoint.host, port: endpoint.port), transportSecurity: security)
+        target: .dns(host: endpoint.host, port: endpoint.port), transportSecurity: security, config: config)
     } catch {
       throw RemoteError("cannot reach \(endpoint): \(error)")
     }

@@ -75,6 +75,58 @@ struct RemoteExecutionTests {
     #expect(noOp.status == 0 && noOp.stderr.contains("0 executed"), "\(noOp.stderr)")
   }
 
+  /// examples/remote-cache runs remotely, each task seeing its dependencies' outputs, with
+  /// the bytes of a local run (the executable bit included).
+  @Test func theExampleRunsRemotelyWithTheBytesOfALocalRun() throws {
+    let example = BinaryRunner.packageRoot.appendingPathComponent("examples/remote-cache")
+    let seed = UUID().uuidString
+    let checkouts = try (0..<2).map { _ in
+      let project = try TaskFileProject()
+      for name in ["tasks.yml", "src/lines.txt"] {
+        try project.write(name, String(contentsOf: example.appendingPathComponent(name), encoding: .utf8))
+      }
+      try project.write("src/seed.txt", seed)
+      return project
+    }
+    defer { checkouts.forEach { $0.remove() } }
+    let local = try run(checkouts[0], ["--no-cache"])
+    #expect(local.status == 0, "\(local.stderr)")
+    let remote = try run(checkouts[1], ["--remote-exec", Self.casd])
+    #expect(remote.status == 0 && remote.stderr.contains("3 executed"), "\(remote.stderr)")
+    #expect(remote.stdout.contains("test    | 1 test passed"), "\(remote.stdout)")
+    #expect(try reasons(checkouts[1]).values.allSatisfy { $0.hasPrefix("ran remotely on") })
+    for name in ["dist/hello", "dist/test-output.txt", "dist/hello.tar"] {
+      let bytes = try Data(contentsOf: checkouts[1].directory.appendingPathComponent(name))
+      #expect(bytes == (try Data(contentsOf: checkouts[0].directory.appendingPathComponent(name))), "\(name)")
+    }
+  }
+
+  /// A dependency without sources (its outputs unrecorded), reached through a group, still
+  /// hands its files to the worker; a declared output the remote command did not create
+  /// fails the task, and the next run runs it again.
+  @Test func dependencyOutputsReachTheWorkerAndAMissingOutputFails() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        fetch: { outputs: [data/raw.txt], run: mkdir -p data && cp seed.txt data/raw.txt }
+        inputs: { deps: [fetch] }
+        build: { deps: [inputs], sources: [seed.txt], outputs: [built.txt], run: tr a-z A-Z < data/raw.txt > built.txt }
+        forgetful: { sources: [seed.txt], outputs: [never.txt], run: echo nothing }
+      """)
+    defer { project.remove() }
+    let seed = "seed \(UUID().uuidString.lowercased())"
+    try project.write("seed.txt", seed)
+    let built = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
+    #expect(try reasons(project)["build"] == "ran remotely on \(Self.casd)")
+    #expect(project.read("built.txt") == seed.uppercased())
+    for _ in 0..<2 {
+      let missing = try run(project, ["forgetful", "--remote-exec", Self.casd])
+      #expect(missing.status == 1, "\(missing.stderr)")
+      #expect(missing.stdout.contains("declared output 'never.txt' was not created"), "\(missing.stdout)")
+    }
+  }
+
   /// A task failing remotely fails the run (exit 1) with its output and exit code; with
   /// fail-fast the task running remotely beside it is cancelled on the server (its process ends).
   @Test func failFastCancelsTheRemoteOperation() throws {
@@ -152,16 +204,19 @@ struct RemoteExecutionTests {
         build: { sources: [in.txt], outputs: [out.txt], run: cp in.txt out.txt }
         loose: { run: echo hi }
         globbed: { sources: [in.txt], outputs: ["dist/*.txt"], run: true }
+        db: { service: true, run: sleep 30 }
+        itest: { deps: [db], sources: [in.txt], run: true }
         all: { deps: [build, loose, globbed] }
       """)
     defer { project.remove() }
     let content = UUID().uuidString
     try project.write("in.txt", content)
-    let plan = try run(project, ["-n", "all"])
+    let plan = try run(project, ["-n", "all", "itest"])
     #expect(plan.status == 0)
     #expect(plan.stdout.contains("runs remotely on \(Self.casd)"), "\(plan.stdout)")
     #expect(plan.stdout.contains("runs here: it has no sources"), "\(plan.stdout)")
     #expect(plan.stdout.contains("runs here: output 'dist/*.txt' is a pattern"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("runs here: it uses service 'db', which runs here"), "\(plan.stdout)")
     let output = try run(project, ["all"])
     #expect(output.status == 0, "\(output.stderr)")
     #expect(try reasons(project)["build"] == "ran remotely on \(Self.casd)")

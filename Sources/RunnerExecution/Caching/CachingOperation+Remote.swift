@@ -34,13 +34,14 @@ extension CachingOperation {
     defer { CacheFileSystem.removeTree(scratch) }
     guard let (entry, contents) = await remote.fetch(key, task: context.task.name, scratch: scratch, warn: store.warn)
     else { return nil }
+    let stored: Int64
     do {
-      _ = try store.cache.save(entry, contents: contents, for: prepared.fingerprint.value)
+      stored = try store.cache.save(entry, contents: contents, for: prepared.fingerprint.value)
     } catch {
       store.warn("cannot keep '\(context.task.name)' from the remote cache: \(error); running it")
       return nil
     }
-    return restore(prepared.fingerprint, context, note: Self.remoteNote)
+    return restore(prepared.fingerprint, context, note: Self.remoteNote, stored: stored)
   }
 
   /// Gives what the task's run stored in the local cache to the remote cache.

@@ -22,16 +22,18 @@ extension CachingOperation {
     for file in prepared.fingerprint.sources where file.hash != FileRecord.missing {
       inputs[ActionMessages.Digest(hash: file.hash, size: file.size)] = context.workingDirectory + "/" + file.path
     }
-    // The worker sees the direct dependencies' output files too, at their paths.
-    let root = String(store.directory.dropLast("/.runner".count))
+    // The worker sees the dependencies' output files too, at their paths.
     var extra: [ActionKey.InputFile] = []
-    for name in context.inputs.keys.sorted() {
-      guard let record = store.record(name) else { continue }
-      for output in record.outputs where output.hash != FileRecord.missing {
-        guard let path = ActionKey.normalized(record.directory + "/" + output.path) else { continue }
+    for dependency in context.dependencyOutputs {
+      let directory = dependency.workingDirectory
+      let paths = SourceGlob.expand(dependency.patterns, in: directory)
+      let previous = store.record(dependency.name)?.outputs ?? []
+      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous)
+      where output.hash != FileRecord.missing {
+        guard let path = ActionKey.normalized(dependency.directory + "/" + output.path) else { continue }
         let digest = ActionMessages.Digest(hash: output.hash, size: output.size)
         extra.append(ActionKey.InputFile(path: path, digest: digest, executable: output.executable))
-        inputs[digest] = (root.isEmpty ? "." : root) + "/" + path
+        inputs[digest] = directory + "/" + output.path
       }
     }
     let scratch = context.scratchDirectory + "/exec-\(task.index)-\(context.attempt)"
@@ -56,6 +58,12 @@ extension CachingOperation {
       store.update(task.name, nil)
       throw .command(Self.commandText(of: task), .exited(run.exitCode))
     }
+    // A declared output the command did not create fails the task, as it does here.
+    let produced = Set(run.entry.files.map(\.path))
+    for pattern in task.outputs where !produced.contains(pattern) && ActionKey.normalized(pattern) == pattern {
+      store.update(task.name, nil)
+      throw .message("declared output '\(pattern)' was not created")
+    }
     if let values = run.values {
       do {
         run.entry.values = try OutputFileParser.parseDictionary(values).sorted { $0.key < $1.key }
@@ -64,13 +72,14 @@ extension CachingOperation {
         throw .outputs("invalid $RUNNER_OUTPUT: \(error)")
       }
     }
+    let stored: Int64
     do {
-      _ = try store.cache.save(run.entry, contents: run.contents, for: prepared.fingerprint.value)
+      stored = try store.cache.save(run.entry, contents: run.contents, for: prepared.fingerprint.value)
     } catch {
       throw .message("cannot keep the outputs of its remote run: \(error)")
     }
     let note = run.cached ? "ran remotely (the server's cache)" : "ran remotely on \(session.executor.name)"
-    guard let result = restore(prepared.fingerprint, context, note: note) else {
+    guard let result = restore(prepared.fingerprint, context, note: note, stored: stored) else {
       throw .message("cannot restore the outputs of its remote run")
     }
     try Self.checkOutputsExist(task, context)

@@ -187,9 +187,12 @@ struct CachingOperation: TaskOperation {
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
-  func restore(_ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache")
-    -> (any OperationResult)?
-  {
+  ///
+  /// - Parameter stored: the bytes the entry just added to the cache (one fetched from the
+  ///   remote layer), which count towards its bound.
+  func restore(
+    _ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache", stored: Int64 = 0
+  ) -> (any OperationResult)? {
     let entry: CacheEntry
     do {
       guard let found = try store.cache.load(fingerprint.value) else { return nil }
@@ -243,7 +246,8 @@ struct CachingOperation: TaskOperation {
       TaskRecord(
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-        outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk))
+        outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk),
+      storedInCache: stored)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
       note: note)

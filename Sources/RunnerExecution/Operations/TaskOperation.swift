@@ -104,6 +104,16 @@ package struct OperationContext: Sendable {
   /// The scheduler gave the task a remote slot (`--remote-jobs`): it runs on the remote
   /// executor, or comes back with `.runLocally`.
   package var remoteSlot = false
+  /// For a task in a remote slot: its dependencies' declared outputs, which the worker needs.
+  package var dependencyOutputs: [DependencyOutputs] = []
+
+  package struct DependencyOutputs: Sendable {
+    package var name: String
+    /// Its `dir` as written (`.` without one), and that directory here.
+    package var directory: String
+    package var workingDirectory: String
+    package var patterns: [String]
+  }
 
   /// The task's environment: base, then the task's `env` with dependency outputs filled in.
   package func environment() -> [String: String] {

@@ -1,4 +1,5 @@
 import CRunnerShim
+import RunnerCache
 import RunnerModel
 
 /// Runs a selected graph: at most `concurrency` operations at once, best-first among the
@@ -242,11 +243,35 @@ package struct Scheduler: Sendable {
     for dependency in graph.dependencies[task] {
       if let result = state.results[dependency] { inputs[graph[dependency].name] = result }
     }
-    return OperationContext(
+    var context = OperationContext(
       task: graph[task], inputs: inputs, baseEnvironment: baseEnvironment,
       workingDirectory: workingDirectory(of: task), output: TaskOutput(task: task, observer: observer, start: start),
       grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
       imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
+    if context.remoteSlot { context.dependencyOutputs = dependencyOutputs(of: task) }
+    return context
+  }
+
+  /// The declared outputs of `task`'s dependencies (through groups), for a remote worker.
+  func dependencyOutputs(of task: Int) -> [OperationContext.DependencyOutputs] {
+    let graph = selection.graph
+    var found: [OperationContext.DependencyOutputs] = []
+    var work = Array(graph.dependencies[task])
+    var seen = Set<Int>()
+    while let next = work.popLast() {
+      guard seen.insert(next).inserted else { continue }
+      if case .group = graph[next].action {
+        work.append(contentsOf: graph.dependencies[next])
+        continue
+      }
+      let patterns = Fingerprint.outputPatterns(of: graph[next])
+      guard !patterns.isEmpty else { continue }
+      found.append(
+        OperationContext.DependencyOutputs(
+          name: graph[next].name, directory: graph[next].directory ?? ".",
+          workingDirectory: workingDirectory(of: next), patterns: patterns))
+    }
+    return found
   }
 
   /// Per task, whether it takes a remote slot: with a remote executor, the cacheable tasks a
@@ -254,7 +279,8 @@ package struct Scheduler: Sendable {
   func remoteSlots() -> [Bool]? {
     let caching = settings.caching
     guard caching.remoteExecution != nil, caching.enabled, caching.useCache, factory.store != nil else { return nil }
-    return selection.graph.tasks.map { $0.isCacheable && $0.remoteExecutionRefusal == nil }
+    let graph = selection.graph
+    return graph.tasks.indices.map { graph[$0].isCacheable && graph.remoteExecutionRefusal(of: $0) == nil }
   }
 
   /// Runs one task with its timeout and retries (exponential backoff: 0.5 s, 1 s, 2 s, … up to 30 s).
