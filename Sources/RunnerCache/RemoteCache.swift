@@ -44,10 +44,10 @@ package final class RemoteCacheSession: Sendable {
   package let cache: any RemoteCache
   /// Whether the run stores what it ran (`--remote-upload=false` makes it read-only).
   package let uploads: Bool
+  private let faults = RemoteFaults()
   private let state = Mutex(State())
 
   struct State {
-    var off = false
     var hits = 0
     var misses = 0
     var stored = 0
@@ -58,7 +58,7 @@ package final class RemoteCacheSession: Sendable {
     self.uploads = uploads
   }
 
-  package var isOff: Bool { state.withLock { $0.off } }
+  package var isOff: Bool { faults.isOff }
 
   /// Hits, misses and results stored so far.
   package var counts: (hits: Int, misses: Int, stored: Int) {
@@ -92,16 +92,32 @@ package final class RemoteCacheSession: Sendable {
   }
 
   private func fault(_ error: RemoteCacheError, doing what: String, warn: (String) -> Void) {
-    // A run being cancelled (fail-fast, Ctrl-C) ends its calls: that is no fault of the server's.
+    faults.report(error, warn: warn) { turnsOff in
+      "remote cache \(cache.name): \(what) it: \(error); "
+        + (turnsOff ? "going on without the remote cache" : "running it")
+    }
+  }
+}
+
+/// The faults of one run's remote cache or executor: a corrupt answer (this task's alone) is
+/// said each time; the first other fault is said once and turns the layer off for the rest of
+/// the run. Nothing is said while the run is being cancelled (fail-fast, Ctrl-C end its calls:
+/// no fault of the server's).
+package final class RemoteFaults: Sendable {
+  private let off = Mutex(false)
+
+  package init() {}
+
+  package var isOff: Bool { off.withLock { $0 } }
+
+  /// Says `error` through `warn`, worded by `message(turnsOff)`.
+  package func report(_ error: RemoteCacheError, warn: (String) -> Void, message: (_ turnsOff: Bool) -> String) {
     if Task.isCancelled { return }
-    if error.corrupt {
-      warn("remote cache \(cache.name): \(what) it: \(error); running it")
-      return
+    if error.corrupt { return warn(message(false)) }
+    let first = off.withLock { off -> Bool in
+      defer { off = true }
+      return !off
     }
-    let first = state.withLock { state -> Bool in
-      defer { state.off = true }
-      return !state.off
-    }
-    if first { warn("remote cache \(cache.name): \(what) it: \(error); going on without the remote cache") }
+    if first { warn(message(true)) }
   }
 }

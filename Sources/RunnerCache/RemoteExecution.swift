@@ -60,10 +60,10 @@ package final class RemoteExecutionSession: Sendable {
   package let executor: any RemoteExecutor
   /// The most tasks executing remotely at once (`--remote-jobs`).
   package let jobs: Int
+  private let faults = RemoteFaults()
   private let state = Mutex(State())
 
   struct State {
-    var off = false
     var executed = 0
     var cached = 0
   }
@@ -73,7 +73,7 @@ package final class RemoteExecutionSession: Sendable {
     self.jobs = max(1, jobs)
   }
 
-  package var isOff: Bool { state.withLock { $0.off } }
+  package var isOff: Bool { faults.isOff }
 
   /// Tasks run on the server, and those it answered from its cache.
   package var counts: (executed: Int, cached: Int) { state.withLock { ($0.executed, $0.cached) } }
@@ -86,18 +86,9 @@ package final class RemoteExecutionSession: Sendable {
       state.withLock { if run.cached { $0.cached += 1 } else { $0.executed += 1 } }
       return run
     } catch {
-      // A run being cancelled (fail-fast, Ctrl-C) ends its calls: no fault of the server's.
-      if Task.isCancelled { return nil }
-      if error.corrupt {
-        warn("remote execution \(executor.name): running '\(task)': \(error); running it here")
-        return nil
-      }
-      let first = state.withLock { state -> Bool in
-        defer { state.off = true }
-        return !state.off
-      }
-      if first {
-        warn("remote execution \(executor.name): running '\(task)': \(error); running tasks here from now on")
+      faults.report(error, warn: warn) { turnsOff in
+        "remote execution \(executor.name): running '\(task)': \(error); "
+          + (turnsOff ? "running tasks here from now on" : "running it here")
       }
       return nil
     }

@@ -85,11 +85,11 @@ struct RemoteCacheTests {
     }
   }
 
-  /// examples/remote-cache in two checkouts: the second restores all three tasks.
-  @Test func theExampleIsAllRemoteHitsInASecondCheckout() throws {
+  /// Two checkouts of examples/remote-cache with one new seed (keys no server has seen).
+  static func exampleCheckouts() throws -> [TaskFileProject] {
     let example = BinaryRunner.packageRoot.appendingPathComponent("examples/remote-cache")
     let seed = UUID().uuidString
-    let checkouts = try (0..<2).map { _ in
+    return try (0..<2).map { _ in
       let project = try TaskFileProject()
       for name in ["tasks.yml", "src/lines.txt"] {
         try project.write(name, String(contentsOf: example.appendingPathComponent(name), encoding: .utf8))
@@ -97,6 +97,11 @@ struct RemoteCacheTests {
       try project.write("src/seed.txt", seed)
       return project
     }
+  }
+
+  /// examples/remote-cache in two checkouts: the second restores all three tasks.
+  @Test func theExampleIsAllRemoteHitsInASecondCheckout() throws {
+    let checkouts = try Self.exampleCheckouts()
     defer { checkouts.forEach { $0.remove() } }
     let url = Self.server("RUNNER_TEST_CASD")
     let first = try run(checkouts[0], ["--remote-cache", url])

@@ -78,16 +78,7 @@ struct RemoteExecutionTests {
   /// examples/remote-cache runs remotely, each task seeing its dependencies' outputs, with
   /// the bytes of a local run (the executable bit included).
   @Test func theExampleRunsRemotelyWithTheBytesOfALocalRun() throws {
-    let example = BinaryRunner.packageRoot.appendingPathComponent("examples/remote-cache")
-    let seed = UUID().uuidString
-    let checkouts = try (0..<2).map { _ in
-      let project = try TaskFileProject()
-      for name in ["tasks.yml", "src/lines.txt"] {
-        try project.write(name, String(contentsOf: example.appendingPathComponent(name), encoding: .utf8))
-      }
-      try project.write("src/seed.txt", seed)
-      return project
-    }
+    let checkouts = try RemoteCacheTests.exampleCheckouts()
     defer { checkouts.forEach { $0.remove() } }
     let local = try run(checkouts[0], ["--no-cache"])
     #expect(local.status == 0, "\(local.stderr)")
