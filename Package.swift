@@ -63,10 +63,12 @@ let package = Package(
       dependencies: [
         "REAPI",
         "RunnerCache",
+        "Imaging",
         .product(name: "GRPCCore", package: "grpc-swift-2"),
         .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]
     ),
@@ -83,7 +85,9 @@ let package = Package(
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
-    .testTarget(name: "RunnerRemoteTests", dependencies: ["RunnerRemote", "REAPI", "RunnerCache", "RunnerModel"]),
+    .testTarget(
+      name: "RunnerRemoteTests",
+      dependencies: ["RunnerRemote", "REAPI", "RunnerCache", "RunnerModel", "Imaging", "TestSupport"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
     .testTarget(name: "RunnerCLITests", dependencies: ["runner", "TestSupport"], exclude: ["Fixtures"]),
   ],

@@ -89,7 +89,7 @@ Architecture: amd64
 Maintainer: runner developers <runner@localhost>
 Installed-Size: $size
 Depends: $depends
-Recommends: git, graphviz, curl
+Recommends: git, graphviz
 Section: devel
 Priority: optional
 Description: dependency-graph build and task runner

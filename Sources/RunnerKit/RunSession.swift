@@ -3,6 +3,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerRemote
 import RunnerReporting
 
 /// One run of a selected graph from the command line: reporters, signals, the scheduler,
@@ -12,6 +13,9 @@ package struct RunSession: Sendable {
   package let settings: RunSettings
   /// CI formats and pictures of the run (`--ci`, `--junit`, `--trace`, `--timeline`).
   package let reports: ReportSettings
+
+  /// Fetches image `load:` URLs, one connection pool for the life of the process.
+  static let fetcher = HTTPFetcher(userAgent: "runner/\(RunnerVersion.semantic)")
 
   package init(selection: GraphSelection, settings: RunSettings, reports: ReportSettings = ReportSettings()) {
     self.selection = selection
@@ -88,7 +92,7 @@ package struct RunSession: Sendable {
     let observer = ObserverList(observers)
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
-      baseEnvironment: taskEnvironment, factory: OperationFactory(store: store))
+      baseEnvironment: taskEnvironment, factory: OperationFactory(store: store, fetcher: Self.fetcher))
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(
       onFirst: { _ in

@@ -44,7 +44,7 @@ extension ImageOperation {
         bytes = try ImageCodec.read(path: name)
       case .url(let url):
         name = url
-        bytes = try await URLDownload(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload).run()
+        bytes = try await fetcher.fetch(url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload)
       case .dependency:
         preconditionFailure("a dependency's image is already decoded")
       }

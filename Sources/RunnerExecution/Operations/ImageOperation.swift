@@ -22,8 +22,12 @@ package struct ImageOperation: TaskOperation {
   static let maximumDownload = 512 << 20
 
   package let steps: [ImageStep]
+  let fetcher: any URLFetching
 
-  package init(steps: [ImageStep]) { self.steps = steps }
+  package init(steps: [ImageStep], fetcher: any URLFetching) {
+    self.steps = steps
+    self.fetcher = fetcher
+  }
 
   package func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     try await withTaskExecutorPreference(ComputeExecutor.shared) { () async throws(TaskFailure) in
@@ -81,7 +85,7 @@ package struct ImageOperation: TaskOperation {
         switch source {
         case .path(let path): return try ImageCodec.load(path: resolve(path, context), maxPixels: maxPixels)
         case .url(let url):
-          let bytes = try await URLDownload(url: url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload).run()
+          let bytes = try await fetcher.fetch(url, timeout: Self.fetchTimeout, maxBytes: Self.maximumDownload)
           return try ImageCodec.decode(bytes, name: url, maxPixels: maxPixels)
         case .dependency(let name): return try input(named: name, context)
         }

@@ -1,3 +1,4 @@
+import Imaging
 import RunnerCache
 import RunnerModel
 
@@ -6,10 +7,13 @@ package struct OperationFactory: Sendable {
   let reactor: ProcessReactor
   /// Incremental state and cache; nil runs every task as written.
   let store: IncrementalStore?
+  /// Fetches image `load:` URLs.
+  let fetcher: any URLFetching
 
-  package init(reactor: ProcessReactor = .shared, store: IncrementalStore? = nil) {
+  package init(reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil) {
     self.reactor = reactor
     self.store = store
+    self.fetcher = fetcher ?? NoNetwork()
   }
 
   package func operation(for task: TaskDefinition) -> any TaskOperation {
@@ -26,7 +30,7 @@ package struct OperationFactory: Sendable {
     case .shell(let commands):
       operation = ShellOperation(
         commands: commands, shell: task.shell, arguments: task.arguments, reactor: reactor)
-    case .image(let steps): operation = ImageOperation(steps: steps)
+    case .image(let steps): operation = ImageOperation(steps: steps, fetcher: fetcher)
     }
     // A service is never up to date nor restored: it is started, and stopped.
     guard let store, !task.isService else { return operation }

@@ -114,22 +114,4 @@ import Testing
     let reason = summary.failures.first?.reason.description ?? ""
     #expect(reason.contains("step 'load' (") && reason.contains("cut.jpg"), "\(reason)")
   }
-
-  @Test func loadsFromALoopbackURL() async throws {
-    let harness = try RunHarness("tasks:\n  placeholder: \"true\"\n")
-    try writeSource(harness, name: "served.png")
-    let served = try Data(contentsOf: harness.directory.appendingPathComponent("served.png"))
-    let server = try RouteServer(routes: ["/served.png": .init(status: 200, body: Array(served))])
-    defer { server.stop() }
-    let web = try RunHarness(
-      """
-      tasks:
-        fetch: {image: [{load: "http://127.0.0.1:\(server.port)/served.png"}, {save: got.png}]}
-        missing: {image: [{load: "http://127.0.0.1:\(server.port)/nope.png"}]}
-      """)
-    let (summary, observer) = try await web.run(failFast: false)
-    #expect(observer.finalState(of: web.index("fetch")) == .succeeded)
-    #expect(FileManager.default.fileExists(atPath: web.directory.appendingPathComponent("got.png").path))
-    #expect(summary.failures.first?.reason.description.contains("404") == true)
-  }
 }

@@ -9,24 +9,34 @@ import Synchronization
 ///
 /// Each connection gets one response and is closed. It serves at most `maxConnections`
 /// requests and stops when `stop()` is called.
-final class RouteServer: Sendable {
-  struct Response: Sendable {
-    var status: Int
-    var headers: [String] = []
-    var body: [UInt8] = []
+public final class RouteServer: Sendable {
+  public struct Response: Sendable {
+    public var status: Int
+    public var headers: [String] = []
+    public var body: [UInt8] = []
     /// Read the request, then answer nothing until `stop()`.
-    var hang = false
-    /// Send no Content-Length: curl learns the size only by reading the body.
-    var announcesLength = true
+    public var hang = false
+    /// Send no Content-Length: the client learns the size only by reading the body.
+    public var announcesLength = true
+
+    public init(
+      status: Int, headers: [String] = [], body: [UInt8] = [], hang: Bool = false, announcesLength: Bool = true
+    ) {
+      self.status = status
+      self.headers = headers
+      self.body = body
+      self.hang = hang
+      self.announcesLength = announcesLength
+    }
   }
 
-  let port: Int
+  public let port: Int
   private let listener: Int32
   private let routes: [String: Response]
   /// `stopping`: no more connections; `closed`: the serving thread closed the listener.
-  private let state = Mutex((stopping: false, closed: false))
+  private let state = Mutex((stopping: false, closed: false, tunnelled: [String]()))
 
-  init(routes: [String: Response], maxConnections: Int = 20) throws {
+  public init(routes: [String: Response], maxConnections: Int = 20) throws {
     self.routes = routes
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RouteServerError("socket failed") }
@@ -49,12 +59,12 @@ final class RouteServer: Sendable {
     Thread { [self] in serve(limit: maxConnections) }.start()
   }
 
-  var baseURL: String { "http://127.0.0.1:\(port)" }
+  public var baseURL: String { "http://127.0.0.1:\(port)" }
 
   /// Wakes the serving thread, which closes the listener itself: closing it here could hand
   /// its descriptor number to the next test's server while this thread still accepts on it
   /// (it then answered another server's requests with 404).
-  func stop() {
+  public func stop() {
     state.withLock { state in
       state.stopping = true
       if !state.closed { shutdown(listener, Int32(SHUT_RDWR)) }
@@ -77,16 +87,29 @@ final class RouteServer: Sendable {
     }
   }
 
-  private func handle(_ client: Int32) {
+  /// The targets of the `CONNECT` requests served (a proxy's tunnels), in order.
+  public var tunnelled: [String] { state.withLock { $0.tunnelled } }
+
+  private func readRequest(_ client: Int32) -> (method: String, path: String) {
     var request = [UInt8]()
-    var buffer = [UInt8](repeating: 0, count: 4096)
+    var buffer = [UInt8](repeating: 0, count: 1)
+    // Byte by byte: a tunnelled request follows its CONNECT on the same connection.
     while !request.ends(with: [13, 10, 13, 10]) && request.count < 65536 {
-      let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
+      let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, 1) }
       if count <= 0 { break }
-      request.append(contentsOf: buffer[0..<count])
+      request.append(buffer[0])
     }
     let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
-    let path = line.count > 1 ? String(line[1]) : "/"
+    return (line.first.map(String.init) ?? "", line.count > 1 ? String(line[1]) : "/")
+  }
+
+  private func handle(_ client: Int32) {
+    var (method, path) = readRequest(client)
+    if method == "CONNECT" {
+      state.withLock { $0.tunnelled.append(path) }
+      _ = send(client, "HTTP/1.1 200 Connection established\r\n\r\n", 39, Int32(MSG_NOSIGNAL))
+      (method, path) = readRequest(client)
+    }
     let response = routes[path] ?? Response(status: 404, body: Array("not found".utf8))
     if response.hang {
       while !state.withLock({ $0.stopping }) { usleep(10_000) }
@@ -106,8 +129,8 @@ final class RouteServer: Sendable {
   }
 }
 
-struct RouteServerError: Error {
-  let message: String
+public struct RouteServerError: Error {
+  public let message: String
   init(_ message: String) { self.message = message }
 }
 
