@@ -80,11 +80,17 @@ extension TaskDefinition {
 extension TaskGraph {
   /// Why task `index` cannot run on a remote worker: its own reasons
   /// (`TaskDefinition.remoteExecutionRefusal`), or what it needs from this machine — readiness
-  /// gates checked here, a service it depends on (directly or through groups). nil when it can.
+  /// gates checked here, secrets (which never leave this machine), a service it depends on
+  /// (directly or through groups). nil when it can.
   package func remoteExecutionRefusal(of index: Int) -> String? {
     let task = self[index]
     if let refusal = task.remoteExecutionRefusal { return refusal }
     if !task.waitFor.isEmpty { return "its wait_for gates are checked here" }
+    let secrets = secretNames(of: index)
+    if !secrets.isEmpty {
+      return
+        "it reads the secret\(secrets.count == 1 ? "" : "s") \(secrets.joined(separator: ", ")), kept on this machine"
+    }
     var work = Array(dependencies[index])
     var seen = Set<Int>()
     while let next = work.popLast() {

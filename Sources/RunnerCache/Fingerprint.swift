@@ -145,10 +145,10 @@ package struct Fingerprint: Sendable {
   package static let keyedByDefault: [String] = ["PATH"]
 
   /// The variables whose values are the base of every task's key: `PATH`, the names the file's
-  /// `env` sets and the file's `key_env`. Nothing else of runner's environment counts, so a
-  /// variable new in the shell (`FOO=1 runner`) re-runs nothing.
+  /// `env` sets and the file's `key_env`, less the file's `secrets`. Nothing else of runner's
+  /// environment counts, so a variable new in the shell (`FOO=1 runner`) re-runs nothing.
   package static func keyedVariables(of file: TaskFile) -> Set<String> {
-    Set(keyedByDefault + file.environment.map(\.name) + file.keyEnvironment)
+    Set(keyedByDefault + file.environment.map(\.name) + file.keyEnvironment).subtracting(file.secretNames)
   }
 
   /// `names`' values in `environment`, sorted by name; an unset variable is left out, which

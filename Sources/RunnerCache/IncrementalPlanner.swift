@@ -20,7 +20,8 @@ package struct IncrementalPlanner {
   {
     IncrementalStore(
       directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment,
-      keyed: Fingerprint.keyedVariables(of: graph.file))
+      keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
+      secrets: graph.secretMask(environment: environment))
   }
 
   /// The predictions worth showing: for the tasks that can be up to date or restored, and only

@@ -1,3 +1,4 @@
+import RunnerBasics
 import RunnerModel
 import Synchronization
 
@@ -21,6 +22,10 @@ package final class IncrementalStore: Sendable {
   let baseEnvironment: [(name: String, value: String)]
   /// The environment tasks inherit, for the variables a task's `key_env` names.
   let inherited: [String: String]
+  /// Kept out of every key: the file's `secrets` (besides each task's own), and every secret
+  /// value, masked wherever another variable's value holds it.
+  let secretNames: Set<String>
+  package let secrets: SecretMask
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
   package let prefetch: SourcePrefetch
 
@@ -55,16 +60,22 @@ package final class IncrementalStore: Sendable {
   /// - Parameters:
   ///   - environment: runner's environment (after the file's `env`), the base of every task's.
   ///   - keyed: the variables of `environment` that count in every key (`Fingerprint.keyedVariables`).
+  ///   - secretNames: the file's `secrets`; `secrets`: every secret value of the run.
   ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
   package init(
     directory: String, settings: CacheSettings, environment: [String: String],
-    keyed: Set<String> = Set(Fingerprint.keyedByDefault), printWarnings: Bool = true
+    keyed: Set<String> = Set(Fingerprint.keyedByDefault), secretNames: Set<String> = [], secrets: SecretMask = .none,
+    printWarnings: Bool = true
   ) {
     self.directory = directory
     self.settings = settings
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
-    baseEnvironment = Fingerprint.keyedEnvironment(environment, names: keyed)
+    self.secretNames = secretNames
+    self.secrets = secrets
+    baseEnvironment = Fingerprint.keyedEnvironment(environment, names: keyed.subtracting(secretNames)).map {
+      (name: $0.name, value: secrets.masking($0.value))
+    }
     inherited = environment
     var loaded: StatePreload.Loaded
     if let preload = settings.preload, preload.directory == directory {
@@ -99,14 +110,18 @@ package final class IncrementalStore: Sendable {
 
   /// The declared environment `task` sees, sorted by name; `lookup` gives a dependency's
   /// output value. Its own `env` (as rendered) wins over an inherited variable of the same name.
+  /// Secrets are left out, and a secret value inside another variable's is masked.
   package func keyEnvironment(_ task: TaskDefinition, lookup: (String, String) -> String?) -> [(
     name: String, value: String
   )] {
-    guard !task.environment.isEmpty || !task.keyEnvironment.isEmpty else { return baseEnvironment }
+    guard !task.environment.isEmpty || !task.keyEnvironment.isEmpty || !task.secretNames.isEmpty else {
+      return baseEnvironment
+    }
     var values = Dictionary(baseEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
     for name in task.keyEnvironment { values[name] = inherited[name] }
     for entry in task.environment { values[entry.name] = entry.value.render(lookup) }
-    return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+    for name in secretNames.union(task.secretNames) { values[name] = nil }
+    return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: secrets.masking($0.value)) }
   }
 
   package func record(_ task: String) -> TaskRecord? {

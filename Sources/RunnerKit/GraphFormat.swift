@@ -15,7 +15,7 @@ public enum GraphFormat: String, Sendable, CaseIterable {
     case .tree: TreeRenderer().write(selection, to: emit)
     case .dot: DOTRenderer().write(selection, to: emit)
     case .mermaid: MermaidRenderer().write(selection, to: emit)
-    case .json: JSONGraphRenderer().write(selection, to: emit)
+    case .json: JSONGraphRenderer(secrets: Runner.secrets(of: selection.graph)).write(selection, to: emit)
     case .svg, .png, .html: break
     }
   }

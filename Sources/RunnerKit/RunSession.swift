@@ -81,7 +81,8 @@ package struct RunSession: Sendable {
       CacheFileSystem.removeOrphanedTemporaries(in: directory)
       store = IncrementalStore(
         directory: directory, settings: settings.caching, environment: environment,
-        keyed: Fingerprint.keyedVariables(of: graph.file))
+        keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
+        secrets: settings.secrets)
       // A runner a task starts here fails at once rather than wait for this lock forever.
       if let lock {
         let held = environment[RunLock.variable].map { $0 + ":" } ?? ""

@@ -103,7 +103,13 @@ public final class Runner: Sendable {
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
     settings.services = services
+    settings.secrets = Self.secrets(of: graph)
     return RunSession(selection: selection, settings: settings, reports: options.reports)
+  }
+
+  /// The secret values of a run of `graph`, masked wherever runner prints them.
+  static func secrets(of graph: TaskGraph) -> SecretMask {
+    graph.secretMask(environment: RunSession.environment(of: graph))
   }
 
   /// `runner --watch [TARGET...]`: runs, then re-runs what each change to the sources touches
@@ -121,7 +127,7 @@ public final class Runner: Sendable {
     guard let caching = cacheSettings(), let (graph, whole) = load() else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: true)
     guard let selection = narrowed.selection else { return narrowed.code }
-    PlanRenderer().write(
+    PlanRenderer(secrets: Self.secrets(of: graph)).write(
       selection, predictions: predictions(graph, selection, caching), placements: placements(selection, caching)
     ) { Terminal.write($0, to: 1) }
     return ExitStatus.success
@@ -161,7 +167,9 @@ public final class Runner: Sendable {
     guard let caching = cacheSettings(), let (graph, selection) = load(wholeFile: true) else { return ExitStatus.usage }
     if format == .json {
       let predictions = predictions(graph, selection, caching)
-      JSONGraphRenderer().write(selection, predictions: predictions) { Terminal.write($0, to: 1) }
+      JSONGraphRenderer(secrets: Self.secrets(of: graph)).write(selection, predictions: predictions) {
+        Terminal.write($0, to: 1)
+      }
       return ExitStatus.success
     }
     if format.isPicture { return await format.draw(selection) }
@@ -186,7 +194,7 @@ public final class Runner: Sendable {
       }
       return ExitStatus.usage
     }
-    Terminal.write(DescribeRenderer().render(index, in: graph), to: 1)
+    Terminal.write(DescribeRenderer(secrets: Self.secrets(of: graph)).render(index, in: graph), to: 1)
     return ExitStatus.success
   }
 

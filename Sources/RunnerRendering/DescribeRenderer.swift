@@ -4,7 +4,10 @@ import RunnerModel
 /// `--describe NAME`: one task in full — what it runs, its edges both ways, every setting,
 /// and where it is defined.
 package struct DescribeRenderer: Sendable {
-  package init() {}
+  /// Secret values, shown as `***` in the environment this prints.
+  let secrets: SecretMask
+
+  package init(secrets: SecretMask = .none) { self.secrets = secrets }
 
   package func render(_ index: Int, in graph: TaskGraph) -> String {
     let task = graph[index]
@@ -33,7 +36,7 @@ package struct DescribeRenderer: Sendable {
     if let condition = task.condition { rows.append(("if", [condition.description])) }
     if let shell = task.shell { rows.append(("shell", [shell.joined(separator: " ")])) }
     if !task.arguments.isEmpty { rows.append(("arguments", [task.arguments.joined(separator: " ")])) }
-    let environment = Self.environment(of: task, in: graph)
+    let environment = environment(of: task, in: graph)
     if !environment.isEmpty { rows.append(("env", environment)) }
     if task.priority != 0 { rows.append(("priority", [String(task.priority)])) }
     if let timeout = task.timeout { rows.append(("timeout", [formatDuration(timeout)])) }
@@ -80,7 +83,7 @@ package struct DescribeRenderer: Sendable {
 
   /// Every variable the file and the task set, the winner for each name with where it comes
   /// from, then the `.env` values runner's environment overrides.
-  static func environment(of task: TaskDefinition, in graph: TaskGraph) -> [String] {
+  func environment(of task: TaskDefinition, in graph: TaskGraph) -> [String] {
     var winners: [String: EnvironmentEntry] = [:]
     for entry in graph.file.environment + task.environment { winners[entry.name] = entry }
     var lines = winners.keys.sorted().compactMap { name -> String? in
@@ -92,7 +95,7 @@ package struct DescribeRenderer: Sendable {
       case .param: origin = "\(entry.location) (param)"
       case .commandLine: origin = "(the command line)"
       }
-      return "\(name)=\(entry.value)  \(origin)"
+      return "\(name)=\(secrets.masking(entry.value.description))  \(origin)"
     }
     for entry in graph.file.shadowedEnvironment + task.shadowedEnvironment {
       lines.append(

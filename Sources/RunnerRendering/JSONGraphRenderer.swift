@@ -7,7 +7,10 @@ import RunnerModel
 package struct JSONGraphRenderer: Sendable {
   package static let formatVersion = 1
 
-  package init() {}
+  /// Secret values, shown as `***` in the environment this prints.
+  let secrets: SecretMask
+
+  package init(secrets: SecretMask = .none) { self.secrets = secrets }
 
   /// - Parameter predictions: what a run would do with each task, by index (the `cache` member).
   package func render(_ selection: GraphSelection, predictions: [Int: CachePrediction] = [:]) -> String {
@@ -100,7 +103,7 @@ package struct JSONGraphRenderer: Sendable {
     if !task.params.isEmpty { member("params", .array(task.params.map(ListRenderer.json))) }
     if let condition = task.condition { member("if", .string(condition.description)) }
     if !task.environment.isEmpty {
-      member("env", .object(task.environment.map { ($0.name, .string($0.value.description)) }))
+      member("env", .object(task.environment.map { ($0.name, .string(secrets.masking($0.value.description))) }))
     }
     if let prediction = predictions[node] {
       member(

@@ -1,9 +1,13 @@
+import RunnerBasics
 import RunnerCache
 import RunnerModel
 
 /// The dry run: the stages of the selected graph, each task with what it would run.
 package struct PlanRenderer: Sendable {
-  package init() {}
+  /// Secret values, shown as `***` in the environment this prints.
+  let secrets: SecretMask
+
+  package init(secrets: SecretMask = .none) { self.secrets = secrets }
 
   /// - Parameter predictions: what a run would do with each task (up to date, restored, …), by index.
   /// - Parameter placements: where each task would run, with a remote executor (`remote on …`,
@@ -65,7 +69,7 @@ package struct PlanRenderer: Sendable {
       lines = ["image: " + summary.joined(separator: " -> ")]
     }
     if let directory = task.directory { lines.append("in \(directory)") }
-    for entry in task.environment { lines.append("env \(entry.name)=\(entry.value)") }
+    for entry in task.environment { lines.append("env \(entry.name)=\(secrets.masking(entry.value.description))") }
     return lines
   }
 }

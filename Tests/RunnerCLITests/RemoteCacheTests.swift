@@ -134,6 +134,32 @@ struct RemoteCacheTests {
     #expect(hits.stderr.contains("3 hits, 0 misses, 0 stored"), "\(hits.stderr)")
   }
 
+  /// A secret never travels: the log stored remotely is masked (a second checkout without the
+  /// secret replays `***`), and a task whose output value holds one is not uploaded.
+  @Test func secretsStayOnThisMachine() throws {
+    let file = """
+      secrets: [TOKEN]
+      tasks:
+        loud: { sources: [in.txt], run: 'echo "token $TOKEN"' }
+        leaky: { sources: [in.txt], run: 'echo "t=$TOKEN" >> "$RUNNER_OUTPUT"' }
+      """
+    let (first, second) = (try TaskFileProject(file), try TaskFileProject(file))
+    defer { [first, second].forEach { $0.remove() } }
+    let content = UUID().uuidString
+    for project in [first, second] { try project.write("in.txt", content) }
+    let secret = "s3cret-\(UUID().uuidString)"
+    let url = Self.server("RUNNER_TEST_CASD")
+    let stored = try run(first, ["--remote-cache", url, "loud", "leaky"], environment: ["TOKEN": secret])
+    #expect(stored.status == 0, "\(stored.stderr)")
+    #expect(stored.stderr.contains("leaky: not uploaded: an output value holds a secret"), "\(stored.stderr)")
+    #expect(stored.stderr.contains("0 hits, 2 misses, 1 stored"), "\(stored.stderr)")
+    #expect(!(stored.stdout + stored.stderr).contains(secret))
+    let fetched = try run(second, ["--remote-cache", url, "loud", "leaky"])
+    #expect(fetched.stderr.contains("1 hit, 1 miss,"), "\(fetched.stderr)")
+    #expect(try reasons(second)["loud"] == "restored from remote cache")
+    #expect(fetched.stdout.contains("token ***"), "\(fetched.stdout)")
+  }
+
   /// An output named by an absolute path has no place in an ActionResult: the task is not
   /// stored (nor counted as stored), and the run is as without a remote cache.
   @Test func aTaskWithAnAbsoluteOutputIsNotStored() throws {

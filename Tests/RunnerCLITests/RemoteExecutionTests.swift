@@ -197,17 +197,19 @@ struct RemoteExecutionTests {
         globbed: { sources: [in.txt], outputs: ["dist/*.txt"], run: true }
         db: { service: true, run: sleep 30 }
         itest: { deps: [db], sources: [in.txt], run: true }
+        deploy: { secrets: [DEPLOY_KEY], sources: [in.txt], run: true }
         all: { deps: [build, loose, globbed] }
       """)
     defer { project.remove() }
     let content = UUID().uuidString
     try project.write("in.txt", content)
-    let plan = try run(project, ["-n", "all", "itest"])
+    let plan = try run(project, ["-n", "all", "itest", "deploy"])
     #expect(plan.status == 0)
     #expect(plan.stdout.contains("runs remotely on \(Self.casd)"), "\(plan.stdout)")
     #expect(plan.stdout.contains("runs here: it has no sources"), "\(plan.stdout)")
     #expect(plan.stdout.contains("runs here: output 'dist/*.txt' is a pattern"), "\(plan.stdout)")
     #expect(plan.stdout.contains("runs here: it uses service 'db', which runs here"), "\(plan.stdout)")
+    #expect(plan.stdout.contains("runs here: it reads the secret DEPLOY_KEY, kept on this machine"), "\(plan.stdout)")
     let output = try run(project, ["all"])
     #expect(output.status == 0, "\(output.stderr)")
     #expect(try reasons(project)["build"] == "ran remotely on \(Self.casd)")

@@ -49,6 +49,11 @@ extension CachingOperation {
     guard let remote = store.settings.remote, remote.uploads, !remote.isOff,
       let key = remoteKey(prepared, context), let entry = try? store.cache.load(prepared.fingerprint.value)
     else { return }
+    // Its log is masked already; a value is the dependents' input and is kept as it is, here only.
+    if entry.values.contains(where: { store.secrets.reveals($0.value) }) {
+      store.warn("\(context.task.name): not uploaded: an output value holds a secret")
+      return
+    }
     await remote.store(entry, for: key, task: context.task.name, warn: store.warn)
   }
 }

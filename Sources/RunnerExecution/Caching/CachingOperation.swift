@@ -127,7 +127,8 @@ struct CachingOperation: TaskOperation {
     store.prefetch.noteChange()
     let capture = LogCapture(forward: context.output)
     var running = context
-    running.output = TaskOutput(task: context.output.task, observer: capture, start: context.output.start)
+    running.output = TaskOutput(
+      task: context.output.task, observer: capture, start: context.output.start, mask: context.output.mask)
     let result: any OperationResult
     do {
       result = try await inner.run(running)

@@ -1,3 +1,4 @@
+import RunnerBasics
 import RunnerCache
 
 /// How a run behaves, from the task file and the command line.
@@ -14,6 +15,8 @@ package struct RunSettings: Sendable {
   package var caching: CacheSettings
   /// `--watch`: services are parked here when a run no longer needs them, and adopted from here.
   package var services: ServicePool?
+  /// The run's secret values, masked in every task's output (`TaskGraph.secretMask`).
+  package var secrets: SecretMask = .none
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

@@ -119,7 +119,8 @@ package struct Scheduler: Sendable {
               continue
             }
             var context = context
-            context.output = TaskOutput(task: task, observer: pool.relay(name: name), start: start)
+            context.output = TaskOutput(
+              task: task, observer: pool.relay(name: name), start: start, mask: settings.secrets)
             let handle = Task { [context] in
               await Self.attempt(operation, context: context, retries: 0, emit: events)
             }
@@ -245,7 +246,8 @@ package struct Scheduler: Sendable {
     }
     var context = OperationContext(
       task: graph[task], inputs: inputs, baseEnvironment: baseEnvironment,
-      workingDirectory: workingDirectory(of: task), output: TaskOutput(task: task, observer: observer, start: start),
+      workingDirectory: workingDirectory(of: task),
+      output: TaskOutput(task: task, observer: observer, start: start, mask: settings.secrets),
       grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
       imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
     if context.remoteSlot { context.dependencyOutputs = dependencyOutputs(of: task) }

@@ -21,12 +21,15 @@ package final class TaskOutput: OutputLineSink {
   let task: Int
   let observer: any RunObserver
   let start: ContinuousClock.Instant
+  /// Secret values, replaced by `***` before any line goes on.
+  let mask: SecretMask
   private let state = Mutex(State())
 
-  package init(task: Int, observer: any RunObserver, start: ContinuousClock.Instant) {
+  package init(task: Int, observer: any RunObserver, start: ContinuousClock.Instant, mask: SecretMask = .none) {
     self.task = task
     self.observer = observer
     self.start = start
+    self.mask = mask
   }
 
   package func receive(lines: OutputLines, stream: OutputStreamKind) {
@@ -94,6 +97,13 @@ package final class TaskOutput: OutputLineSink {
   }
 
   private func emit(_ lines: OutputLines, stream: OutputStreamKind, _ state: inout State) {
+    if !mask.isEmpty, let masked = mask.masked(lines.bytes) {
+      return masked.withUnsafeBytes { emitMasked(OutputLines($0), stream: stream, &state) }
+    }
+    emitMasked(lines, stream: stream, &state)
+  }
+
+  private func emitMasked(_ lines: OutputLines, stream: OutputStreamKind, _ state: inout State) {
     for line in lines.last(Self.tailLength) {
       let kept = UnsafeRawBufferPointer(rebasing: line.prefix(400))
       if state.tail.count < Self.tailLength {

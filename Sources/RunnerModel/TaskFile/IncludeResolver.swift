@@ -126,6 +126,7 @@ struct IncludeResolver {
       }
       if scope != 0 {
         task.keyEnvironment += file.keyEnvironment
+        task.secretNames += file.secretNames.filter { !task.secretNames.contains($0) }
         if let relativeDirectory {
           let own = task.directory ?? ""
           if own.hasPrefix("/") || Template.containsExpression(own) {

@@ -41,6 +41,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var description: String? = nil
     /// `key_env`: inherited variables that count in this task's key.
     package var keyEnvironment: [String] = []
+    /// `secrets`: variables whose values are passed to the task but kept out of its key, its
+    /// uploads and everything runner prints (the file's are in `TaskFile.secretNames`).
+    package var secretNames: [String] = []
     package var timeout: Duration? = nil
     package var retries: Int = 0
     package var waitFor: [ReadinessGate] = []

@@ -14,6 +14,8 @@ package struct TaskFile: Sendable {
   package var environment: [EnvironmentEntry] = []
   /// `key_env`: inherited variables that count in every task's key (besides `PATH`).
   package var keyEnvironment: [String] = []
+  /// `secrets`: variables whose values every task gets but no key, upload or log shows.
+  package var secretNames: [String] = []
   package var tasks: [TaskDefinition] = []
   package var params: [ParamDeclaration] = []
   package var includes: [IncludeDeclaration] = []

@@ -5,11 +5,12 @@
 /// file from what the parser kept.
 struct TaskFileDecoder: YAMLEntrySink {
   static let fileKeys = [
-    "version", "concurrency", "fail_fast", "default", "env", "key_env", "shell", "params", "dotenv", "includes",
+    "version", "concurrency", "fail_fast", "default", "env", "key_env", "secrets", "shell", "params", "dotenv",
+    "includes",
     "remote", "tasks",
   ]
   static let taskKeys = [
-    "desc", "deps", "run", "image", "env", "key_env", "dir", "priority", "timeout", "retries", "sources",
+    "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
     "matrix", "if",
   ]
@@ -78,6 +79,8 @@ struct TaskFileDecoder: YAMLEntrySink {
         file.environment = environment(value, what: "'env' of the task file", task: nil)
       case "key_env":
         file.keyEnvironment = variableNames(value, what: "'key_env' of the task file")
+      case "secrets":
+        file.secretNames = variableNames(value, what: "'secrets' of the task file")
       case "shell":
         file.shell = shell(value, what: "'shell' of the task file")
       case "params":
@@ -135,6 +138,7 @@ struct TaskFileDecoder: YAMLEntrySink {
       case "image": image = value
       case "env": task.environment = environment(value, what: what(), task: name)
       case "key_env": task.keyEnvironment = variableNames(value, what: what())
+      case "secrets": task.secretNames = variableNames(value, what: what())
       case "dir":
         task.directory = reader.string(value, what: what())
         if let dir = task.directory { checkLoadTimeExpression(dir, task: name, key: "dir", at: value.location) }
@@ -270,7 +274,7 @@ struct TaskFileDecoder: YAMLEntrySink {
     return result
   }
 
-  /// `key_env`: a list of environment variable names.
+  /// `key_env`, `secrets`: a list of environment variable names.
   mutating func variableNames(_ node: YAMLNode, what: @autoclosure () -> String) -> [String] {
     guard let items = reader.strings(node, what: what(), expected: "a list of environment variable names") else {
       return []
