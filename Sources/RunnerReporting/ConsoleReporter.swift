@@ -20,6 +20,9 @@ package final class ConsoleReporter: RunObserver {
     var spool: OutputSpool
     /// Whether the warning about a failed spool was printed.
     var warnedAboutSpool = false
+    /// The attempt each task last started: a task a remote slot gave back starts the same
+    /// attempt again here, and is not announced twice.
+    var announced: [Int: Int] = [:]
   }
 
   let names: [String]
@@ -117,6 +120,10 @@ package final class ConsoleReporter: RunObserver {
 
   package func record(_ event: RunEvent) {
     guard let task = event.task else { return }
+    if case .state(.executing, let attempt, _) = event.kind {
+      let again = state.withLock { state in state.announced.updateValue(attempt, forKey: task) == attempt }
+      if again { return }
+    }
     if case .state(let newState, _, _) = event.kind {
       let isInteractive = interactive.contains(task)
       state.withLock { state in

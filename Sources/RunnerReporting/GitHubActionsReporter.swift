@@ -61,6 +61,9 @@ package final class GitHubActionsReporter: RunObserver {
       if state.interrupted { return console.record(event) }
       var text = ""
       switch event.kind {
+      case .state(.executing, _, _) where state.grouped.contains(task):
+        // Back from a remote slot to run here: its group is still open.
+        break
       case .state(.executing, let attempt, _):
         state.running[task] = state.running[task] ?? state.started
         state.started += 1

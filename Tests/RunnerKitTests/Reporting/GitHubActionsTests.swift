@@ -219,4 +219,28 @@ import Testing
     ]
     #expect(text == expected.joined(separator: "\n") + "\n")
   }
+
+  /// A task a remote slot gives back (`ready`, "to run here: …") starts the same attempt again
+  /// here: one `▶`, one group, in both the plain console and GitHub's.
+  @Test func aTaskBackFromARemoteSlotIsAnnouncedOnce() throws {
+    let back = RunEvent.Kind.state(.ready, attempt: 1, reason: "to run here: the executor is off")
+    let github = try transcript { reporter in
+      Self.start(reporter, 0)
+      reporter.record(RunEvent(time: .zero, task: 0, kind: back))
+      Self.start(reporter, 0)
+      Self.say(reporter, 0, "a1")
+      Self.end(reporter, 0)
+    }
+    #expect(github == "::group::a\na1\n::endgroup::\n✓ a\n", "\(github)")
+    let console = try transcript { reporter in
+      let plain = reporter.console
+      for kind in [
+        RunEvent.Kind.state(.executing, attempt: 1, reason: nil), back, .state(.executing, attempt: 1, reason: nil),
+      ] {
+        plain.record(RunEvent(time: .zero, task: 1, kind: kind))
+      }
+      plain.record(RunEvent(time: .zero, task: 1, kind: .state(.succeeded, attempt: 1, reason: nil)))
+    }
+    #expect(console == "▶ b\n✓ b\n", "\(console)")
+  }
 }
