@@ -43,7 +43,7 @@ let package = Package(
     // The façade: one entry point per command.
     .target(
       name: "RunnerKit",
-      dependencies: ["RunnerReporting", "RunnerRendering", "RunnerRemote"],
+      dependencies: ["RunnerReporting", "RunnerRendering", "RunnerRemote", "RunnerImport"],
       plugins: ["VersionStamp"]
     ),
     .plugin(name: "VersionStamp", capability: .buildTool()),
@@ -72,6 +72,8 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]
     ),
+    // `runner import`: a Taskfile, justfile or Makefile in runner's format.
+    .target(name: "RunnerImport", dependencies: ["RunnerModel"]),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -82,6 +84,7 @@ let package = Package(
     // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
     // which share one scripted run.
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
+    .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport"], exclude: ["Corpus"]),
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),

@@ -27,6 +27,15 @@ enum Entrypoint {
     sigemptyset(&wanted)
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "import" {
+      do {
+        let command = try ImportCommand.parse(Array(arguments.dropFirst()))
+        exit(command.execute())
+      } catch {
+        exit(usageExitCode(for: error, of: ImportCommand.self))
+      }
+    }
     let command: RunnerCommand
     let split = RunnerCommand.splitArguments(Array(CommandLine.arguments.dropFirst()))
     let (parsed, affectedRef) = RunnerCommand.affectedRef(split.parsed)
@@ -80,9 +89,11 @@ enum Entrypoint {
   }
 
   /// Help and version exit 0; every other parsing problem is a usage error: exit 2 (not 64).
-  static func usageExitCode(for error: any Error) -> Int32 {
-    let code = RunnerCommand.exitCode(for: error).rawValue
-    let message = RunnerCommand.fullMessage(for: error)
+  static func usageExitCode<Command: ParsableCommand>(
+    for error: any Error, of command: Command.Type = RunnerCommand.self
+  ) -> Int32 {
+    let code = Command.exitCode(for: error).rawValue
+    let message = Command.fullMessage(for: error)
     if code == 0 {
       Terminal.write(message + "\n", to: 1)
       return 0

@@ -18,6 +18,8 @@ struct RunnerCommand: ParsableCommand {
         + "words after -- reach the targets' scripts as \"$@\". Shell completion: --generate-completion-script.",
       "Exit codes: 0 success, 1 a task failed, 2 invalid task file or usage, 128+N stopped by signal N "
         + "(129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).",
+      "`runner import FILE` converts a Taskfile.yml, justfile or Makefile into tasks.yml (runner import --help); "
+        + "a task named import is `runner :import`.",
       "The task file format: docs/tasks-file.md.",
     ].joined(separator: "\n\n"),
     version: Runner.version

@@ -20,12 +20,12 @@ package struct YAMLParser {
   let file: String
   var aliasBudget = YAMLParser.defaultAliasBudget
 
-  init(file: String) { self.file = file }
+  package init(file: String) { self.file = file }
 
   /// Parses the first document of `bytes`; returns nil for a stream with no document.
   ///
   /// - Throws: `Diagnostic` pointing at the offending place.
-  func parse(_ bytes: [UInt8]) throws(Diagnostic) -> YAMLNode? {
+  package func parse(_ bytes: [UInt8]) throws(Diagnostic) -> YAMLNode? {
     var none = NoSink()
     return try parse(bytes, streaming: "", to: &none)
   }

@@ -1,0 +1,442 @@
+/// An expression of a justfile — a variable's value, a parameter's default, a dependency's
+/// argument, an interpolation — reduced to what the import can carry; anything else is kept
+/// as written (`other`), for the report.
+indirect enum JustExpression: Sendable, Equatable {
+  /// A string literal, escapes processed and indented strings unindented.
+  case literal(String)
+  /// A variable or parameter name.
+  case variable(String)
+  /// `` `command` ``: the command's output.
+  case backtick(String)
+  /// `name(arguments)`.
+  case call(String, [JustExpression])
+  /// `a + b`, `a / b` (with a `/` literal between), a format string's pieces.
+  case concatenation([JustExpression])
+  /// Anything else (`if … else …`, comparisons, lists, `x'…'`, `assert`), as written.
+  case other(String)
+
+  /// The expression as just would print it, for report entries.
+  var source: String {
+    switch self {
+    case .literal(let text): return text.contains("\"") ? "'\(text)'" : "\"\(text)\""
+    case .variable(let name): return name
+    case .backtick(let command): return "`\(command)`"
+    case .call(let name, let arguments): return "\(name)(\(arguments.map(\.source).joined(separator: ", ")))"
+    case .concatenation(let parts): return parts.map(\.source).joined(separator: " + ")
+    case .other(let text): return text
+    }
+  }
+}
+
+/// A syntax error at a character offset of the text being scanned.
+struct JustSyntaxError: Error, Sendable {
+  var message: String
+  var offset: Int
+}
+
+/// Reads just's tokens from an array of characters: names, strings, expressions. Inside
+/// parentheses and braces, line breaks count as blanks (just allows expressions to span lines
+/// there).
+struct JustScanner {
+  let characters: [Character]
+  var position: Int
+  /// Open parentheses and braces.
+  var depth = 0
+
+  init(_ characters: [Character], at position: Int = 0) {
+    self.characters = characters
+    self.position = position
+  }
+
+  var current: Character? { position < characters.count ? characters[position] : nil }
+
+  var atEnd: Bool { position >= characters.count }
+
+  func character(at offset: Int) -> Character? {
+    position + offset < characters.count ? characters[position + offset] : nil
+  }
+
+  /// True when the text at the position starts with `text`.
+  func looks(at text: String) -> Bool {
+    var index = position
+    for character in text {
+      guard index < characters.count, characters[index] == character else { return false }
+      index += 1
+    }
+    return true
+  }
+
+  /// Takes `text` if the position starts with it.
+  mutating func accept(_ text: String) -> Bool {
+    guard looks(at: text) else { return false }
+    position += text.count
+    return true
+  }
+
+  /// Skips spaces and tabs, and line breaks and comments inside parentheses.
+  mutating func skipBlanks() {
+    while let character = current {
+      if character == " " || character == "\t" || character == "\r" {
+        position += 1
+      } else if depth > 0, character == "\n" {
+        position += 1
+      } else if depth > 0, character == "#" {
+        while let next = current, next != "\n" { position += 1 }
+      } else {
+        return
+      }
+    }
+  }
+
+  /// The text from `start` to the position.
+  func text(from start: Int) -> String {
+    String(characters[start..<max(start, min(position, characters.count))])
+  }
+
+  /// A letter or `_`: what a name starts with.
+  static func isNameStart(_ character: Character) -> Bool {
+    character.isASCII && (character.isLetter || character == "_")
+  }
+
+  /// A letter, digit, `_` or `-`.
+  static func isNameCharacter(_ character: Character) -> Bool {
+    character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "-")
+  }
+
+  /// A name (`[a-zA-Z_][a-zA-Z0-9_-]*`), or nil (nothing taken).
+  mutating func name() -> String? {
+    guard let first = current, Self.isNameStart(first) else { return nil }
+    let start = position
+    while let character = current, Self.isNameCharacter(character) { position += 1 }
+    return text(from: start)
+  }
+
+  /// True when the position holds the keyword `word`, not a longer name.
+  func looks(atKeyword word: String) -> Bool {
+    guard looks(at: word) else { return false }
+    guard let after = character(at: word.count) else { return true }
+    return !Self.isNameCharacter(after)
+  }
+
+  func error(_ message: String) -> JustSyntaxError { JustSyntaxError(message: message, offset: position) }
+}
+
+// MARK: - Expressions
+
+extension JustScanner {
+  /// `expression : disjunct ('||' expression)?`
+  mutating func expression() throws(JustSyntaxError) -> JustExpression {
+    let start = position
+    let first = try disjunct()
+    skipBlanks()
+    guard looks(at: "||") else { return first }
+    position += 2
+    skipBlanks()
+    _ = try expression()
+    return .other(text(from: start))
+  }
+
+  /// `disjunct : comparison ('&&' disjunct)?`
+  mutating func disjunct() throws(JustSyntaxError) -> JustExpression {
+    let start = position
+    let first = try comparison()
+    skipBlanks()
+    guard looks(at: "&&") else { return first }
+    position += 2
+    skipBlanks()
+    _ = try disjunct()
+    return .other(text(from: start))
+  }
+
+  /// `comparison : conjunct (('==' | '!=' | '=~' | '!~') conjunct)?`
+  mutating func comparison() throws(JustSyntaxError) -> JustExpression {
+    let start = position
+    let first = try conjunct()
+    skipBlanks()
+    guard ["==", "!=", "=~", "!~"].contains(where: { looks(at: $0) }) else { return first }
+    position += 2
+    skipBlanks()
+    _ = try conjunct()
+    return .other(text(from: start))
+  }
+
+  /// `conjunct : conditional | '/' expression | value (('+' | '++' | '/') expression)?`
+  mutating func conjunct() throws(JustSyntaxError) -> JustExpression {
+    let start = position
+    if looks(atKeyword: "if") {
+      try conditional()
+      return .other(text(from: start))
+    }
+    if accept("/") {
+      skipBlanks()
+      return .concatenation([.literal("/"), try expression()])
+    }
+    let first = try value()
+    skipBlanks()
+    if accept("++") {
+      skipBlanks()
+      _ = try expression()
+      return .other(text(from: start))
+    }
+    if looks(at: "+") || looks(at: "/") {
+      let slash = current == "/"
+      position += 1
+      skipBlanks()
+      let rest = try expression()
+      if case .other = rest { return .other(text(from: start)) }
+      return .concatenation(slash ? [first, .literal("/"), rest] : [first, rest])
+    }
+    return first
+  }
+
+  /// `'if' expression '{' expression '}' ('else' (conditional | '{' expression '}'))?`
+  mutating func conditional() throws(JustSyntaxError) {
+    position += 2
+    skipBlanks()
+    _ = try expression()
+    try braced()
+    skipBlanks()
+    guard looks(atKeyword: "else") else { return }
+    position += 4
+    skipBlanks()
+    if looks(atKeyword: "if") { return try conditional() }
+    try braced()
+  }
+
+  /// `'{' expression '}'`
+  mutating func braced() throws(JustSyntaxError) {
+    skipBlanks()
+    guard accept("{") else { throw error("expected '{'") }
+    depth += 1
+    skipBlanks()
+    _ = try expression()
+    skipBlanks()
+    depth -= 1
+    guard accept("}") else { throw error("expected '}'") }
+  }
+
+  /// A value: a string, a backtick, a name, a call, a list, a parenthesized expression, `!value`.
+  mutating func value() throws(JustSyntaxError) -> JustExpression {
+    let start = position
+    guard let character = current else { throw error("expected an expression") }
+    switch character {
+    case "!":
+      position += 1
+      skipBlanks()
+      _ = try value()
+      return .other(text(from: start))
+    case "'", "\"":
+      return .literal(try string())
+    case "`":
+      return .backtick(try backtick())
+    case "(":
+      return try group()
+    case "[":
+      try list()
+      return .other(text(from: start))
+    default:
+      break
+    }
+    if (character == "x" || character == "f"), let quote = self.character(at: 1), quote == "'" || quote == "\"" {
+      position += 1
+      if character == "f" { return try formatString() }
+      _ = try string()
+      return .other(text(from: start))
+    }
+    if looks(atKeyword: "assert") {
+      _ = name()
+      skipBlanks()
+      guard looks(at: "(") else { throw error("expected '(' after 'assert'") }
+      _ = try sequence()
+      return .other(text(from: start))
+    }
+    guard let name = name() else { throw error("expected an expression, found '\(character)'") }
+    if looks(at: "(") { return .call(name, try sequence()) }
+    if looks(at: "::") {
+      while accept("::") { _ = self.name() }
+      return .other(text(from: start))
+    }
+    return .variable(name)
+  }
+
+  /// `'(' expression ')'`
+  mutating func group() throws(JustSyntaxError) -> JustExpression {
+    position += 1
+    depth += 1
+    skipBlanks()
+    let inner = try expression()
+    skipBlanks()
+    depth -= 1
+    guard accept(")") else { throw error("expected ')'") }
+    return inner
+  }
+
+  /// `'[' (expression (',' expression)* ','?)? ']'`
+  mutating func list() throws(JustSyntaxError) {
+    position += 1
+    depth += 1
+    skipBlanks()
+    while !accept("]") {
+      _ = try expression()
+      skipBlanks()
+      if accept(",") {
+        skipBlanks()
+      } else if !looks(at: "]") {
+        throw error("expected ',' or ']'")
+      }
+    }
+    depth -= 1
+  }
+
+  /// `'(' (expression (',' expression)* ','?)? ')'`: a call's arguments.
+  mutating func sequence() throws(JustSyntaxError) -> [JustExpression] {
+    position += 1
+    depth += 1
+    skipBlanks()
+    var arguments: [JustExpression] = []
+    while !accept(")") {
+      guard !atEnd else { throw error("expected ')'") }
+      arguments.append(try expression())
+      skipBlanks()
+      if accept(",") {
+        skipBlanks()
+      } else if !looks(at: ")") {
+        throw error("expected ',' or ')'")
+      }
+    }
+    depth -= 1
+    return arguments
+  }
+}
+
+// MARK: - Strings
+
+extension JustScanner {
+  /// A quoted string's value: `'raw'`, `"escaped"`, or the indented `'''…'''` / `"""…"""`.
+  mutating func string() throws(JustSyntaxError) -> String {
+    guard let quote = current else { throw error("expected a string") }
+    let triple = String(repeating: quote, count: 3)
+    let indented = looks(at: triple)
+    let delimiter = indented ? triple : String(quote)
+    position += delimiter.count
+    var value = ""
+    while true {
+      guard let character = current else { throw error("the string is never closed") }
+      if looks(at: delimiter) {
+        position += delimiter.count
+        break
+      }
+      if quote == "\"", character == "\\" {
+        value += try escape()
+        continue
+      }
+      value.append(character)
+      position += 1
+    }
+    return indented ? Self.unindent(value) : value
+  }
+
+  /// One escape sequence of a `"…"` string (`\n`, `\t`, `\r`, `\\`, `\"`, `\u{…}`, `\` + line break).
+  mutating func escape() throws(JustSyntaxError) -> String {
+    position += 1
+    guard let character = current else { throw error("the string is never closed") }
+    position += 1
+    switch character {
+    case "n": return "\n"
+    case "t": return "\t"
+    case "r": return "\r"
+    case "\\": return "\\"
+    case "\"": return "\""
+    case "\n":
+      while current == " " || current == "\t" { position += 1 }
+      return ""
+    case "u":
+      guard accept("{") else { throw error("expected '{' after '\\u'") }
+      let start = position
+      while let digit = current, digit.isHexDigit { position += 1 }
+      guard let code = UInt32(text(from: start), radix: 16), let scalar = Unicode.Scalar(code), accept("}") else {
+        throw error("invalid unicode escape")
+      }
+      return String(Character(scalar))
+    default:
+      throw JustSyntaxError(message: "unknown escape '\\\(character)'", offset: position - 2)
+    }
+  }
+
+  /// A backtick's command: `` `…` `` or the indented ```` ```…``` ````.
+  mutating func backtick() throws(JustSyntaxError) -> String {
+    let indented = looks(at: "```")
+    let delimiter = indented ? "```" : "`"
+    position += delimiter.count
+    let start = position
+    while !looks(at: delimiter) {
+      guard !atEnd else { throw error("the backtick is never closed") }
+      position += 1
+    }
+    let command = text(from: start)
+    position += delimiter.count
+    return indented ? Self.unindent(command) : command
+  }
+
+  /// `f'…{{expression}}…'`: the literal pieces and the interpolated expressions, in order.
+  mutating func formatString() throws(JustSyntaxError) -> JustExpression {
+    let start = position - 1
+    guard let quote = current else { throw error("expected a string") }
+    let triple = String(repeating: quote, count: 3)
+    let delimiter = looks(at: triple) ? triple : String(quote)
+    position += delimiter.count
+    var parts: [JustExpression] = []
+    var literal = ""
+    while !looks(at: delimiter) {
+      guard let character = current else { throw error("the string is never closed") }
+      if accept("{{{{") {
+        literal += "{{"
+      } else if accept("{{") {
+        parts.append(.literal(literal))
+        literal = ""
+        skipBlanks()
+        parts.append(try expression())
+        skipBlanks()
+        guard accept("}}") else { throw error("expected '}}'") }
+      } else if quote == "\"", character == "\\" {
+        literal += try escape()
+      } else {
+        literal.append(character)
+        position += 1
+      }
+    }
+    position += delimiter.count
+    parts.append(.literal(literal))
+    if delimiter.count == 3 || parts.contains(where: { if case .other = $0 { true } else { false } }) {
+      return .other(text(from: start))
+    }
+    return .concatenation(parts.filter { $0 != .literal("") })
+  }
+
+  /// just's unindent for indented strings and backticks: a first blank line is dropped, the
+  /// indentation common to the non-blank lines removed, blank lines emptied.
+  static func unindent(_ text: String) -> String {
+    var lines: [Substring] = []
+    var rest = Substring(text)
+    while let newline = rest.firstIndex(of: "\n") {
+      lines.append(rest[...newline])
+      rest = rest[rest.index(after: newline)...]
+    }
+    if !rest.isEmpty { lines.append(rest) }
+    func isBlank(_ line: Substring) -> Bool { line.allSatisfy { $0.isWhitespace } }
+    func indentation(_ line: Substring) -> Substring { line.prefix { $0 == " " || $0 == "\t" } }
+    let common = lines.filter { !isBlank($0) }.map(indentation).reduce(nil) { (shared: Substring?, next) in
+      guard let shared else { return next }
+      return shared.prefix(zip(shared, next).prefix { $0 == $1 }.count)
+    }
+    var result = ""
+    for (index, line) in lines.enumerated() {
+      if isBlank(line) {
+        if index != 0 && index != lines.count - 1 { result += "\n" }
+      } else {
+        result += line.dropFirst(common?.count ?? 0)
+      }
+    }
+    return result
+  }
+}

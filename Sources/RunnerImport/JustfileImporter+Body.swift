@@ -1,0 +1,269 @@
+/// A shebang line or `[script]` attribute: the interpreter's argv, and where it is written.
+struct JustScript: Sendable {
+  var interpreter: [String]
+  var written: String
+  var line: Int
+}
+
+/// Recipe bodies: lines, shebang scripts and `[script]` recipes.
+extension JustfileConversion {
+  /// The commands of `recipe`'s body (and the task's shell, for a script).
+  mutating func body(
+    of recipe: JustRecipe, _ options: JustRecipeOptions, _ scope: JustScope, into task: inout ImportedTask
+  ) {
+    if let first = recipe.body.first, first.text.hasPrefix("#!") {
+      let words = Self.shebangWords(first.text)
+      guard !words.isEmpty else {
+        report.notCarried(first.text, at: first.line, "the shebang names no interpreter: the recipe has no commands")
+        return
+      }
+      let shebang = JustScript(interpreter: words, written: first.text, line: first.line)
+      script(Array(recipe.body.dropFirst()), shebang, recipe, options, scope, into: &task)
+    } else if let interpreter = options.script {
+      let attribute = recipe.attributes.first { $0.name == "script" }
+      let written = attribute?.source ?? "set default-script"
+      let script = JustScript(interpreter: interpreter, written: written, line: attribute?.line ?? recipe.line)
+      self.script(recipe.body, script, recipe, options, scope, into: &task)
+    } else {
+      lines(of: recipe, options, scope, into: &task)
+    }
+  }
+
+  /// `#!/usr/bin/env -S bash -x` → `bash -x`; `#!/bin/sh` → `/bin/sh`.
+  static func shebangWords(_ line: String) -> [String] {
+    withoutEnv(line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init))
+  }
+
+  /// An argv without a leading `env` (or `/usr/bin/env -S`): the program it runs, and its arguments.
+  static func withoutEnv(_ words: [String]) -> [String] {
+    guard let first = words.first, first == "env" || first.hasSuffix("/env") else { return words }
+    return Array(words.dropFirst().drop { $0.hasPrefix("-") })
+  }
+
+  // MARK: Lines
+
+  /// A linewise recipe: each line (with its continuation lines) one command.
+  mutating func lines(
+    of recipe: JustRecipe, _ options: JustRecipeOptions, _ scope: JustScope, into task: inout ImportedTask
+  ) {
+    var index = 0
+    var readsPositional: Int?
+    while index < recipe.body.count {
+      let line = recipe.body[index].line
+      var text = recipe.body[index].text
+      index += 1
+      guard !text.isEmpty else { continue }
+      // just joins a line ending in `\` with the next, whose indentation it drops.
+      while text.hasSuffix("\\"), index < recipe.body.count {
+        text.removeLast()
+        text += recipe.body[index].text.drop(while: JustText.isBlank)
+        index += 1
+      }
+      let (sigils, command) = sigils(of: text)
+      // A comment line does nothing in the shell (and nothing with `set ignore-comments`).
+      guard !command.isEmpty, !command.hasPrefix("#") else { continue }
+      if sigils.contains("?") {
+        report.notCarried(
+          "?" + command, at: line,
+          "runner has no guard lines: exit status 1 fails the task rather than ending it quietly")
+      }
+      var shell = rewrite(command, at: [line], scope)
+      if shell.readsPositionalArguments, readsPositional == nil { readsPositional = line }
+      if let replaced = justItself(shell.text, at: line) { shell = JustShellText(text: replaced) }
+      var converted = sigils.contains("-") ? Self.ignoringFailure(shell) : shell.text
+      if options.noCd { converted = Self.inInvocationDirectory(converted, isList: shell.isList) }
+      task.commands.append(.shell(converted))
+    }
+    if let line = readsPositional { positionalArguments(recipe, options, at: line) }
+  }
+
+  /// The sigils (`@`, `-`, and `?` with `set guards`) at the start of a line, each at most once, and the rest.
+  func sigils(of text: String) -> (Set<Character>, String) {
+    var sigils: Set<Character> = []
+    var rest = Substring(text)
+    while let character = rest.first, character == "@" || character == "-" || (character == "?" && settings.guards),
+      sigils.insert(character).inserted
+    {
+      rest = rest.dropFirst()
+    }
+    return (sigils, String(rest))
+  }
+
+  /// `cmd || true`, `{ a; b; } || true` for a list, with a trailing comment kept after it.
+  static func ignoringFailure(_ shell: JustShellText) -> String {
+    var characters = Array(shell.text)
+    var comment = ""
+    if let start = shell.commentStart {
+      comment = " " + String(characters[start...])
+      characters = Array(characters[..<start])
+    }
+    let command = JustText.trimmed(String(characters))
+    guard !command.isEmpty else { return shell.text }
+    guard shell.isList else { return "\(command) || true\(comment)" }
+    let separator = command.hasSuffix(";") || command.hasSuffix("&") ? "" : ";"
+    return "{ \(command)\(separator) } || true\(comment)"
+  }
+
+  /// `[no-cd]`: the command runs where runner was started.
+  static func inInvocationDirectory(_ command: String, isList: Bool) -> String {
+    let cd = "cd \"$RUNNER_INVOCATION_DIR\""
+    return isList ? "\(cd)\n\(command)" : "\(cd) && \(command)"
+  }
+
+  /// A line that runs just itself: `just --list` becomes `runner --list` (returned); others are
+  /// reported and kept (nil).
+  mutating func justItself(_ command: String, at line: Int) -> String? {
+    let words = command.split(separator: " ")
+    guard let first = words.first, first == "just" else { return nil }
+    let options = Set(words.dropFirst())
+    if !options.isEmpty, options.isSubset(of: ["--list", "-l", "--unsorted", "-u"]),
+      options.contains(where: { $0 == "--list" || $0 == "-l" })
+    {
+      report.approximate(
+        command, at: line, "runner --list lists the tasks (of tasks.yml here: add -f FILE for a file of another name)")
+      return "runner --list"
+    }
+    report.approximate(
+      command, at: line, "it still runs just and the justfile: call the task with '- task: NAME' in 'run' instead")
+    return nil
+  }
+
+  /// `set positional-arguments` with parameters: `$1` … are the words after `--` in runner.
+  mutating func positionalArguments(_ recipe: JustRecipe, _ options: JustRecipeOptions, at line: Int) {
+    let named = recipe.parameters.filter { $0.variadic == nil }
+    guard options.positionalArguments, !named.isEmpty else { return }
+    let reads = named.map { "${\(Self.variableName($0.name))}" }.joined(separator: ", ")
+    report.approximate(
+      settings.positionalArguments ? "set positional-arguments" : "[positional-arguments]", at: line,
+      "$1, $@ … are \(recipe.name)'s arguments in just, and the words after `--` in runner "
+        + "(runner \(recipe.name) -- a b): read its params as \(reads)")
+  }
+
+  // MARK: Interpolation
+
+  /// Shell text with its interpolations replaced; `lines` are the line numbers of its lines.
+  mutating func rewrite(_ text: String, at lines: [Int], _ scope: JustScope) -> JustShellText {
+    JustShellRewriter.rewrite(text) { interpolation(of: $0, at: lines, scope) }
+  }
+
+  /// A script for an escaped here-document with its interpolations replaced.
+  mutating func rewriteScript(_ text: String, at lines: [Int], _ scope: JustScope) -> String {
+    JustShellRewriter.rewriteScript(text) { interpolation(of: $0, at: lines, scope) }
+  }
+
+  /// What one `{{expression}}` becomes where it stands, or nil (reported) to leave it as written.
+  mutating func interpolation(of interpolation: JustInterpolation, at lines: [Int], _ scope: JustScope) -> String? {
+    let line = lines[min(interpolation.lineOffset, lines.count - 1)]
+    var notes: [String] = []
+    do throws(JustValueProblem) {
+      let pieces = try pieces(interpolation.expression, scope, &notes)
+      let text = try Self.shellText(pieces, interpolation.quoting)
+      for note in notes { report.approximate(interpolation.written, at: line, note) }
+      return text
+    } catch {
+      if error.level == .approximate {
+        report.approximate(interpolation.written, at: line, error.reason)
+      } else {
+        report.notCarried(interpolation.written, at: line, error.reason + " (left as written)")
+      }
+      return nil
+    }
+  }
+
+  // MARK: Scripts
+
+  /// A shebang or `[script]` recipe: its body is one script for the interpreter.
+  mutating func script(
+    _ body: [JustBodyLine], _ script: JustScript, _ recipe: JustRecipe, _ options: JustRecipeOptions,
+    _ scope: JustScope, into task: inout ImportedTask
+  ) {
+    var lines = body
+    while lines.first?.text.isEmpty == true { lines.removeFirst() }
+    let text = lines.map(\.text).joined(separator: "\n")
+    let numbers = lines.isEmpty ? [recipe.line] : lines.map(\.line)
+    let interpreter = script.interpreter
+    let program = String(interpreter[0].split(separator: "/").last ?? "")
+    if ["sh", "bash", "zsh"].contains(program) {
+      shellScript(text, script, program: program, numbers, recipe, options, scope, &task)
+    } else if Self.readsScriptFromStandardInput(program) {
+      var command = interpreter.map(Self.shellWord).joined(separator: " ") + " -"
+      if options.positionalArguments { command += " \"$@\"" }
+      command += " " + hereDocument(text, numbers, scope)
+      task.commands.append(.shell(options.noCd ? "cd \"$RUNNER_INVOCATION_DIR\" && \(command)" : command))
+    } else {
+      var command = options.noCd ? "cd \"$RUNNER_INVOCATION_DIR\"\n" : ""
+      command += "script=\"$(mktemp)\"\ntrap 'rm -f \"$script\"' EXIT\n"
+      command += "cat > \"$script\" " + hereDocument(text, numbers, scope) + "\n"
+      command += interpreter.map(Self.shellWord).joined(separator: " ") + " \"$script\""
+      if options.positionalArguments { command += " \"$@\"" }
+      task.commands.append(.shell(command))
+      report.approximate(
+        script.written, at: script.line,
+        "runner's shell is sh, bash, zsh or an argv list, which runner import cannot write yet: the script is "
+          + "written to a temporary file and run with \(interpreter.joined(separator: " ")), as just does")
+    }
+  }
+
+  /// python, node, perl and ruby read the script from standard input given `-`.
+  static func readsScriptFromStandardInput(_ program: String) -> Bool {
+    program == "python" || program.hasPrefix("python2") || program.hasPrefix("python3") || program == "node"
+      || program == "nodejs" || program == "perl" || program == "ruby"
+  }
+
+  /// `<<'EOF'` + the script + `EOF`; an unquoted delimiter, with the text escaped, when the
+  /// script interpolates (the shell then expands the variables, where just spliced the text).
+  mutating func hereDocument(_ text: String, _ lines: [Int], _ scope: JustScope) -> String {
+    let body = text.contains("{{") ? rewriteScript(text, at: lines, scope) : text
+    var delimiter = "EOF"
+    let textLines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    while textLines.contains(where: { $0 == delimiter }) { delimiter += "_" }
+    let opening = body == text ? "<<'\(delimiter)'" : "<<\(delimiter)"
+    return "\(opening)\n\(body)\n\(delimiter)"
+  }
+
+  /// A shell script for runner's sh, bash or zsh, with the shebang's options as a `set` line.
+  mutating func shellScript(
+    _ text: String, _ script: JustScript, program: String, _ lines: [Int], _ recipe: JustRecipe,
+    _ options: JustRecipeOptions, _ scope: JustScope, _ task: inout ImportedTask
+  ) {
+    let flags = Array(script.interpreter.dropFirst())
+    if program != (file.shell ?? "sh") { task.shell = program }
+    let shell = rewrite(text, at: lines, scope)
+    var prelude: [String] = []
+    if options.noCd { prelude.append("cd \"$RUNNER_INVOCATION_DIR\"") }
+    let settable = flags.allSatisfy { $0.hasPrefix("-") || $0.hasPrefix("+") || $0 == "pipefail" }
+    if !flags.isEmpty, settable { prelude.append("set " + flags.joined(separator: " ")) }
+    if !settable {
+      report.approximate(
+        script.written, at: script.line,
+        "runner runs \(program) with its own options: \(flags.joined(separator: " ")) are dropped")
+    }
+    let errexit = Self.shellFlags(flags).contains("e") || Self.setsErrexit(text)
+    if !errexit {
+      let runs = program == "bash" ? "bash -eo pipefail" : program == "zsh" ? "zsh -e -o pipefail" : "sh -e"
+      report.approximate(
+        script.written, at: script.line,
+        "runner runs the script with errexit (\(runs)), just without: a failing command now stops it "
+          + "(add || true where a failure is expected)")
+    }
+    task.commands.append(.shell((prelude + [shell.text]).joined(separator: "\n")))
+    if shell.readsPositionalArguments { positionalArguments(recipe, options, at: recipe.line) }
+  }
+
+  /// True when a line of the script turns errexit on (`set -e`, `set -euo pipefail`, `set -o errexit`).
+  static func setsErrexit(_ text: String) -> Bool {
+    text.split(separator: "\n").contains { line in
+      let words = line.split(separator: " ")
+      guard words.first == "set" else { return false }
+      return words.dropFirst().contains { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("e") }
+        || words.contains("errexit")
+    }
+  }
+
+  /// A word for the shell: as it is when plain, else single-quoted.
+  static func shellWord(_ word: String) -> String {
+    let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:+,@%".contains($0) }
+    return plain
+      ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+  }
+}

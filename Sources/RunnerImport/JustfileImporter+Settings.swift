@@ -1,0 +1,239 @@
+/// Settings, top-level variables and aliases.
+extension JustfileConversion {
+  // MARK: Settings
+
+  /// One `set` line.
+  mutating func apply(_ setting: JustSetting) {
+    let line = setting.line
+    switch (setting.name, setting.value) {
+    case ("dotenv-load", .boolean(let on)):
+      if on, file.dotenv.isEmpty { file.dotenv = [ImportedPath(".env", optional: true)] }
+    case ("dotenv-filename", .expression(let expression)), ("dotenv-path", .expression(let expression)):
+      guard let path = constant(expression) else {
+        report.notCarried(setting.source, at: line, "the path must be plain text in runner")
+        return
+      }
+      file.dotenv = [ImportedPath(path, optional: setting.name == "dotenv-filename")]
+    case ("dotenv-required", .boolean(let on)):
+      if on {
+        if file.dotenv.isEmpty { file.dotenv = [ImportedPath(".env")] }
+        file.dotenv = file.dotenv.map { ImportedPath($0.path) }
+      }
+    case ("dotenv-override", .boolean(let on)):
+      if on {
+        report.approximate(
+          setting.source, at: line,
+          "runner's environment wins over .env files: a variable already set is not overridden")
+      }
+    case ("shell", .list(let items)):
+      applyShell(items, setting)
+    case ("positional-arguments", .boolean(let on)): settings.positionalArguments = on
+    case ("allow-duplicate-recipes", .boolean(let on)): settings.allowDuplicateRecipes = on
+    case ("allow-duplicate-variables", .boolean(let on)): settings.allowDuplicateVariables = on
+    case ("guards", .boolean(let on)): settings.guards = on
+    case ("default-script", .boolean(let on)): settings.defaultScript = on
+    case ("no-cd", .boolean(let on)): settings.noCd = on
+    case ("script-interpreter", .list(let items)):
+      let words = items.compactMap(constant)
+      if words.count == items.count, !words.isEmpty { settings.scriptInterpreter = words }
+    case ("working-directory", .expression(let expression)):
+      guard let directory = constant(expression) else {
+        report.notCarried(setting.source, at: line, "the directory must be plain text in runner")
+        return
+      }
+      settings.workingDirectory = directory
+    case ("export", _), ("quiet", _), ("ignore-comments", _), ("unstable", _), ("lazy", _), ("no-exit-message", _),
+      ("minimum-version", _), ("indentation", _), ("tempdir", _):
+      // Nothing to carry: runner's env is exported, runner echoes no commands, a comment line
+      // does nothing in the shell, and runner hands scripts to the shell with -c.
+      break
+    case ("windows-shell", _), ("windows-powershell", _):
+      report.notCarried(setting.source, at: line, "it applies on Windows only; runner runs tasks with sh or bash")
+    case ("fallback", _):
+      report.notCarried(
+        setting.source, at: line,
+        "runner finds tasks.yml in the nearest directory above, but does not fall back to a parent's file for "
+          + "a task it lacks: name that file with -f")
+    case ("default-list", _):
+      report.notCarried(setting.source, at: line, "runner without a target runs 'default:'; list the tasks with --list")
+    case ("dotenv-command", _):
+      report.notCarried(
+        setting.source, at: line, "runner reads .env files, not a command's output: write the file in a task first")
+    default:
+      report.notCarried(setting.source, at: line, "just's setting '\(setting.name)' has no equivalent in runner")
+    }
+  }
+
+  /// `set shell := ["bash", "-uc"]`: runner's named shells, which add errexit (and pipefail).
+  mutating func applyShell(_ items: [JustExpression], _ setting: JustSetting) {
+    var words = items.compactMap(constant)
+    guard words.count == items.count, !words.isEmpty else {
+      report.notCarried(setting.source, at: setting.line, "the shell must be plain text")
+      return
+    }
+    words = Self.withoutEnv(words)
+    guard let program = words.first else { return }
+    let name = String(program.split(separator: "/").last ?? "")
+    guard ["sh", "bash", "zsh"].contains(name) else {
+      report.notCarried(
+        setting.source, at: setting.line,
+        "runner's shell is sh, bash, zsh or an argv list, which runner import cannot write yet: "
+          + "the tasks run with sh")
+      return
+    }
+    if name != "sh" { file.shell = name }
+    let runs: String
+    switch name {
+    case "bash": runs = "bash -eo pipefail -c"
+    case "zsh": runs = "zsh -e -o pipefail -c"
+    default: runs = "sh -e -c"
+    }
+    let flags = Self.shellFlags(Array(words.dropFirst()))
+    var expected: Set<String> = ["c", "e", "u"]
+    if name != "sh" { expected.insert("pipefail") }
+    let dropped = flags.subtracting(expected).sorted()
+    let missing = expected.subtracting(flags).subtracting(["u", "c"]).sorted()
+    guard dropped.isEmpty, missing.isEmpty else {
+      var differences: [String] = []
+      if !missing.isEmpty {
+        differences.append("adds \(missing.map { $0.count == 1 ? "-\($0)" : "-o \($0)" }.joined(separator: " "))")
+      }
+      if !dropped.isEmpty {
+        differences.append("drops \(dropped.map { $0.count == 1 ? "-\($0)" : "-o \($0)" }.joined(separator: " "))")
+      }
+      report.approximate(
+        setting.source, at: setting.line, "runner runs \(runs) (it \(differences.joined(separator: " and ")))")
+      return
+    }
+  }
+
+  /// The options in a shell's flags: `-euo pipefail -c` → e, u, pipefail, c.
+  static func shellFlags(_ words: [String]) -> Set<String> {
+    var flags: Set<String> = []
+    var index = 0
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      guard word.hasPrefix("-"), !word.hasPrefix("--") else {
+        if word.hasPrefix("--") { flags.insert(String(word.dropFirst(2))) }
+        continue
+      }
+      for letter in word.dropFirst() {
+        if letter == "o", index < words.count {
+          flags.insert(words[index])
+          index += 1
+        } else {
+          flags.insert(String(letter))
+        }
+      }
+    }
+    return flags
+  }
+
+  // MARK: Variables
+
+  /// Top-level variables → the file's `env`, in an order where each comes after those it reads.
+  mutating func convertVariables() {
+    var chosen: [String: JustAssignment] = [:]
+    var order: [String] = []
+    for assignment in justfile.assignments {
+      if chosen[assignment.name] == nil {
+        order.append(assignment.name)
+      } else if !settings.allowDuplicateVariables {
+        report.approximate(
+          assignment.source, at: assignment.line,
+          "just refuses a variable defined twice (without allow-duplicate-variables): the last value is kept")
+      }
+      chosen[assignment.name] = assignment
+    }
+    var done: Set<String> = []
+    func visit(_ name: String, _ conversion: inout JustfileConversion) {
+      guard let assignment = chosen[name], done.insert(name).inserted else { return }
+      for reference in Self.references(assignment.expression) { visit(reference, &conversion) }
+      conversion.convert(assignment)
+    }
+    for name in order { visit(name, &self) }
+  }
+
+  /// The variable names an expression reads.
+  static func references(_ expression: JustExpression) -> [String] {
+    switch expression {
+    case .variable(let name): return [name]
+    case .call(_, let arguments): return arguments.flatMap(references)
+    case .concatenation(let parts): return parts.flatMap(references)
+    case .literal, .backtick, .other: return []
+    }
+  }
+
+  /// One variable: into `env` when runner can express its value there.
+  mutating func convert(_ assignment: JustAssignment) {
+    let name = Self.variableName(assignment.name)
+    let line = assignment.line
+    if name != assignment.name {
+      report.approximate(
+        assignment.name, at: line, "renamed \(name): a shell variable name cannot hold '-' (each use reads ${\(name)})")
+    }
+    var notes: [String] = []
+    let pieces: [JustPiece]
+    do throws(JustValueProblem) {
+      pieces = try self.pieces(assignment.expression, JustScope(), &notes)
+    } catch {
+      bindings[assignment.name] = .missing(name)
+      report.notCarried(assignment.source, at: line, error.reason + " (left out: uses read ${\(name)})")
+      return
+    }
+    for reference in Self.references(assignment.expression) {
+      guard case .missing(let variable) = bindings[reference] else { continue }
+      notes.append("it reads \(reference), which is left out: ${\(variable)} is empty unless the environment sets it")
+    }
+    do throws(JustValueProblem) {
+      let value = try Self.environmentText(pieces, &notes)
+      file.environment.append((name, value))
+      bindings[assignment.name] = .environment(name)
+      if let text = Self.plainText(pieces), notes.isEmpty { constants[assignment.name] = text }
+    } catch {
+      // Only the shell can write it (an environment read with a default): spliced where it is used.
+      bindings[assignment.name] = .inline(assignment.expression)
+      let shell = (try? Self.shellText(pieces, .double)) ?? ""
+      let reason = shell.contains("${PWD}") ? "" : "runner's env values cannot fall back to a default: "
+      notes = [
+        reason + "each {{\(assignment.name)}} becomes \(shell) where it is used"
+          + (assignment.isExported ? ", and it is not exported to the commands" : "")
+      ]
+    }
+    for note in notes { report.approximate(assignment.source, at: line, note) }
+  }
+
+  // MARK: Aliases
+
+  /// `alias b := build` → a task `b` that depends on `build`, passing its params on.
+  mutating func convert(_ alias: JustAlias) {
+    guard !alias.target.contains("::") else {
+      report.notCarried(alias.source, at: alias.line, "it names a module's recipe, which is not imported")
+      return
+    }
+    guard let target = recipes[alias.target] else {
+      report.notCarried(alias.source, at: alias.line, "there is no recipe '\(alias.target)'")
+      return
+    }
+    guard !file.tasks.contains(where: { $0.name == alias.name }) else {
+      report.notCarried(alias.source, at: alias.line, "a task named '\(alias.name)' exists already")
+      return
+    }
+    var task = ImportedTask(name: alias.name)
+    task.description = "Alias for \(alias.target)"
+    task.isInternal = alias.attributes.contains { $0.name == "private" } || alias.name.hasPrefix("_")
+    let targetTask = file.tasks.first { $0.name == alias.target }
+    task.params = targetTask?.params ?? []
+    task.dependencies = [
+      ImportedDependency(alias.target, with: task.params.map { ($0.name, "${{ params.\($0.name) }}") })
+    ]
+    if let variadic = target.parameters.last(where: { $0.variadic != nil }) {
+      report.approximate(
+        alias.source, at: alias.line,
+        "an alias is a task that depends on \(alias.target): params are passed on, but the words after `--` "
+          + "(\(alias.target)'s \(variadic.source)) reach only the task named on the command line")
+    }
+    file.tasks.append(task)
+  }
+}

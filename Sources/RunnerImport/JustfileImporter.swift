@@ -1,0 +1,90 @@
+/// just's justfile → runner's format (see docs/import.md for each construct).
+///
+/// A recipe becomes a task of the same name, each line one command of its `run` list (just
+/// runs each line in its own shell too); parameters become params, which are in the task's
+/// environment, so `{{name}}` becomes `${name}`; top-level variables become the file's `env`.
+/// A shebang recipe becomes one script.
+struct JustfileImporter {
+  let path: String
+
+  func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
+    var parser = JustfileParser(text: text)
+    let justfile = parser.parse()
+    let items = justfile.recipes.count + justfile.assignments.count + justfile.settings.count
+    if items == 0, let first = parser.problems.first {
+      throw ImportError(file: path, line: first.line, "not a justfile: \(first.message)")
+    }
+    var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
+    conversion.file.header = ["Imported from \(path) (just) by runner import."]
+    conversion.run()
+    return (conversion.file, conversion.report)
+  }
+}
+
+/// The settings that change how recipes convert.
+struct JustSettings: Sendable {
+  var positionalArguments = false
+  var workingDirectory: String?
+  var noCd = false
+  var allowDuplicateRecipes = false
+  var allowDuplicateVariables = false
+  var guards = false
+  var defaultScript = false
+  /// `set script-interpreter`: what an empty `[script]` runs with.
+  var scriptInterpreter = ["sh", "-eu"]
+}
+
+/// How a top-level variable reaches the tasks.
+enum JustBinding: Sendable {
+  /// In the file's `env` under this name: read as `${NAME}`.
+  case environment(String)
+  /// Not in `env`: each use is replaced by the expression itself (an environment read with a
+  /// default, which only the shell can write).
+  case inline(JustExpression)
+  /// Left out (reported where it is defined); uses read `${NAME}`, for the user to provide.
+  case missing(String)
+}
+
+/// One conversion of a justfile.
+struct JustfileConversion {
+  let justfile: Justfile
+  var file = ImportedFile()
+  var report: ImportReport
+  var settings = JustSettings()
+  /// Each top-level variable's binding, by its name in the justfile.
+  var bindings: [String: JustBinding] = [:]
+  /// The variables whose value is plain text (folded into `with:` values and defaults).
+  var constants: [String: String] = [:]
+  /// The recipes converted, by name: the last of a name with `allow-duplicate-recipes`, else the first.
+  var recipes: [String: JustRecipe] = [:]
+
+  init(justfile: Justfile, report: ImportReport) {
+    self.justfile = justfile
+    self.report = report
+  }
+
+  /// Converts the whole justfile into `file`, reporting into `report`.
+  mutating func run() {
+    for skipped in justfile.skipped {
+      report.notCarried(skipped.construct, at: skipped.line, skipped.reason)
+    }
+    for setting in justfile.settings { apply(setting) }
+    convertVariables()
+    file.tasks = convertRecipes()
+    for alias in justfile.aliases { convert(alias) }
+    chooseDefault()
+  }
+
+  /// just runs the `[default]` recipe, else the first one, when no recipe is named. A task
+  /// named `default` runs by itself in runner; any other needs `default:`.
+  mutating func chooseDefault() {
+    let marked = justfile.recipes.first { recipe in recipe.attributes.contains { $0.name == "default" } }
+    guard let recipe = marked ?? justfile.recipes.first, recipe.name != "default" else { return }
+    file.defaultTargets = [recipe.name]
+  }
+
+  /// A just name as a runner variable or param name: `-` is not allowed there.
+  static func variableName(_ name: String) -> String {
+    String(name.map { $0 == "-" ? "_" : $0 })
+  }
+}

@@ -1,0 +1,515 @@
+/// A justfile read into its items, in file order within each kind.
+struct Justfile: Sendable {
+  var settings: [JustSetting] = []
+  var assignments: [JustAssignment] = []
+  var aliases: [JustAlias] = []
+  var recipes: [JustRecipe] = []
+  /// Items the import does not carry (`import`, `mod`, functions, lines it cannot read).
+  var skipped: [JustSkipped] = []
+}
+
+/// `[name]`, `[name('argument', …)]` or `[name: 'argument']`.
+struct JustAttribute: Sendable {
+  var name: String
+  var arguments: [JustExpression]
+  var line: Int
+
+  /// As written, for report entries.
+  var source: String {
+    arguments.isEmpty ? "[\(name)]" : "[\(name)(\(arguments.map(\.source).joined(separator: ", ")))]"
+  }
+}
+
+/// `set name`, `set name := value`.
+struct JustSetting: Sendable {
+  enum Value: Sendable {
+    case boolean(Bool)
+    case expression(JustExpression)
+    case list([JustExpression])
+  }
+
+  var name: String
+  var value: Value
+  var line: Int
+  var source: String
+}
+
+/// `name := expression`, `export name := expression`.
+struct JustAssignment: Sendable {
+  var name: String
+  var expression: JustExpression
+  var isExported: Bool
+  var line: Int
+  var source: String
+}
+
+/// `alias name := target`.
+struct JustAlias: Sendable {
+  var name: String
+  var target: String
+  var attributes: [JustAttribute]
+  var line: Int
+  var source: String
+}
+
+/// A recipe parameter: `name`, `$name`, `name="default"`, `+name`, `*name`.
+struct JustParameter: Sendable {
+  var name: String
+  var defaultValue: JustExpression?
+  /// `+` or `*` for the variadic last parameter.
+  var variadic: Character?
+  var isExported: Bool
+
+  /// As written, for report entries.
+  var source: String {
+    (variadic.map(String.init) ?? "") + (isExported ? "$" : "") + name + (defaultValue.map { "=\($0.source)" } ?? "")
+  }
+}
+
+/// A dependency: `name` or `(name argument…)`.
+struct JustDependency: Sendable {
+  var name: String
+  var arguments: [JustExpression]
+  /// `*(…)`: one invocation per element of a list argument.
+  var isSpread = false
+
+  /// As written, for report entries.
+  var source: String {
+    arguments.isEmpty && !isSpread
+      ? name : "\(isSpread ? "*" : "")(\(([name] + arguments.map(\.source)).joined(separator: " ")))"
+  }
+}
+
+/// One line of a recipe body, without the recipe's indentation ("" for a blank line).
+struct JustBodyLine: Sendable {
+  var text: String
+  var line: Int
+}
+
+struct JustRecipe: Sendable {
+  var name: String
+  var line: Int
+  var attributes: [JustAttribute]
+  /// The comment line right above the recipe (its doc comment).
+  var comment: String?
+  var parameters: [JustParameter]
+  var dependencies: [JustDependency]
+  /// The dependencies after `&&`, run after the recipe.
+  var subsequent: [JustDependency]
+  var body: [JustBodyLine]
+  /// The header line as written.
+  var header: String
+}
+
+/// An item left out, with the report entry it gets.
+struct JustSkipped: Sendable {
+  var line: Int
+  var construct: String
+  var reason: String
+}
+
+/// Reads a justfile's text into a `Justfile`: recipes with their bodies, settings,
+/// assignments, aliases. Lines it cannot read become `skipped` items; `problems` holds the
+/// syntax errors met.
+struct JustfileParser {
+  let characters: [Character]
+  /// The offset where each line starts.
+  let lineStarts: [Int]
+  var justfile = Justfile()
+  var problems: [(line: Int, message: String)] = []
+
+  init(text: String) {
+    characters = Array(text.replacing("\r\n", with: "\n"))
+    var starts = [0]
+    for (offset, character) in characters.enumerated() where character == "\n" { starts.append(offset + 1) }
+    lineStarts = starts
+  }
+
+  /// The text of line `index` (0-based), without its line break.
+  func lineText(_ index: Int) -> String {
+    let end = index + 1 < lineStarts.count ? lineStarts[index + 1] - 1 : characters.count
+    return String(characters[lineStarts[index]..<max(lineStarts[index], end)])
+  }
+
+  /// The 0-based line that holds `offset`.
+  func lineIndex(of offset: Int) -> Int {
+    var low = 0
+    var high = lineStarts.count - 1
+    while low < high {
+      let middle = (low + high + 1) / 2
+      if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
+    }
+    return low
+  }
+
+  /// Reads every item.
+  mutating func parse() -> Justfile {
+    var index = 0
+    var comment: String?
+    var attributes: [JustAttribute] = []
+    while index < lineStarts.count {
+      let text = lineText(index)
+      let trimmed = text.drop { $0 == " " || $0 == "\t" }
+      if trimmed.isEmpty {
+        comment = nil
+        index += 1
+      } else if text.first == " " || text.first == "\t" {
+        skip(index, "an indented line outside a recipe", "just reads it as no item: it is left out")
+        index += 1
+      } else if text.hasPrefix("#") {
+        if !(index == 0 && text.hasPrefix("#!")) { comment = String(text.dropFirst().drop { $0 == " " }) }
+        index += 1
+      } else if text.hasPrefix("[") {
+        attributes += self.attributes(index)
+        index += 1
+      } else {
+        index = item(at: index, comment: comment, attributes: attributes)
+        comment = nil
+        attributes = []
+      }
+    }
+    return justfile
+  }
+
+  /// Records an item left out, on line `index`.
+  mutating func skip(_ index: Int, _ construct: String, _ reason: String) {
+    justfile.skipped.append(JustSkipped(line: index + 1, construct: construct, reason: reason))
+  }
+
+  /// Records a syntax error on line `index` and skips the item.
+  mutating func problem(_ index: Int, _ error: JustSyntaxError) {
+    let line = lineIndex(of: error.offset) + 1
+    problems.append((line, error.message))
+    let text = lineText(index)
+    skip(
+      index, text.count > 60 ? String(text.prefix(57)) + "…" : text, "could not be read (\(error.message)): left out")
+  }
+
+  /// The index of the first line after the end of the item the scanner ends on, checking that
+  /// only blanks and a comment follow it on that line.
+  func lineAfter(_ scanner: JustScanner) throws(JustSyntaxError) -> Int {
+    var scanner = scanner
+    scanner.skipBlanks()
+    if scanner.current == "#" {
+      while let character = scanner.current, character != "\n" { scanner.position += 1 }
+    }
+    guard scanner.atEnd || scanner.current == "\n" else {
+      throw scanner.error("unexpected '\(scanner.current.map(String.init) ?? "")'")
+    }
+    return lineIndex(of: scanner.position) + 1
+  }
+
+  // MARK: Items
+
+  /// Reads the item starting on line `index`; returns the line after it.
+  mutating func item(at index: Int, comment: String?, attributes: [JustAttribute]) -> Int {
+    var scanner = JustScanner(characters, at: lineStarts[index])
+    do throws(JustSyntaxError) {
+      if let next = try keywordItem(&scanner, index: index, attributes: attributes) { return next }
+      scanner.position = lineStarts[index]
+      let quiet = scanner.accept("@")
+      guard let name = scanner.name() else { throw scanner.error("expected a recipe, a setting or a variable") }
+      scanner.skipBlanks()
+      if !quiet, scanner.looks(at: ":=") || (scanner.looks(at: "=") && !scanner.looks(at: "==")) {
+        scanner.position += scanner.looks(at: ":=") ? 2 : 1
+        return try assignment(&scanner, name: name, exported: false, index: index, attributes: attributes)
+      }
+      if !quiet, scanner.looks(at: "(") {
+        skip(index, "\(name)(…)", "runner has no user-defined functions: compute the value in the commands")
+        return skipBody(after: index)
+      }
+      return try recipe(&scanner, name: name, index: index, comment: comment, attributes: attributes)
+    } catch {
+      problem(index, error)
+      return skipBody(after: index)
+    }
+  }
+
+  /// The line after `index` and the indented lines that follow it.
+  func skipBody(after index: Int) -> Int {
+    var next = index + 1
+    while next < lineStarts.count {
+      let text = lineText(next)
+      guard text.isEmpty || text.first == " " || text.first == "\t" else { break }
+      next += 1
+    }
+    return next
+  }
+
+  /// `set`, `alias`, `export`, `unexport`, `import` and `mod` items; nil when the line is
+  /// none of them (a recipe may be named like a keyword).
+  mutating func keywordItem(_ scanner: inout JustScanner, index: Int, attributes: [JustAttribute])
+    throws(JustSyntaxError) -> Int?
+  {
+    guard let keyword = scanner.name() else { return nil }
+    let afterKeyword = scanner.position
+    scanner.skipBlanks()
+    let optional = (keyword == "import" || keyword == "mod") && scanner.accept("?")
+    if optional { scanner.skipBlanks() }
+    guard scanner.position > afterKeyword || optional else { return nil }
+    switch keyword {
+    case "set":
+      guard let name = scanner.name() else { return nil }
+      return try setting(&scanner, name: name, index: index, attributes: attributes)
+    case "alias", "export":
+      guard let name = scanner.name() else { return nil }
+      scanner.skipBlanks()
+      if keyword == "export",
+        scanner.accept(":=") || (scanner.looks(at: "=") && !scanner.looks(at: "==") && scanner.accept("="))
+      {
+        return try assignment(&scanner, name: name, exported: true, index: index, attributes: attributes)
+      }
+      guard keyword == "alias", scanner.accept(":=") else { return nil }
+      scanner.skipBlanks()
+      let start = scanner.position
+      guard scanner.name() != nil else { throw scanner.error("expected the recipe an alias names") }
+      while scanner.accept("::") { _ = scanner.name() }
+      let target = scanner.text(from: start)
+      let next = try lineAfter(scanner)
+      justfile.aliases.append(
+        JustAlias(name: name, target: target, attributes: attributes, line: index + 1, source: lineText(index)))
+      return next
+    case "unexport":
+      guard let name = scanner.name() else { return nil }
+      let next = try lineAfter(scanner)
+      skip(
+        index, "unexport \(name)", "runner cannot remove a variable from the environment: unset \(name) in the commands"
+      )
+      return next
+    case "import":
+      guard scanner.current == "'" || scanner.current == "\"" else { return nil }
+      let file = try scanner.string()
+      guard let next = try? lineAfter(scanner) else { return nil }
+      skip(
+        index, lineText(index),
+        "import \(file) with runner import too, and add it to 'includes:'"
+          + (optional ? " with optional: true" : "") + " (its tasks then get a namespace)")
+      return next
+    case "mod":
+      guard let name = scanner.name() else { return nil }
+      scanner.skipBlanks()
+      let file = scanner.current == "'" || scanner.current == "\"" ? try scanner.string() : nil
+      guard let next = try? lineAfter(scanner) else { return nil }
+      let path = file ?? "\(name).just (or \(name)/justfile)"
+      skip(
+        index, lineText(index),
+        "import \(path) with runner import too, and add it as 'includes: { \(name): "
+          + (optional ? "{ path: …, optional: true }" : "…") + " }' (its tasks become \(name):NAME)")
+      return next
+    default:
+      return nil
+    }
+  }
+
+  /// `set name`, `set name := value`.
+  mutating func setting(_ scanner: inout JustScanner, name: String, index: Int, attributes: [JustAttribute])
+    throws(JustSyntaxError) -> Int
+  {
+    scanner.skipBlanks()
+    var value = JustSetting.Value.boolean(true)
+    if scanner.accept(":=") {
+      scanner.skipBlanks()
+      if scanner.looks(atKeyword: "true") || scanner.looks(atKeyword: "false") {
+        value = .boolean(scanner.name() == "true")
+      } else if scanner.current == "[" {
+        value = .list(try stringList(&scanner))
+      } else {
+        value = .expression(try scanner.expression())
+      }
+    }
+    let next = try lineAfter(scanner)
+    if appliesHere(attributes, index) {
+      justfile.settings.append(JustSetting(name: name, value: value, line: index + 1, source: lineText(index)))
+    }
+    return next
+  }
+
+  /// False (and the item reported) for a setting or variable that an OS attribute keeps to
+  /// other systems than Linux (`[windows] set shell := …`): runner's file holds one value.
+  mutating func appliesHere(_ attributes: [JustAttribute], _ index: Int) -> Bool {
+    let systems = attributes.map(\.name).filter { JustfileConversion.systemAttributes[$0] != nil }
+    guard !systems.isEmpty, !systems.contains("linux"), !systems.contains("unix") else { return true }
+    skip(
+      index, lineText(index),
+      "it is for \(systems.joined(separator: ", ")) only, and runner's file holds one value: the one for Linux is kept")
+    return false
+  }
+
+  /// `[expression, …]`
+  func stringList(_ scanner: inout JustScanner) throws(JustSyntaxError) -> [JustExpression] {
+    scanner.position += 1
+    scanner.depth += 1
+    scanner.skipBlanks()
+    var items: [JustExpression] = []
+    while !scanner.accept("]") {
+      guard !scanner.atEnd else { throw scanner.error("expected ']'") }
+      items.append(try scanner.expression())
+      scanner.skipBlanks()
+      if scanner.accept(",") {
+        scanner.skipBlanks()
+      } else if !scanner.looks(at: "]") {
+        throw scanner.error("expected ','")
+      }
+    }
+    scanner.depth -= 1
+    return items
+  }
+
+  /// The value after `name :=`.
+  mutating func assignment(
+    _ scanner: inout JustScanner, name: String, exported: Bool, index: Int, attributes: [JustAttribute]
+  ) throws(JustSyntaxError) -> Int {
+    scanner.skipBlanks()
+    let expression = try scanner.expression()
+    let next = try lineAfter(scanner)
+    guard appliesHere(attributes, index) else { return next }
+    justfile.assignments.append(
+      JustAssignment(name: name, expression: expression, isExported: exported, line: index + 1, source: lineText(index))
+    )
+    return next
+  }
+
+  /// `[name, name('a'), name: 'a']` on line `index`.
+  mutating func attributes(_ index: Int) -> [JustAttribute] {
+    var scanner = JustScanner(characters, at: lineStarts[index] + 1)
+    var result: [JustAttribute] = []
+    do throws(JustSyntaxError) {
+      while true {
+        scanner.skipBlanks()
+        guard let name = scanner.name() else { throw scanner.error("expected an attribute name") }
+        var arguments: [JustExpression] = []
+        scanner.skipBlanks()
+        if scanner.looks(at: "(") {
+          arguments = try scanner.sequence()
+        } else if scanner.accept(":") {
+          scanner.skipBlanks()
+          arguments = [try scanner.expression()]
+        }
+        result.append(JustAttribute(name: name, arguments: arguments, line: index + 1))
+        scanner.skipBlanks()
+        if scanner.accept("]") { break }
+        guard scanner.accept(",") else { throw scanner.error("expected ',' or ']'") }
+      }
+      _ = try lineAfter(scanner)
+    } catch {
+      problem(index, error)
+    }
+    return result
+  }
+
+  // MARK: Recipes
+
+  /// A recipe: the header from the scanner (after its name), then the indented body.
+  mutating func recipe(
+    _ scanner: inout JustScanner, name: String, index: Int, comment: String?, attributes: [JustAttribute]
+  ) throws(JustSyntaxError) -> Int {
+    var parameters: [JustParameter] = []
+    while true {
+      scanner.skipBlanks()
+      guard let parameter = try parameter(&scanner) else { break }
+      parameters.append(parameter)
+    }
+    guard scanner.accept(":") else { throw scanner.error("expected ':' after the recipe's parameters") }
+    var dependencies: [JustDependency] = []
+    var subsequent: [JustDependency] = []
+    var afterAnd = false
+    while true {
+      scanner.skipBlanks()
+      if scanner.accept("&&") {
+        afterAnd = true
+        continue
+      }
+      guard let dependency = try dependency(&scanner) else { break }
+      if afterAnd { subsequent.append(dependency) } else { dependencies.append(dependency) }
+    }
+    let next = try lineAfter(scanner)
+    let header = (index..<next).map(lineText).joined(separator: "\n")
+    let (body, end) = body(from: next)
+    justfile.recipes.append(
+      JustRecipe(
+        name: name, line: index + 1, attributes: attributes, comment: comment, parameters: parameters,
+        dependencies: dependencies, subsequent: subsequent, body: body, header: header))
+    return end
+  }
+
+  /// `'$'? NAME ('=' value)?` or `('+' | '*') '$'? NAME ('=' value)?`; nil at the `:`.
+  func parameter(_ scanner: inout JustScanner) throws(JustSyntaxError) -> JustParameter? {
+    var variadic: Character?
+    if let character = scanner.current, character == "+" || character == "*" {
+      variadic = character
+      scanner.position += 1
+    }
+    let exported = scanner.accept("$")
+    guard let name = scanner.name() else {
+      if variadic != nil || exported { throw scanner.error("expected a parameter name") }
+      return nil
+    }
+    scanner.skipBlanks()
+    var defaultValue: JustExpression?
+    if scanner.accept("=") {
+      scanner.skipBlanks()
+      defaultValue = try scanner.value()
+    }
+    return JustParameter(name: name, defaultValue: defaultValue, variadic: variadic, isExported: exported)
+  }
+
+  /// `NAME ('::' NAME)*` or `'*'? '(' target argument* ')'`; nil at the end of the line.
+  func dependency(_ scanner: inout JustScanner) throws(JustSyntaxError) -> JustDependency? {
+    let spread = scanner.looks(at: "*(") && scanner.accept("*")
+    if scanner.accept("(") {
+      scanner.depth += 1
+      scanner.skipBlanks()
+      guard let name = target(&scanner) else { throw scanner.error("expected a recipe name") }
+      var arguments: [JustExpression] = []
+      scanner.skipBlanks()
+      while !scanner.accept(")") {
+        guard !scanner.atEnd else { throw scanner.error("expected ')'") }
+        if scanner.accept("*") {
+          arguments.append(.other("*" + (try scanner.value()).source))
+        } else {
+          arguments.append(try scanner.expression())
+        }
+        scanner.skipBlanks()
+      }
+      scanner.depth -= 1
+      return JustDependency(name: name, arguments: arguments, isSpread: spread)
+    }
+    guard let name = target(&scanner) else { return nil }
+    return JustDependency(name: name, arguments: [])
+  }
+
+  /// `NAME ('::' NAME)*`
+  func target(_ scanner: inout JustScanner) -> String? {
+    let start = scanner.position
+    guard scanner.name() != nil else { return nil }
+    while scanner.looks(at: "::") {
+      scanner.position += 2
+      _ = scanner.name()
+    }
+    return scanner.text(from: start)
+  }
+
+  /// The body starting on line `index`: the blank and indented lines, without the indentation
+  /// of the first one; trailing blank lines are not part of it. Returns the line after it.
+  func body(from index: Int) -> ([JustBodyLine], Int) {
+    var lines: [JustBodyLine] = []
+    var indentation: Substring?
+    var next = index
+    while next < lineStarts.count {
+      let text = lineText(next)
+      let isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
+      guard isBlank || text.first == " " || text.first == "\t" else { break }
+      if isBlank {
+        lines.append(JustBodyLine(text: "", line: next + 1))
+      } else {
+        let prefix = indentation ?? text.prefix { $0 == " " || $0 == "\t" }
+        indentation = prefix
+        let stripped = text.hasPrefix(prefix) ? text.dropFirst(prefix.count) : text.drop { $0 == " " || $0 == "\t" }
+        lines.append(JustBodyLine(text: String(stripped), line: next + 1))
+      }
+      next += 1
+    }
+    while lines.last?.text.isEmpty == true { lines.removeLast() }
+    return (lines, next)
+  }
+}

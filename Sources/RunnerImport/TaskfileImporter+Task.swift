@@ -1,0 +1,235 @@
+import RunnerModel
+
+extension TaskfileImporter {
+  /// One task (and one more for each alias).
+  func task(_ entry: YAMLEntry, _ context: Context, _ report: inout ImportReport) -> [ImportedTask] {
+    var task = ImportedTask(name: entry.name)
+    var state = TaskState()
+    switch entry.value.kind {
+    case .scalar(let command, _):
+      task.commands = [.shell(convertCommand(command, line: entry.value.location.line, context, &state, &report))]
+    case .sequence(let items):
+      task.commands = items.flatMap { commands($0, context, &state, &report) }
+    case .mapping(let fields):
+      for field in fields { apply(field, to: &task, context, &state, &report) }
+    }
+    // Vars callers pass that the task does not define become params it takes.
+    for name in context.passedVars[entry.name] ?? [] where !task.params.contains(where: { $0.name == name }) {
+      task.params.append(ImportedParam(name: name, defaultValue: ""))
+    }
+    if state.ignoreErrors {
+      task.commands = task.commands.map {
+        if case .shell(let script) = $0 { return .shell(script + " || true") }
+        return $0
+      }
+    }
+    task.commands = state.preconditions + task.commands + state.deferred
+    if state.usesArguments, !task.commands.isEmpty {
+      report.approximate(
+        "{{.CLI_ARGS}}", at: state.argumentsLine,
+        "the words after -- reach the task as \"$@\" (runner \(task.name) -- ARGS); they are arguments, not shell text")
+    }
+    var result = [task]
+    for alias in state.aliases {
+      var extra = ImportedTask(name: alias.name)
+      extra.dependencies = [ImportedDependency(task.name)]
+      extra.description = "Alias of \(task.name)"
+      result.append(extra)
+      report.approximate(
+        "aliases: \(alias.name)", at: alias.line,
+        "an alias is a task that depends on '\(task.name)' (no params or arguments pass through)")
+    }
+    return result
+  }
+
+  struct TaskState {
+    var preconditions: [ImportedCommand] = []
+    var deferred: [ImportedCommand] = []
+    var aliases: [(name: String, line: Int)] = []
+    var ignoreErrors = false
+    var usesArguments = false
+    var argumentsLine = 0
+    /// Commands and calls so far: a call after any of them may run before them.
+    var commandsSoFar = 0
+  }
+
+  func apply(
+    _ field: YAMLEntry, to task: inout ImportedTask, _ context: Context, _ state: inout TaskState,
+    _ report: inout ImportReport
+  ) {
+    let line = field.key.location.line
+    let value = field.value
+    switch field.name {
+    case "desc": task.description = value.scalar
+    case "summary":
+      if let text = value.scalar {
+        task.comments += text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while task.comments.last?.isEmpty == true { task.comments.removeLast() }
+        if task.description == nil { task.description = task.comments.first }
+        report.approximate("summary", at: line, "kept as comments above the task; runner shows its desc")
+      }
+    case "cmds":
+      if case .sequence(let items) = value.kind {
+        task.commands = items.flatMap { commands($0, context, &state, &report) }
+      } else {
+        task.commands = commands(value, context, &state, &report)
+      }
+    case "cmd": task.commands = commands(value, context, &state, &report)
+    case "deps": task.dependencies = dependencies(value, &report)
+    case "vars": task.params += taskVars(value, &report)
+    case "env": task.environment += environment(value, &report)
+    case "dotenv": task.dotenv = dotenv(value, &report)
+    case "dir": task.directory = value.scalar.map { convertPath($0, line: line, &report) }
+    case "sources": task.sources = globs(value, key: "sources", &report)
+    case "generates": task.outputs = globs(value, key: "generates", &report)
+    case "status": task.condition = status(value, &report)
+    case "preconditions": state.preconditions = preconditions(value, context, &state, &report)
+    case "requires": task.params += requires(value, &report)
+    case "if":
+      if let condition = value.scalar {
+        task.condition = convertCommand(condition, line: line, context, &state, &report)
+      }
+    case "internal": task.isInternal = value.scalar == "true"
+    case "interactive": task.isInteractive = value.scalar == "true"
+    case "ignore_error": state.ignoreErrors = value.scalar == "true"
+    case "aliases":
+      if case .sequence(let items) = value.kind {
+        state.aliases = items.compactMap { item in item.scalar.map { ($0, item.location.line) } }
+      }
+    case "platforms": task.condition = platforms(value)
+    case "run":
+      if value.scalar != "once" {
+        report.approximate(
+          "run: \(value.scalar ?? "…")", at: line,
+          "runner runs a task (with the same params) once per run, as run: once")
+      }
+    case "method":
+      if value.scalar != "checksum" {
+        report.approximate(
+          "method: \(value.scalar ?? "…")", at: line, "runner compares the sources' contents, as method: checksum")
+      }
+    case "silent", "label", "summary_only": break
+    case "prompt":
+      report.notCarried("prompt", at: line, "runner asks nothing before a task: use a required param (confirm=yes)")
+    case "prefix":
+      report.approximate("prefix", at: line, "runner prefixes each line with the task's name")
+    default:
+      report.notCarried(field.name, at: line, "go-task's '\(field.name)' has no equivalent in runner")
+    }
+  }
+
+  /// A task's own `vars`: static ones become its params (a caller's `vars` set them).
+  func taskVars(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedParam] {
+    guard case .mapping(let entries) = node.kind else { return [] }
+    var params: [ImportedParam] = []
+    for entry in entries {
+      let line = entry.key.location.line
+      if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
+        params.append(ImportedParam(name: entry.name, defaultValue: convertValue(value, line: line, &report)))
+      } else {
+        report.notCarried(
+          "vars: \(entry.name)", at: line,
+          "a task's command-valued var has no equivalent: compute it in the commands")
+      }
+    }
+    return params
+  }
+
+  func dependencies(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedDependency] {
+    guard case .sequence(let items) = node.kind else { return [] }
+    return items.compactMap { item in
+      if let name = item.scalar { return ImportedDependency(name) }
+      guard case .mapping(let fields) = item.kind, let name = fields.first(where: { $0.name == "task" })?.value.scalar
+      else {
+        report.notCarried("deps: …", at: item.location.line, "only task names and {task, vars} are imported")
+        return nil
+      }
+      return ImportedDependency(name, with: passed(fields, &report))
+    }
+  }
+
+  /// A call's `vars` as `with:` values.
+  func passed(_ fields: [YAMLEntry], _ report: inout ImportReport) -> [(name: String, value: String)] {
+    guard let vars = fields.first(where: { $0.name == "vars" })?.value, case .mapping(let entries) = vars.kind else {
+      return []
+    }
+    return entries.compactMap { entry in
+      guard let value = entry.value.scalar else {
+        report.notCarried("vars: \(entry.name)", at: entry.key.location.line, "only string values are passed")
+        return nil
+      }
+      return (entry.name, convertWithValue(value, line: entry.key.location.line, &report))
+    }
+  }
+
+  func globs(_ node: YAMLNode, key: String, _ report: inout ImportReport) -> [String] {
+    let items: [YAMLNode]
+    if case .sequence(let list) = node.kind { items = list } else { items = [node] }
+    return items.compactMap { item in
+      if let glob = item.scalar {
+        return convertPath(glob.hasPrefix("./") ? String(glob.dropFirst(2)) : glob, line: item.location.line, &report)
+      }
+      report.notCarried("\(key): exclude", at: item.location.line, "runner's globs have no exclusions")
+      return nil
+    }
+  }
+
+  /// `status`: up to date when every command succeeds → runs `if` any fails.
+  func status(_ node: YAMLNode, _ report: inout ImportReport) -> String? {
+    guard case .sequence(let items) = node.kind, let first = items.first else { return nil }
+    let checks = items.compactMap(\.scalar)
+    report.approximate(
+      "status", at: first.location.line,
+      "an if: that skips the task when every status command succeeds; a skipped task is not 'up to date' "
+        + "(consider sources and outputs)")
+    return "! { " + checks.joined(separator: " && ") + "; }"
+  }
+
+  /// `preconditions`: commands run first, failing the task with the message.
+  func preconditions(
+    _ node: YAMLNode, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport
+  ) -> [ImportedCommand] {
+    guard case .sequence(let items) = node.kind else { return [] }
+    return items.compactMap { item in
+      var check = item.scalar
+      var message: String?
+      if case .mapping(let fields) = item.kind {
+        check = fields.first { $0.name == "sh" }?.value.scalar
+        message = fields.first { $0.name == "msg" }?.value.scalar
+      }
+      guard let check else { return nil }
+      let converted = convertCommand(check, line: item.location.line, context, &state, &report)
+      let said = message ?? "precondition failed: \(check)"
+      return .shell("\(converted) || { echo \(TasksFileWriter.shellQuoted(said)) >&2; exit 1; }")
+    }
+  }
+
+  /// `requires: {vars: [...]}`: required params (an `enum` becomes its choices' desc).
+  func requires(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedParam] {
+    guard case .mapping(let fields) = node.kind, let vars = fields.first(where: { $0.name == "vars" })?.value,
+      case .sequence(let items) = vars.kind
+    else { return [] }
+    return items.compactMap { item in
+      if let name = item.scalar { return ImportedParam(name: name, required: true) }
+      if case .mapping(let entry) = item.kind, let name = entry.first(where: { $0.name == "name" })?.value.scalar {
+        report.approximate("requires: \(name): enum", at: item.location.line, "the allowed values are not checked")
+        return ImportedParam(name: name, required: true)
+      }
+      return nil
+    }
+  }
+
+  /// `platforms: [linux, darwin/arm64]` → a runner.os / runner.arch condition.
+  func platforms(_ node: YAMLNode) -> String? {
+    guard case .sequence(let items) = node.kind else { return nil }
+    let arches = ["amd64": "x86_64", "arm64": "aarch64", "386": "i686", "arm": "armv7l"]
+    let terms = items.compactMap(\.scalar).map { platform -> String in
+      let parts = platform.split(separator: "/").map(String.init)
+      var checks: [String] = []
+      if let os = parts.first, arches[os] == nil { checks.append("runner.os == '\(os)'") }
+      if let arch = parts.last.flatMap({ arches[$0] }) { checks.append("runner.arch == '\(arch)'") }
+      return checks.count == 1 ? checks[0] : "(" + checks.joined(separator: " && ") + ")"
+    }
+    return terms.isEmpty ? nil : "${{ " + terms.joined(separator: " || ") + " }}"
+  }
+}

@@ -1,0 +1,205 @@
+import RunnerModel
+
+/// go-task's Taskfile (v3) → runner's format (docs/import.md lists each construct).
+///
+/// Global `vars` become file params (so `runner build NAME=value` sets them, as
+/// `task build NAME=value` does), a task's own `vars` and the vars its callers pass become its
+/// params, and `{{.NAME}}` becomes `${NAME}`: params are in every task's environment.
+struct TaskfileImporter {
+  let path: String
+
+  /// What the whole file tells each task's conversion.
+  struct Context {
+    /// Variables whose value is a command (`sh:`), by name: `{{.NAME}}` becomes `$(command)`.
+    var commandVars: [String: String] = [:]
+    /// For each task, the vars callers pass it (`task:` with `vars:`), which become its params.
+    var passedVars: [String: [String]] = [:]
+  }
+
+  func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
+    var report = ImportReport(file: path)
+    let root: YAMLNode
+    do {
+      guard let parsed = try YAMLParser(file: path).parse(Array(text.utf8)) else {
+        throw ImportError(file: path, line: nil, "the file is empty")
+      }
+      root = parsed
+    } catch let error as ImportError {
+      throw error
+    } catch {
+      throw ImportError(file: path, line: nil, "\(error)")
+    }
+    guard case .mapping(let entries) = root.kind else {
+      throw ImportError(file: path, line: root.location.line, "a Taskfile is a mapping with 'version' and 'tasks'")
+    }
+    var file = ImportedFile()
+    file.header = ["Imported from \(path) (go-task) by runner import."]
+    var context = Context()
+    let tasksNode = entries.first { $0.name == "tasks" }?.value
+    if let tasksNode { context.passedVars = passedVars(tasksNode) }
+    for entry in entries {
+      let line = entry.key.location.line
+      switch entry.name {
+      case "version":
+        if let version = entry.value.scalar, !version.hasPrefix("3") {
+          report.approximate("version: \(version)", at: line, "read as version 3, the only one runner imports")
+        }
+      case "vars": file.params += globalVars(entry.value, &context, &report)
+      case "env": file.environment += environment(entry.value, &report)
+      case "dotenv": file.dotenv = dotenv(entry.value, &report)
+      case "includes": file.includes = includes(entry.value, &report)
+      case "tasks": break
+      case "output":
+        if entry.value.scalar != "prefixed" {
+          report.approximate(
+            "output: \(entry.value.scalar ?? "…")", at: line,
+            "runner prefixes each line with its task; --output grouped holds a task's lines until it ends")
+        }
+      case "silent", "run", "method": break
+      case "set", "shopt":
+        report.approximate(
+          "\(entry.name): …", at: line, "runner runs scripts with 'sh -e -c' (shell: bash for bash options)")
+      default:
+        report.notCarried(entry.name, at: line, "go-task's '\(entry.name)' has no equivalent in runner")
+      }
+    }
+    if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
+      for entry in tasks {
+        file.tasks += task(entry, context, &report)
+      }
+    } else {
+      throw ImportError(file: path, line: root.location.line, "the Taskfile has no 'tasks' mapping")
+    }
+    return (file, report)
+  }
+
+  /// The vars each task is called with, by task name, in first-seen order.
+  func passedVars(_ tasks: YAMLNode) -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    func visit(_ node: YAMLNode) {
+      switch node.kind {
+      case .mapping(let entries):
+        if let task = entries.first(where: { $0.name == "task" })?.value.scalar,
+          let vars = entries.first(where: { $0.name == "vars" })?.value, case .mapping(let passed) = vars.kind
+        {
+          for name in passed.map(\.name) where !(result[task] ?? []).contains(name) {
+            result[task, default: []].append(name)
+          }
+        }
+        for entry in entries { visit(entry.value) }
+      case .sequence(let items): items.forEach(visit)
+      case .scalar: break
+      }
+    }
+    visit(tasks)
+    return result
+  }
+
+  /// Global `vars`: static ones become file params; `sh:` ones are run where they are used.
+  func globalVars(_ node: YAMLNode, _ context: inout Context, _ report: inout ImportReport) -> [ImportedParam] {
+    guard case .mapping(let entries) = node.kind else { return [] }
+    var params: [ImportedParam] = []
+    for entry in entries {
+      let line = entry.key.location.line
+      if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
+        params.append(ImportedParam(name: entry.name, defaultValue: convertValue(value, line: line, &report)))
+      } else if let command = shellOf(entry.value) {
+        context.commandVars[entry.name] = command
+        report.approximate(
+          "vars: \(entry.name): {sh: …}", at: line,
+          "runner has no command-valued variables: each {{.\(entry.name)}} runs '\(command)' where it is used")
+      } else {
+        report.notCarried("vars: \(entry.name)", at: line, "only strings and sh: are imported")
+      }
+    }
+    return params
+  }
+
+  func shellOf(_ node: YAMLNode) -> String? {
+    guard case .mapping(let entries) = node.kind, entries.count == 1, entries[0].name == "sh" else { return nil }
+    return entries[0].value.scalar
+  }
+
+  /// `env`: static values; `sh:` values are reported.
+  func environment(_ node: YAMLNode, _ report: inout ImportReport) -> [(name: String, value: String)] {
+    guard case .mapping(let entries) = node.kind else { return [] }
+    var result: [(name: String, value: String)] = []
+    for entry in entries {
+      let line = entry.key.location.line
+      if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
+        result.append((entry.name, convertValue(value, line: line, &report)))
+      } else {
+        report.notCarried(
+          "env: \(entry.name)", at: line,
+          "runner's env values are strings: compute it in the commands, or in a task that writes $RUNNER_OUTPUT")
+      }
+    }
+    return result
+  }
+
+  /// go-task skips a dotenv file that does not exist: optional in runner.
+  func dotenv(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedPath] {
+    let items: [YAMLNode]
+    if case .sequence(let list) = node.kind { items = list } else { items = [node] }
+    return items.compactMap { item in
+      guard let path = item.scalar else { return nil }
+      if path.contains("{{") {
+        report.notCarried("dotenv: \(path)", at: item.location.line, "a path with a template cannot be read as written")
+        return nil
+      }
+      return ImportedPath(path, optional: true)
+    }
+  }
+
+  func includes(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedInclude] {
+    guard case .mapping(let entries) = node.kind else { return [] }
+    var result: [ImportedInclude] = []
+    for entry in entries {
+      let line = entry.key.location.line
+      var taskfile: String?
+      var optional = false
+      if let written = entry.value.scalar {
+        taskfile = written
+      } else if case .mapping(let fields) = entry.value.kind {
+        for field in fields {
+          switch field.name {
+          case "taskfile": taskfile = field.value.scalar
+          case "optional": optional = field.value.scalar == "true"
+          case "dir":
+            report.approximate(
+              "includes: \(entry.name): dir", at: field.key.location.line,
+              "an included file's tasks run in its own directory in runner")
+          case "vars":
+            report.notCarried(
+              "includes: \(entry.name): vars", at: field.key.location.line,
+              "an include takes no values in runner: declare them as params of the included file")
+          case "internal", "aliases", "flatten", "excludes", "checksum":
+            report.notCarried(
+              "includes: \(entry.name): \(field.name)", at: field.key.location.line,
+              "runner's includes have no such setting")
+          default: break
+          }
+        }
+      }
+      guard let taskfile else { continue }
+      let target = includedPath(taskfile)
+      report.approximate(
+        "includes: \(entry.name)", at: line,
+        "import the included file too: runner import \(target.source) -o \(target.path)")
+      result.append(ImportedInclude(namespace: entry.name, path: target.path, optional: optional))
+    }
+    return result
+  }
+
+  /// An include's Taskfile (a directory means its Taskfile.yml) and the tasks.yml beside it.
+  func includedPath(_ written: String) -> (source: String, path: String) {
+    var path = written.hasPrefix("./") ? String(written.dropFirst(2)) : written
+    if path.hasSuffix("/") { path.removeLast() }
+    let lowered = path.lowercased()
+    if lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml") {
+      let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
+      return (path, directory + "tasks.yml")
+    }
+    return (path + "/Taskfile.yml", path + "/tasks.yml")
+  }
+}

@@ -1,0 +1,176 @@
+/// Writes an `ImportedFile` as runner's YAML: keys in a fixed order, every string quoted only
+/// where YAML would read it otherwise, scripts of several lines as block scalars.
+package struct TasksFileWriter {
+  package init() {}
+
+  package func write(_ file: ImportedFile) -> String {
+    var out = ""
+    for line in file.header { out += line.isEmpty ? "#\n" : "# \(line)\n" }
+    if !file.header.isEmpty { out += "\n" }
+    if !file.defaultTargets.isEmpty { out += "default: \(flow(file.defaultTargets))\n" }
+    if let shell = file.shell { out += "shell: \(Self.scalar(shell))\n" }
+    if !file.includes.isEmpty {
+      out += "includes:\n"
+      for include in file.includes {
+        let path =
+          include.optional
+          ? "{ path: \(Self.scalar(include.path)), optional: true }" : Self.scalar(include.path)
+        out += "  \(Self.scalar(include.namespace)): \(path)\n"
+      }
+    }
+    if !file.dotenv.isEmpty { out += "dotenv: \(paths(file.dotenv))\n" }
+    out += params(file.params, indent: "")
+    out += mapping("env", file.environment, indent: "")
+    if !out.isEmpty, !out.hasSuffix("\n\n") { out += "\n" }
+    out += "tasks:\n"
+    for (index, task) in file.tasks.enumerated() {
+      if index > 0 { out += "\n" }
+      out += write(task)
+    }
+    return out
+  }
+
+  func write(_ task: ImportedTask) -> String {
+    var out = ""
+    for line in task.comments { out += "  # \(line)\n" }
+    out += "  \(Self.scalar(task.name)):\n"
+    let indent = "    "
+    if let description = task.description { out += "\(indent)desc: \(Self.scalar(description))\n" }
+    out += params(task.params, indent: indent)
+    if !task.dependencies.isEmpty {
+      if task.dependencies.allSatisfy({ $0.with.isEmpty }) {
+        out += "\(indent)deps: \(flow(task.dependencies.map(\.name)))\n"
+      } else {
+        out += "\(indent)deps:\n"
+        for dependency in task.dependencies { out += "\(indent)  - \(call(dependency))\n" }
+      }
+    }
+    if !task.dotenv.isEmpty { out += "\(indent)dotenv: \(paths(task.dotenv))\n" }
+    out += mapping("env", task.environment, indent: indent)
+    if let directory = task.directory { out += "\(indent)dir: \(Self.scalar(directory))\n" }
+    if let condition = task.condition { out += "\(indent)if: \(Self.scalar(condition))\n" }
+    if !task.sources.isEmpty { out += "\(indent)sources: \(flow(task.sources))\n" }
+    if !task.outputs.isEmpty { out += "\(indent)outputs: \(flow(task.outputs))\n" }
+    if task.isInternal { out += "\(indent)internal: true\n" }
+    if task.isInteractive { out += "\(indent)interactive: true\n" }
+    if let shell = task.shell { out += "\(indent)shell: \(Self.scalar(shell))\n" }
+    switch task.commands.count {
+    case 0:
+      if task.dependencies.isEmpty { out += "\(indent)run: \"true\"\n" }
+    case 1:
+      if case .shell(let script) = task.commands[0] {
+        out += "\(indent)run: \(Self.scalar(script, blockIndent: indent + "  "))\n"
+        break
+      }
+      fallthrough
+    default:
+      out += "\(indent)run:\n"
+      for command in task.commands {
+        switch command {
+        case .shell(let script): out += "\(indent)  - \(Self.scalar(script, blockIndent: indent + "    "))\n"
+        case .call(let dependency): out += "\(indent)  - \(call(dependency))\n"
+        }
+      }
+    }
+    return out
+  }
+
+  func call(_ dependency: ImportedDependency) -> String {
+    guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name)) }" }
+    let values = dependency.with.map { "\(Self.scalar($0.name)): \(Self.scalar($0.value))" }
+    return "{ task: \(Self.scalar(dependency.name)), with: { \(values.joined(separator: ", ")) } }"
+  }
+
+  func params(_ params: [ImportedParam], indent: String) -> String {
+    guard !params.isEmpty else { return "" }
+    var out = "\(indent)params:\n"
+    for param in params {
+      var fields: [String] = []
+      if let value = param.defaultValue { fields.append("default: \(Self.scalar(value))") }
+      if param.required { fields.append("required: true") }
+      if let description = param.description { fields.append("desc: \(Self.scalar(description))") }
+      if fields.isEmpty { fields.append("default: \"\"") }
+      out += "\(indent)  \(param.name): { \(fields.joined(separator: ", ")) }\n"
+    }
+    return out
+  }
+
+  func mapping(_ key: String, _ entries: [(name: String, value: String)], indent: String) -> String {
+    guard !entries.isEmpty else { return "" }
+    var out = "\(indent)\(key):\n"
+    for entry in entries { out += "\(indent)  \(Self.scalar(entry.name)): \(Self.scalar(entry.value))\n" }
+    return out
+  }
+
+  func paths(_ paths: [ImportedPath]) -> String {
+    let items = paths.map { $0.optional ? "{ path: \(Self.scalar($0.path)), optional: true }" : Self.scalar($0.path) }
+    return items.count == 1 && !paths[0].optional ? items[0] : "[\(items.joined(separator: ", "))]"
+  }
+
+  func flow(_ items: [String]) -> String {
+    "[\(items.map { Self.scalar($0) }.joined(separator: ", "))]"
+  }
+
+  /// `text` as a YAML scalar: plain where YAML reads it back as the same string, a block
+  /// literal (`|-`) for several lines when `blockIndent` is given, else double-quoted.
+  static func scalar(_ text: String, blockIndent: String? = nil) -> String {
+    if let blockIndent, text.contains("\n"), let block = block(text, indent: blockIndent) { return block }
+    if isPlain(text) { return text }
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\t": out += "\\t"
+      case "\r": out += "\\r"
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+          out += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+
+  /// `text` in single quotes for a POSIX shell (`'` written as `'\''`).
+  static func shellQuoted(_ text: String) -> String {
+    "'" + text.replacing("'", with: "'\\''") + "'"
+  }
+
+  static let reserved: Set<String> = [
+    "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
+  ]
+
+  static func isPlain(_ text: String) -> Bool {
+    guard let first = text.first, let last = text.last, !first.isWhitespace, !last.isWhitespace else { return false }
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first) { return false }
+    if reserved.contains(text.lowercased()) || Double(text) != nil || text.hasPrefix("0x") { return false }
+    if text.contains(": ") || text.contains(" #") || text.hasSuffix(":") { return false }
+    // Plain scalars are also written inside flow collections (`[a, b]`, `{ task: … }`).
+    if text.contains(where: { "[]{},".contains($0) }) { return false }
+    if text.contains(where: { $0.isNewline || $0 == "\t" || ($0.asciiValue.map { $0 < 0x20 } ?? false) }) {
+      return false
+    }
+    return true
+  }
+
+  /// A `|-` (or `|`) block of `text`'s lines, or nil where a block cannot hold it exactly
+  /// (a first line that starts with a space, trailing blanks or tabs that YAML would keep or
+  /// lose differently).
+  static func block(_ text: String, indent: String) -> String? {
+    var body = text
+    var chomp = "-"
+    if body.hasSuffix("\n") {
+      body.removeLast()
+      chomp = ""
+      if body.hasSuffix("\n") { return nil }
+    }
+    let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+    if lines.first?.first?.isWhitespace ?? true { return nil }
+    for line in lines where line.last?.isWhitespace == true || line.contains("\r") { return nil }
+    return "|\(chomp)\n" + lines.map { $0.isEmpty ? "" : indent + $0 }.joined(separator: "\n")
+  }
+}

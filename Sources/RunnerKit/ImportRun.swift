@@ -1,0 +1,83 @@
+import Glibc
+import RunnerBasics
+import RunnerCache
+import RunnerImport
+import RunnerModel
+
+/// `runner import FILE [-o OUT] [--force] [--format F]`: writes runner's task file for a
+/// Taskfile, justfile or Makefile and reports on stderr what was not carried over exactly.
+///
+/// Exit codes: 0 the import is exact; 3 it wrote the file and the report has entries; 2 the
+/// file cannot be read or imported, or OUT exists without `--force`.
+public struct ImportRun: Sendable {
+  /// The import wrote the file but the report lists constructs not carried over exactly.
+  public static let reported: Int32 = 3
+
+  public var file: String
+  /// nil: `tasks.yml` beside FILE; `-`: stdout.
+  public var output: String?
+  public var force: Bool
+  public var format: String?
+
+  public init(file: String, output: String?, force: Bool, format: String?) {
+    self.file = file
+    self.output = output
+    self.force = force
+    self.format = format
+  }
+
+  public func run() -> Int32 {
+    let bytes: [UInt8]
+    do { bytes = try FileReader.read(file) } catch { return fail("\(error)") }
+    let text = String(decoding: bytes, as: UTF8.self)
+    let chosen: ImportFormat?
+    if let format {
+      guard let named = ImportFormat(rawValue: format.lowercased()) else {
+        return fail("unknown format '\(format)': use taskfile, justfile or makefile")
+      }
+      chosen = named
+    } else {
+      chosen = ImportFormat.detect(path: file, text: text)
+    }
+    guard let chosen else {
+      return fail("cannot tell what '\(file)' is: name it Taskfile.yml, justfile or Makefile, or give --format")
+    }
+    let converted: (ImportedFile, ImportReport)
+    do {
+      converted = try Importer.convert(path: file, text: text, format: chosen)
+    } catch {
+      return fail("\(error)")
+    }
+    let (imported, report) = converted
+    var yaml = TasksFileWriter().write(imported)
+    if let schema = StarterFile.schemaPath() { yaml = "# yaml-language-server: $schema=\(schema)\n" + yaml }
+    let target = output ?? (file.contains("/") ? TaskFileLocator.parent(of: file) + "/tasks.yml" : "tasks.yml")
+    if target == "-" {
+      Terminal.write(yaml, to: 1)
+    } else {
+      if !force, access(target, F_OK) == 0 { return fail("'\(target)' exists: give --force to overwrite it") }
+      do {
+        try CacheFileSystem.writeAtomically(target, Array(yaml.utf8))
+      } catch {
+        return fail("cannot write '\(target)': \(error)")
+      }
+    }
+    Terminal.write(report.render(), to: 2)
+    let where_ = target == "-" ? "stdout" : "'\(target)'"
+    let tasks = "\(imported.tasks.count) task\(imported.tasks.count == 1 ? "" : "s")"
+    if report.isEmpty {
+      Terminal.write("imported \(file) (\(chosen.rawValue)) into \(where_): \(tasks), every construct exact\n", to: 2)
+      return ExitStatus.success
+    }
+    let count = report.entries.count
+    Terminal.write(
+      "imported \(file) (\(chosen.rawValue)) into \(where_): \(tasks); \(count) construct\(count == 1 ? "" : "s")"
+        + " not carried over exactly (above)\n", to: 2)
+    return Self.reported
+  }
+
+  func fail(_ text: String) -> Int32 {
+    DiagnosticPrinter().print([Diagnostic(.error, text)])
+    return ExitStatus.usage
+  }
+}

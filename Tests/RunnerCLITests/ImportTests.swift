@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// `runner import` through the binary: where it writes, what it refuses, its exit codes, and
+/// that an imported file runs its commands in the order the original tool does (real runs at
+/// -j1 of files whose commands only print, against make, just and go-task when installed).
+@Suite struct ImportTests {
+  static let corpus = BinaryRunner.packageRoot.appendingPathComponent("Tests/RunnerImportTests/Corpus")
+
+  @Test func writesBesideTheFileRefusesToOverwriteAndExitsThreeWithAReport() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("sub/Taskfile.yml", "version: '3'\ntasks:\n  hi:\n    cmds: ['echo {{.CLI_ARGS}}']\n")
+    let first = try project.run("import", "sub/Taskfile.yml")
+    #expect(first.status == 3, "\(first.stderr)")
+    #expect(first.stderr.contains("sub/Taskfile.yml:4: approximate: {{.CLI_ARGS}}"), "\(first.stderr)")
+    #expect(project.read("sub/tasks.yml")?.contains("run: echo \"$@\"") == true)
+    let again = try project.run("import", "sub/Taskfile.yml")
+    #expect(again.status == 2 && again.stderr.contains("exists: give --force"), "\(again.stderr)")
+    #expect(try project.run("import", "sub/Taskfile.yml", "--force").status == 3)
+    let ran = try project.run("sub/tasks.yml", "hi", "--", "a b")
+    #expect(ran.stdout.contains("hi | a b"), "\(ran.stdout)")
+  }
+
+  @Test func anExactImportExitsZeroAndDashWritesToStdout() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Makefile", ".PHONY: hello\nhello:\n\t@echo hello\n")
+    let output = try project.run("import", "Makefile", "-o", "-")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("hello:\n    run: echo hello"), "\(output.stdout)")
+    #expect(project.read("tasks.yml") == nil)
+  }
+
+  @Test func unreadableOrUnknownInputIsAUsageError() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("notes.txt", "hello\n")
+    try project.write("Taskfile.yml", "version: '3'\ntasks: [oops\n")
+    let unknown = try project.run("import", "notes.txt")
+    #expect(unknown.status == 2 && unknown.stderr.contains("cannot tell what 'notes.txt' is"), "\(unknown.stderr)")
+    let missing = try project.run("import", "nope/Makefile")
+    #expect(missing.status == 2, "\(missing.stderr)")
+    let broken = try project.run("import", "Taskfile.yml")
+    #expect(broken.status == 2 && broken.stderr.contains("Taskfile.yml:"), "\(broken.stderr)")
+    let format = try project.run("import", "notes.txt", "--format", "yaml")
+    #expect(format.status == 2 && format.stderr.contains("unknown format 'yaml'"), "\(format.stderr)")
+  }
+
+  /// Every corpus file imports into a task file that loads (`--list`), included files stubbed.
+  @Test(arguments: ((try? FileManager.default.contentsOfDirectory(atPath: corpus.path)) ?? []).sorted())
+  func theCorpusImportsIntoFilesThatLoad(name: String) throws {
+    let source = Self.corpus.appendingPathComponent(name)
+    let input = try #require(
+      ["Taskfile.yml", "justfile", "Makefile"].first {
+        FileManager.default.fileExists(atPath: source.appendingPathComponent($0).path)
+      })
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(input, String(contentsOf: source.appendingPathComponent(input), encoding: .utf8))
+    let imported = try project.run("import", input)
+    #expect(imported.status == 0 || imported.status == 3, "\(imported.stderr)")
+    for line in (project.read("tasks.yml") ?? "").split(separator: "\n") where line.hasPrefix("  ") {
+      // An include's file is imported separately: a stub stands in for it here.
+      let words = line.split(separator: " ")
+      if words.count == 2, words[0].hasSuffix(":"), words[1].hasSuffix("tasks.yml") {
+        try project.write(String(words[1]), "tasks:\n  stub: \"true\"\n")
+      }
+    }
+    let listed = try project.run("--list")
+    #expect(listed.status == 0, "\(listed.stderr)\n\(project.read("tasks.yml") ?? "")")
+  }
+}
