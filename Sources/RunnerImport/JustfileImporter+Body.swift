@@ -132,7 +132,8 @@ extension JustfileConversion {
   mutating func positionalArguments(_ recipe: JustRecipe, _ options: JustRecipeOptions, at line: Int) {
     let named = recipe.parameters.filter { $0.variadic == nil }
     guard options.positionalArguments, !named.isEmpty else { return }
-    let reads = named.map { "${\(Self.variableName($0.name))}" }.joined(separator: ", ")
+    let names = paramNames(of: recipe)
+    let reads = named.map { "${\(names[$0.name] ?? $0.name)}" }.joined(separator: ", ")
     report.approximate(
       settings.positionalArguments ? "set positional-arguments" : "[positional-arguments]", at: line,
       "$1, $@ … are \(recipe.name)'s arguments in just, and the words after `--` in runner "
@@ -152,14 +153,19 @@ extension JustfileConversion {
   }
 
   /// What one `{{expression}}` becomes where it stands, or nil (reported) to leave it as written.
-  mutating func interpolation(of interpolation: JustInterpolation, at lines: [Int], _ scope: JustScope) -> String? {
+  mutating func interpolation(of interpolation: JustInterpolation, at lines: [Int], _ scope: JustScope)
+    -> JustReplacement?
+  {
     let line = lines[min(interpolation.lineOffset, lines.count - 1)]
     var notes: [String] = []
     do throws(JustValueProblem) {
       let pieces = try pieces(interpolation.expression, scope, &notes)
       let text = try Self.shellText(pieces, interpolation.quoting)
+      if interpolation.quoting != .script, text.contains("${{") {
+        throw .notCarried("its text holds '${{', which runner does not allow in 'run'")
+      }
       for note in notes { report.approximate(interpolation.written, at: line, note) }
-      return text
+      return JustReplacement(text: text, isLiteral: Self.plainText(pieces) != nil)
     } catch {
       if error.level == .approximate {
         report.approximate(interpolation.written, at: line, error.reason)

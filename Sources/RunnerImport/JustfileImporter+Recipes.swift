@@ -214,6 +214,7 @@ extension JustfileConversion {
   /// The recipe's parameters as params; the variadic one is runner's arguments.
   mutating func params(of recipe: JustRecipe, _ scope: inout JustScope) -> [ImportedParam] {
     var params: [ImportedParam] = []
+    let names = paramNames(of: recipe)
     for parameter in recipe.parameters {
       if parameter.variadic != nil {
         scope.variadic = parameter.name
@@ -224,16 +225,28 @@ extension JustfileConversion {
         report.approximate(parameter.source, at: recipe.line, reason)
         continue
       }
-      let name = Self.variableName(parameter.name)
+      let name = names[parameter.name] ?? parameter.name
       if name != parameter.name {
+        let reason =
+          Self.variableName(parameter.name) == parameter.name
+          ? "runner puts a task's params in its environment, and programs read $\(parameter.name) from theirs "
+            + "(just does not export it)"
+          : "a param name cannot hold '-'"
         report.approximate(
           parameter.source, at: recipe.line,
-          "renamed \(name): a param name cannot hold '-' (runner \(recipe.name) \(name)=…)")
+          "renamed \(name): \(reason) (runner \(recipe.name) \(name)=…; {{\(parameter.name)}} reads ${\(name)})")
       }
       var param = ImportedParam(name: name, required: parameter.defaultValue == nil)
       if let value = parameter.defaultValue {
         if let text = constant(value) {
           param.defaultValue = text
+          if !Self.isPlainWords(text) {
+            report.approximate(
+              parameter.source, at: recipe.line,
+              "a value holding shell syntax is passed as words, not re-parsed: just splices the text of "
+                + "{{\(parameter.name)}} into the command, where the shell reads its quotes, $, globs …; "
+                + "${\(name)} is not read again")
+          }
         } else {
           report.notCarried(
             parameter.source, at: recipe.line,
@@ -245,6 +258,44 @@ extension JustfileConversion {
       scope.parameters[parameter.name] = name
     }
     return params
+  }
+
+  /// Each parameter's param name: `-` becomes `_`, and a name programs read from their
+  /// environment (`PATH`, `CC` …) becomes a lower-case one ending in `_` unless just exports it
+  /// too — runner puts a task's params in its environment.
+  func paramNames(of recipe: JustRecipe) -> [String: String] {
+    let named = recipe.parameters.filter { $0.variadic == nil }
+    var taken = Set(named.map { Self.variableName($0.name) })
+    var names: [String: String] = [:]
+    for parameter in named {
+      var name = Self.variableName(parameter.name)
+      if !parameter.isExported, !settings.export, Self.isReadFromEnvironment(name) {
+        name = name.lowercased() + "_"
+        while taken.contains(name) { name += "_" }
+        taken.insert(name)
+      }
+      names[parameter.name] = name
+    }
+    return names
+  }
+
+  /// Names the shell and common programs read from their environment.
+  static let environmentNames: Set<String> = [
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "IFS", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
+    "CDPATH", "ENV", "BASH_ENV", "PS1", "PS2", "PS4", "OPTIND", "OPTARG", "HOSTNAME", "MAIL", "EDITOR", "VISUAL",
+    "PAGER", "DISPLAY", "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "CFLAGS", "CXXFLAGS", "CPPFLAGS",
+    "LDFLAGS", "LDLIBS", "MAKE", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "PKG_CONFIG_PATH", "GOPATH", "GOROOT",
+    "GOFLAGS", "GOOS", "GOARCH", "GOBIN", "GO111MODULE", "CGO_ENABLED", "RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC",
+    "CARGO", "CARGO_HOME", "CARGO_TARGET_DIR", "RUSTUP_TOOLCHAIN", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
+    "NODE_OPTIONS", "NODE_PATH", "NODE_ENV", "NPM_CONFIG_PREFIX", "JAVA_HOME", "CLASSPATH", "GEM_HOME", "GEM_PATH",
+    "RUBYLIB", "PERL5LIB", "GIT_DIR", "GIT_WORK_TREE", "DOCKER_HOST", "DEBUG", "CI", "SSL_CERT_FILE",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+  ]
+
+  /// True for a name the shell or other programs read from their environment.
+  static func isReadFromEnvironment(_ name: String) -> Bool {
+    environmentNames.contains(name) || name.hasPrefix("LC_") || name.hasPrefix("LD_") || name.hasPrefix("DYLD_")
+      || name.hasPrefix("XDG_")
   }
 
   /// A dependency with its arguments as `with:` values of the called recipe's params.
@@ -278,7 +329,8 @@ extension JustfileConversion {
       var notes: [String] = []
       do throws(JustValueProblem) {
         let value = try Self.withText(try pieces(argument, scope, &notes))
-        result.with.append((Self.variableName(parameters[index].name), value))
+        let names = paramNames(of: called)
+        result.with.append((names[parameters[index].name] ?? parameters[index].name, value))
         for note in notes { report.approximate(construct, at: recipe.line, note) }
       } catch {
         report.notCarried(construct, at: recipe.line, "\(argument.source): \(error.reason)")

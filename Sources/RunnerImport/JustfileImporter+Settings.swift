@@ -33,6 +33,7 @@ extension JustfileConversion {
     case ("guards", .boolean(let on)): settings.guards = on
     case ("default-script", .boolean(let on)): settings.defaultScript = on
     case ("no-cd", .boolean(let on)): settings.noCd = on
+    case ("export", .boolean(let on)): settings.export = on
     case ("script-interpreter", .list(let items)):
       let words = items.compactMap(constant)
       if words.count == items.count, !words.isEmpty { settings.scriptInterpreter = words }
@@ -42,9 +43,9 @@ extension JustfileConversion {
         return
       }
       settings.workingDirectory = directory
-    case ("export", _), ("quiet", _), ("ignore-comments", _), ("unstable", _), ("lazy", _), ("no-exit-message", _),
+    case ("quiet", _), ("ignore-comments", _), ("unstable", _), ("lazy", _), ("no-exit-message", _),
       ("minimum-version", _), ("indentation", _), ("tempdir", _):
-      // Nothing to carry: runner's env is exported, runner echoes no commands, a comment line
+      // Nothing to carry: runner echoes no commands, a comment line
       // does nothing in the shell, and runner hands scripts to the shell with -c.
       break
     case ("windows-shell", _), ("windows-powershell", _):
@@ -132,7 +133,7 @@ extension JustfileConversion {
 
   // MARK: Variables
 
-  /// Top-level variables → the file's `env`, in an order where each comes after those it reads.
+  /// Top-level variables, in an order where each comes after those it reads.
   mutating func convertVariables() {
     var chosen: [String: JustAssignment] = [:]
     var order: [String] = []
@@ -165,14 +166,13 @@ extension JustfileConversion {
     }
   }
 
-  /// One variable: into `env` when runner can express its value there.
+  /// One variable. An exported one (`export`, `set export`) goes into `env` when runner can
+  /// express its value there; any other is spliced as text where it is used, as just does (the
+  /// shell then reads the quotes, `$`, globs … in it), and is not in the commands' environment.
   mutating func convert(_ assignment: JustAssignment) {
     let name = Self.variableName(assignment.name)
     let line = assignment.line
-    if name != assignment.name {
-      report.approximate(
-        assignment.name, at: line, "renamed \(name): a shell variable name cannot hold '-' (each use reads ${\(name)})")
-    }
+    let exported = assignment.isExported || settings.export
     var notes: [String] = []
     let pieces: [JustPiece]
     do throws(JustValueProblem) {
@@ -186,6 +186,15 @@ extension JustfileConversion {
       guard case .missing(let variable) = bindings[reference] else { continue }
       notes.append("it reads \(reference), which is left out: ${\(variable)} is empty unless the environment sets it")
     }
+    guard exported else {
+      bindings[assignment.name] = .inline(assignment.expression)
+      for note in notes { report.approximate(assignment.source, at: line, note) }
+      return
+    }
+    if name != assignment.name {
+      report.approximate(
+        assignment.name, at: line, "renamed \(name): a shell variable name cannot hold '-' (each use reads ${\(name)})")
+    }
     do throws(JustValueProblem) {
       let value = try Self.environmentText(pieces, &notes)
       file.environment.append((name, value))
@@ -197,8 +206,7 @@ extension JustfileConversion {
       let shell = (try? Self.shellText(pieces, .double)) ?? ""
       let reason = shell.contains("${PWD}") ? "" : "runner's env values cannot fall back to a default: "
       notes = [
-        reason + "each {{\(assignment.name)}} becomes \(shell) where it is used"
-          + (assignment.isExported ? ", and it is not exported to the commands" : "")
+        reason + "each {{\(assignment.name)}} becomes \(shell) where it is used, and it is not exported to the commands"
       ]
     }
     for note in notes { report.approximate(assignment.source, at: line, note) }

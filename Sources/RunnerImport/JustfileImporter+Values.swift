@@ -69,7 +69,8 @@ extension JustfileConversion {
     if let parameter = scope.parameters[name] { return [.parameter(parameter)] }
     switch bindings[name] {
     case .environment(let variable):
-      if scope.foldsVariables, let value = constants[name] { return [.text(value)] }
+      // Text with shell syntax is spliced as just splices it: the shell reads `${NAME}` as words.
+      if let value = constants[name], scope.foldsVariables || !Self.isPlainWords(value) { return [.text(value)] }
       if scope.foldsVariables {
         throw .notCarried("'\(name)' is only known in the environment, and this value cannot read variables")
       }
@@ -262,6 +263,12 @@ extension JustfileConversion {
       }
     }
     return out
+  }
+
+  /// True for plain words, which the shell reads from `${NAME}` as it reads them spliced into
+  /// the command: no quotes, `$`, backquotes, globs, `~`, backslashes or `{{`.
+  static func isPlainWords(_ value: String) -> Bool {
+    value.allSatisfy { $0.isLetter || $0.isNumber || " -_./,:+@=%".contains($0) }
   }
 
   /// The pieces as plain text (a default, a path), or nil.

@@ -2,8 +2,9 @@
 ///
 /// A recipe becomes a task of the same name, each line one command of its `run` list (just
 /// runs each line in its own shell too); parameters become params, which are in the task's
-/// environment, so `{{name}}` becomes `${name}`; top-level variables become the file's `env`.
-/// A shebang recipe becomes one script.
+/// environment, so `{{name}}` becomes `${name}` (renamed where the name is one programs read
+/// from their environment); exported top-level variables become the file's `env`, the others
+/// are spliced as text where they are used. A shebang recipe becomes one script.
 struct JustfileImporter {
   let path: String
 
@@ -14,10 +15,41 @@ struct JustfileImporter {
     if items == 0, let first = parser.problems.first {
       throw ImportError(file: path, line: first.line, "not a justfile: \(first.message)")
     }
+    try checkInterpolations(justfile)
     var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
     return (conversion.file, conversion.report)
+  }
+}
+
+extension JustfileImporter {
+  /// just refuses a file where a recipe line has `{{` without `}}` after it on the same line.
+  func checkInterpolations(_ justfile: Justfile) throws(ImportError) {
+    for recipe in justfile.recipes {
+      for line in recipe.body {
+        let characters = Array(line.text)
+        var index = 0
+        while index + 1 < characters.count {
+          if characters[index] == "{", characters[index + 1] == "{" {
+            if index + 3 < characters.count, characters[index + 2] == "{", characters[index + 3] == "{" {
+              index += 4
+              continue
+            }
+            var end = index + 2
+            while end + 1 < characters.count, !(characters[end] == "}" && characters[end + 1] == "}") { end += 1 }
+            guard end + 1 < characters.count else {
+              throw ImportError(
+                file: path, line: line.line,
+                "unterminated interpolation: '{{' without '}}' on its line (just refuses the file)")
+            }
+            index = end + 2
+            continue
+          }
+          index += 1
+        }
+      }
+    }
   }
 }
 
@@ -30,6 +62,8 @@ struct JustSettings: Sendable {
   var allowDuplicateVariables = false
   var guards = false
   var defaultScript = false
+  /// `set export`: every variable and parameter is exported.
+  var export = false
   /// `set script-interpreter`: what an empty `[script]` runs with.
   var scriptInterpreter = ["sh", "-eu"]
 }
@@ -38,8 +72,8 @@ struct JustSettings: Sendable {
 enum JustBinding: Sendable {
   /// In the file's `env` under this name: read as `${NAME}`.
   case environment(String)
-  /// Not in `env`: each use is replaced by the expression itself (an environment read with a
-  /// default, which only the shell can write).
+  /// Not in `env`: each use is replaced by the expression's value itself (its text, as just
+  /// splices it, or an environment read with a default, which only the shell can write).
   case inline(JustExpression)
   /// Left out (reported where it is defined); uses read `${NAME}`, for the user to provide.
   case missing(String)

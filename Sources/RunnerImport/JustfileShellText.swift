@@ -22,6 +22,12 @@ struct JustInterpolation: Sendable {
   var lineOffset: Int
 }
 
+/// What an interpolation becomes: `text`, which is just's own spliced text when `isLiteral`.
+struct JustReplacement: Sendable {
+  var text: String
+  var isLiteral: Bool
+}
+
 /// Shell text with its `{{…}}` interpolations replaced, and what the scan saw on the way.
 struct JustShellText: Sendable {
   var text: String
@@ -38,8 +44,10 @@ struct JustShellText: Sendable {
 /// quoting — single and double quotes, `$(…)`, backticks, comments, here-documents — so each
 /// replacement knows where it stands. `{{{{` is just's escaped `{{`.
 struct JustShellRewriter {
-  /// The replacement for an interpolation, or nil to keep it as written.
-  typealias Interpolate = (JustInterpolation) -> String?
+  /// The replacement for an interpolation, or nil to keep it as written. Literal text is
+  /// spliced as it is, even inside `'…'`, as just splices it; other text (reading variables) is
+  /// written so that the shell expands it there.
+  typealias Interpolate = (JustInterpolation) -> JustReplacement?
 
   enum Frame: Equatable {
     case command
@@ -168,10 +176,10 @@ struct JustShellRewriter {
     if let replacement = interpolate(
       JustInterpolation(expression: expression, quoting: quoting, written: written, lineOffset: line))
     {
-      if frames.last == .single {
-        singleQuoteInsertions.append((output.count, replacement))
+      if frames.last == .single, !replacement.isLiteral {
+        singleQuoteInsertions.append((output.count, replacement.text))
       } else {
-        output += replacement
+        output += replacement.text
       }
     } else {
       output += isScript ? JustfileConversion.escapedForHereDocument(written) : written

@@ -16,6 +16,8 @@ struct MakeConditional: Sendable {
   var takenBranch: Int?
   /// `ifneq (,$(wildcard F))` around `include F`: the file, decided as if it exists.
   var includeGuard: String?
+  /// Variables set in its branches, when it cannot be decided: their values are not known.
+  var assigned: [(name: String, line: Int)] = []
 }
 
 extension MakefileReader {
@@ -34,7 +36,10 @@ extension MakefileReader {
       guard let closed = conditionals.popLast() else {
         throw ImportError(file: path, line: line, "'endif' without 'if'")
       }
-      if closed.parentActive { reportConditional(closed, endLine: line) }
+      if closed.parentActive {
+        reportConditional(closed, endLine: line)
+        forgetAssigned(closed)
+      }
     default:
       let parentActive = isActive
       var conditional = MakeConditional(keyword: keyword, written: text, line: line, parentActive: parentActive)
@@ -100,6 +105,42 @@ extension MakefileReader {
     if result {
       conditional.taken = true
       conditional.takenBranch = branch
+    }
+  }
+
+  /// Records a variable set on a line that is left out, for the undecidable conditional
+  /// around it.
+  mutating func noteLeftOutAssignment(_ text: String, line: Int) {
+    guard let index = conditionals.lastIndex(where: { $0.undecidable != nil && $0.parentActive }) else { return }
+    var text = text
+    var isDefine = false
+    for prefix in ["export ", "override ", "private ", "define "] where text.hasPrefix(prefix) {
+      text = MakeWords.trimLeading(text.dropFirst(prefix.count))
+      isDefine = isDefine || prefix == "define "
+    }
+    var name: String
+    if case .assignment(let assigned, _, _) = Self.classify(text) {
+      name = assigned
+    } else if isDefine {
+      name = text
+    } else {
+      return
+    }
+    let quiet = expander.quiet
+    expander.quiet = true
+    name = MakeWords.trim(expander.value(name, line: line))
+    expander.quiet = quiet
+    if MakeWords.isShellName(name) { conditionals[index].assigned.append((name, line)) }
+  }
+
+  /// After an undecidable conditional: what its branches set is not known at import.
+  mutating func forgetAssigned(_ conditional: MakeConditional) {
+    for (name, line) in conditional.assigned {
+      if expander.variables[name] != nil {
+        expander.variables[name]?.unknown = true
+      } else if expander.leftOut[name] == nil {
+        expander.leftOut[name] = line
+      }
     }
   }
 

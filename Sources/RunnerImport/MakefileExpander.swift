@@ -47,6 +47,8 @@ struct MakeExpander {
   var met = Met()
   /// Pieces that a simple variable's text holds as `$(\u{1}N)` markers.
   var stored: [MakePiece] = []
+  /// Variables defined only in branches of conditionals that could not be decided, with the line.
+  var leftOut: [String: Int] = [:]
   /// The recursive variables being expanded (a variable that refers to itself is an error).
   var expanding: [String] = []
 
@@ -139,6 +141,7 @@ struct MakeExpander {
         approximate(variable.written, at: variable.line, variable.importReason)
         out += variable.importValue
       case .shell(let command):
+        met.shell = true
         notCarried(
           command.written, at: command.line,
           "its output is needed when importing (in a target, a prerequisite, a condition or a function's "
@@ -182,6 +185,11 @@ struct MakeExpander {
   mutating func reference(_ body: String, written: String, line: Int, mode: Mode) -> [MakePiece] {
     if body.first == Self.marker {
       guard let index = Int(body.dropFirst()), stored.indices.contains(index) else { return [] }
+      switch stored[index] {
+      case .shell: met.shell = true
+      case .glob: met.wildcard = true
+      default: break
+      }
       return [stored[index]]
     }
     if let (name, arguments) = Self.functionCall(body) {
@@ -252,6 +260,7 @@ struct MakeExpander {
   /// A defined variable's value, read in `mode`.
   mutating func expandVariable(_ name: String, _ variable: MakeVariable, mode: Mode, line: Int) -> [MakePiece] {
     met.names.insert(name)
+    if variable.unknown { met.shell = true }
     switch mode {
     case .value: touch(name)
     case .recipe: if recipeReferenced[name] == nil { recipeReferenced[name] = line }
@@ -306,6 +315,15 @@ struct MakeExpander {
     default:
       guard MakeWords.isShellName(name) else { return [] }
       met.environment = true
+      if let defined = leftOut[name] {
+        met.shell = true
+        let branch = "defined only in a conditional branch that was left out (line \(defined))"
+        let variable = MakeShellVariable(
+          name: name, line: line, written: written,
+          commandReason: "\(branch): read from the environment when the command runs",
+          importValue: "", importReason: "\(branch): taken as empty when imported")
+        return [.variable(variable)]
+      }
       let variable = MakeShellVariable(
         name: name, line: line, written: written,
         commandReason:
@@ -372,7 +390,7 @@ struct MakeExpander {
   }
 
   /// Expands `text` as a `:=` value: the text to keep, and the variables it read.
-  mutating func simpleValue(_ text: String, line: Int) -> (value: String, from: Set<String>) {
+  mutating func simpleValue(_ text: String, line: Int) -> (value: String, from: Set<String>, unknown: Bool) {
     let outer = met
     met = Met()
     let pieces = expand(text, line: line, mode: .definition)
@@ -382,6 +400,6 @@ struct MakeExpander {
     met.shell = met.shell || inner.shell
     met.wildcard = met.wildcard || inner.wildcard
     met.environment = met.environment || inner.environment
-    return (storedText(pieces), inner.names)
+    return (storedText(pieces), inner.names, inner.shell)
   }
 }

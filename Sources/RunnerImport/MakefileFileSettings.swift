@@ -27,7 +27,7 @@ extension MakefileTaskBuilder {
       let value = MakeWords.trim(expander.value(variable.value, line: variable.line))
       if !value.isEmpty { goal = value }
     }
-    if let goal, let name = names[MakeWords.normalizedPath(goal)] { file.defaultTargets = [name] }
+    if let goal, let name = names[MakeWords.normalizedPath(goal)], name != "default" { file.defaultTargets = [name] }
   }
 
   /// `SHELL := /bin/bash` → `shell: bash`.
@@ -107,6 +107,8 @@ extension MakefileTaskBuilder {
       let own: Set<String> = ["SHELL", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "VPATH"]
       names += defined.filter { !names.contains($0) && !$0.hasPrefix(".") && !own.contains($0) }
     }
+    let fromEnvironment = environmentVariables().filter { !names.contains($0) }
+    names += fromEnvironment
     var environment: [(name: String, value: String)] = []
     for name in names where !expander.params.contains(name) {
       guard let variable = expander.variables[name], variable.origin != .automatic else { continue }
@@ -115,6 +117,7 @@ extension MakefileTaskBuilder {
       let pieces = expander.expandVariable(name, variable, mode: .recipe, line: variable.line)
       if let value = environmentValue(pieces) {
         environment.append((name, value))
+        if fromEnvironment.contains(name) { reportEnvironmentVariable(name, value: value, line: variable.line) }
       } else {
         expander.notCarried(
           name, at: variable.line,
@@ -123,6 +126,53 @@ extension MakefileTaskBuilder {
       }
     }
     return environment
+  }
+
+  /// Variables found in every environment (or read from it by their own definition, as
+  /// `PATH := tools:$(PATH)`) that the Makefile sets: make exports a variable that came from
+  /// its environment, so the commands see the Makefile's value.
+  static let environmentNames: Set<String> = [
+    "PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "USER", "LOGNAME",
+    "TMPDIR", "TERM", "TZ", "GOPATH", "GOBIN", "GOFLAGS", "PYTHONPATH", "NODE_PATH", "LD_LIBRARY_PATH",
+    "PKG_CONFIG_PATH", "MANPATH",
+  ]
+
+  /// The Makefile's variables that make passes to the commands because they came from its environment.
+  mutating func environmentVariables() -> [String] {
+    let defined = reader.definedAt.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
+    var found: [String] = []
+    for name in defined where !expander.params.contains(name) {
+      guard let variable = expander.variables[name], variable.origin == .file else { continue }
+      if Self.environmentNames.contains(name) {
+        found.append(name)
+        continue
+      }
+      var probe = expander
+      probe.quiet = true
+      let pieces = probe.expandVariable(name, variable, mode: .recipe, line: variable.line)
+      let readsItself = pieces.contains {
+        if case .variable(let read) = $0 { return read.name == name }
+        return false
+      }
+      if readsItself { found.append(name) }
+    }
+    return found
+  }
+
+  /// The report entry for a variable of the environment that the Makefile sets.
+  mutating func reportEnvironmentVariable(_ name: String, value: String, line: Int) {
+    var notes: [String] = []
+    if !["PATH", "HOME"].contains(name) {
+      notes.append("make passes it on only when \(name) is in its environment; runner always sets it")
+    }
+    if value.contains("${PWD}") {
+      notes.append("$(CURDIR) became ${PWD}, the directory runner was started in")
+    }
+    guard !notes.isEmpty else { return }
+    expander.approximate(
+      name, at: line,
+      "set by the Makefile over the environment's value, which make passes to the commands: an `env` entry; "
+        + notes.joined(separator: "; "))
   }
 
   /// An `env` value: text with `${` written `$${`, environment variables as `${NAME}`; nil

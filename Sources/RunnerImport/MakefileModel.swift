@@ -32,6 +32,9 @@ struct MakeVariable: Sendable {
   /// Expanding `definition` with the final values gives `value`: a recipe may expand the
   /// definition instead, so that the params it reads stay `${NAME}`.
   var stable = false
+  /// Its value is not known at import: it was made from `$(shell …)` output needed then, or a
+  /// conditional that could not be decided may set it.
+  var unknown = false
 }
 
 /// Text a Makefile expands to: plain text, or what only the shell can work out when a command runs.

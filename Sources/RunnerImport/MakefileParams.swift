@@ -96,7 +96,7 @@ extension MakefileTaskBuilder {
   /// One entry for the variables (params, and those expanded at import), and one for each
   /// `?=` and each of make's built-in variables that the recipes use.
   mutating func reportVariables(chosen: [String]) {
-    let used = Set(expander.recipeReferenced.keys).union(expander.importTouched)
+    let used = reachable(Set(expander.recipeReferenced.keys).union(expander.importTouched))
     let own: Set<String> = ["SHELL", "MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS", "VPATH"]
     let inlined = reader.definedAt.filter {
       used.contains($0.key) && !chosen.contains($0.key) && !$0.key.hasPrefix(".") && !own.contains($0.key)
@@ -134,6 +134,24 @@ extension MakefileTaskBuilder {
     }
   }
 
+  /// `names` and the variables their values are made from.
+  func reachable(_ names: Set<String>) -> Set<String> {
+    var probe = expander
+    probe.quiet = true
+    probe.automatic = nil
+    probe.targetVariables = [:]
+    probe.params = []
+    var found = names
+    var pending = Array(names)
+    while let name = pending.popLast() {
+      guard let variable = probe.variables[name] else { continue }
+      probe.met = MakeExpander.Met()
+      _ = probe.expandVariable(name, variable, mode: .definition, line: variable.line)
+      for other in probe.met.names.union(variable.from) where found.insert(other).inserted { pending.append(other) }
+    }
+    return found
+  }
+
   /// `NAME ?= value`: make takes the environment's value when it has one.
   mutating func reportConditionalAssignment(_ name: String, line: Int, tookEffect: Bool) {
     let isParam = expander.params.contains(name)
@@ -155,7 +173,8 @@ extension MakefileTaskBuilder {
     } else {
       expander.approximate(
         written, at: line,
-        "make takes \(name) from the environment when it is set there; imported with its value in the Makefile")
+        "make takes \(name) from the environment or its command line (`make \(name)=…`) when it is set there; "
+          + "imported with its value in the Makefile, which runner's command line cannot change")
     }
   }
 }

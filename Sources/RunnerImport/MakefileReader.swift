@@ -17,6 +17,8 @@ struct MakefileReader {
   var conditionalAssignments: [(name: String, line: Int, tookEffect: Bool)] = []
   /// Pattern rules: their targets' patterns, the rule as written (expanded) and its line.
   var patternRules: [(patterns: [String], written: String, line: Int)] = []
+  /// Suffix rules: the pattern of the files they make (`%.o`), the rule as written and its line.
+  var suffixRules: [(pattern: String, written: String, line: Int)] = []
   /// Targets `.IGNORE` names.
   var ignoredTargets: Set<String> = []
   /// Variables the Makefile defines, with the line of their first definition.
@@ -75,6 +77,7 @@ struct MakefileReader {
         continue
       }
       guard isActive else {
+        noteLeftOutAssignment(trimmed, line: line)
         if Self.keyword(trimmed) == "define" { skipDefine() }
         continue
       }

@@ -22,21 +22,24 @@ extension MakefileReader {
   mutating func assigned(_ existing: MakeVariable?, _ operation: String, _ value: String, line: Int) -> MakeVariable? {
     switch operation {
     case ":=", "::=", ":::=":
-      let (stored, from) = expander.simpleValue(value, line: line)
+      let (stored, from, unknown) = expander.simpleValue(value, line: line)
       return MakeVariable(
-        value: stored, flavor: .simple, origin: .file, line: line, definition: value, from: from)
+        value: stored, flavor: .simple, origin: .file, line: line, definition: value, from: from, unknown: unknown)
     case "?=":
       guard existing == nil else { return nil }
       return MakeVariable(value: value, flavor: .recursive, origin: .file, line: line)
     case "+=":
       guard let existing else { return MakeVariable(value: value, flavor: .recursive, origin: .file, line: line) }
       guard existing.flavor == .simple else {
-        return MakeVariable(value: Self.joined(existing.value, value), flavor: .recursive, origin: .file, line: line)
+        return MakeVariable(
+          value: Self.joined(existing.value, value), flavor: .recursive, origin: .file, line: line,
+          unknown: existing.unknown)
       }
-      let (added, from) = expander.simpleValue(value, line: line)
+      let (added, from, unknown) = expander.simpleValue(value, line: line)
       return MakeVariable(
         value: Self.joined(existing.value, added), flavor: .simple, origin: .file, line: line,
-        definition: existing.definition.map { Self.joined($0, value) }, from: existing.from.union(from))
+        definition: existing.definition.map { Self.joined($0, value) }, from: existing.from.union(from),
+        unknown: existing.unknown || unknown)
     case "!=":
       let command = MakeShellCommand(
         command: expander.expand(value, line: line, mode: .value), line: line, written: "!= \(value)", once: true)
@@ -88,7 +91,11 @@ extension MakefileReader {
       prerequisitesText = String(rest[..<semicolon])
       inlineRecipe = String(rest[rest.index(after: semicolon)...])
     }
+    let outerMet = expander.met
+    expander.met = MakeExpander.Met()
     let targets = MakeWords.paths(expander.value(targetsText, line: line))
+    let unknownTarget = expander.met.shell
+    expander.met = outerMet
     guard !targets.isEmpty else { return }
     if inlineRecipe == nil, targetVariable(targets, prerequisitesText, line: line) { return }
     var kind = MakeRule.Kind.explicit
@@ -106,6 +113,13 @@ extension MakefileReader {
       targets: targets, prerequisites: prerequisites, orderOnly: orderOnly, line: line,
       description: Self.description(comment: comment, comments: comments), kind: kind)
     classifySpecial(&rule, doubleColon: doubleColon, text: targetsText)
+    if unknownTarget, case .explicit = rule.kind {
+      rule.kind = .ignored
+      expander.notCarried(
+        MakeWords.trim(targetsText), at: line,
+        "the target's name depends on a value not known when importing ($(shell …) output, or a variable "
+          + "set only in a conditional that was left out): the rule is left out")
+    }
     if let inlineRecipe { rule.recipe.append(MakeRecipeLine(text: MakeWords.trimLeading(inlineRecipe), line: line)) }
     if firstGoal == nil, case .explicit = rule.kind {
       firstGoal = targets.first { !$0.hasPrefix(".") || $0.contains("/") }
@@ -131,6 +145,7 @@ extension MakefileReader {
       patternRules.append((rule.targets.filter { $0.contains("%") }, written, rule.line))
     } else if rule.targets.count == 1, rule.prerequisites.isEmpty, let suffixes = suffixRule(rule.targets[0]) {
       rule.kind = .ignored
+      if !suffixes.1.isEmpty { suffixRules.append(("%" + suffixes.1, written, rule.line)) }
       expander.notCarried(
         written, at: rule.line,
         "a suffix rule, like the pattern rule `%\(suffixes.1): %\(suffixes.0)`: runner has no implicit rules, "
@@ -226,7 +241,16 @@ extension MakefileReader {
       let text = cleaned(comment)
       if !text.isEmpty { return text }
     }
-    let texts = comments.map(cleaned).filter { !$0.isEmpty }
+    // A banner ends the description: only the lines after the last one describe the rule.
+    var texts: [String] = []
+    for comment in comments {
+      let text = cleaned(comment)
+      if isBanner(comment) {
+        texts = []
+      } else if !text.isEmpty {
+        texts.append(text)
+      }
+    }
     return texts.isEmpty ? nil : texts.joined(separator: " ")
   }
 
@@ -234,5 +258,22 @@ extension MakefileReader {
   static func cleaned(_ comment: String) -> String {
     let text = MakeWords.trim(comment.drop { $0 == "#" })
     return text.allSatisfy({ "-=*#_~+".contains($0) || MakeWords.isBlank($0) }) ? "" : text
+  }
+
+  /// A comment that heads a part of the file rather than describing the rule below it: a line
+  /// of rules, a title between rules (`#### SSL rules ####`, `# --- Build ---`), mostly
+  /// punctuation, or a line that introduces a block (`# Binaries:`).
+  static func isBanner(_ comment: String) -> Bool {
+    let decoration: (Character) -> Bool = { "-=*#_~+/<>|".contains($0) }
+    let text = MakeWords.trim(comment.drop { $0 == "#" })
+    if text.isEmpty { return false }
+    if text.hasSuffix(":") { return true }
+    let trailing = text.reversed().prefix(while: { decoration($0) || MakeWords.isBlank($0) })
+      .filter(decoration).count
+    let leading = text.prefix(while: { decoration($0) || MakeWords.isBlank($0) }).filter(decoration).count
+    if trailing >= 3 || (leading >= 3 && trailing >= 1) { return true }
+    let visible = text.filter { !MakeWords.isBlank($0) }
+    let words = visible.filter { $0.isLetter || $0.isNumber }
+    return words.count * 2 < visible.count
   }
 }

@@ -45,7 +45,10 @@ struct MakeRecipeConverter {
         }
         if Self.asksForTerminal(text) { result.interactive = true }
         let mayCall = callable && !ignored && settings.oneShell == nil
-        if usedMake, let calls = makeCalls(text, line: line.line, callable: mayCall) {
+        let runsMake = usedMake || Self.runsMake(text)
+        if runsMake,
+          let calls = makeCalls(text, line: line.line, callable: mayCall, written: usedMake ? "$(MAKE)" : "make")
+        {
           result.commands += calls
           continue
         }
@@ -231,28 +234,38 @@ struct MakeRecipeConverter {
     return false
   }
 
+  /// True when a command of `text` is a plain `make` (not `$(MAKE)`).
+  static func runsMake(_ text: String) -> Bool {
+    let words = MakeWords.split(text)
+    for (index, word) in words.enumerated() where word == "make" {
+      let previous = index > 0 ? words[index - 1] : ";"
+      if [";", "&&", "||", "|", "then", "do", "else"].contains(previous) || previous.hasSuffix(";") { return true }
+    }
+    return false
+  }
+
   /// `$(MAKE) TARGET…`: task calls when every word is a target of this Makefile (and the task
   /// may call), else nil with the line reported.
-  mutating func makeCalls(_ text: String, line: Int, callable: Bool) -> [ImportedCommand]? {
+  mutating func makeCalls(_ text: String, line: Int, callable: Bool, written: String) -> [ImportedCommand]? {
     let words = MakeWords.split(text)
     let targets = Array(words.dropFirst())
     let plain = !text.contains { "$;&|<>()`'\"\\\n".contains($0) }
     if callable, plain, words.first == "make", !targets.isEmpty, targets.allSatisfy({ taskNames[$0] != nil }) {
       let names = targets.compactMap { taskNames[$0] }
       expander.approximate(
-        "$(MAKE) \(targets.joined(separator: " "))", at: line,
+        "\(written) \(targets.joined(separator: " "))", at: line,
         "became a call of \(names.map { "'\($0)'" }.joined(separator: ", ")) (`- task:`): runner runs it in "
           + "this run, once, where make starts another make")
       return names.map { .call(ImportedDependency($0)) }
     }
     if words.contains("-C") || words.contains(where: { $0.hasPrefix("--directory") }) {
       expander.approximate(
-        "$(MAKE) -C", at: line,
+        "\(written) -C", at: line,
         "runs make in another directory: import that directory's Makefile too, add it under `includes:` and "
           + "depend on its tasks")
     } else {
       expander.approximate(
-        "$(MAKE)", at: line,
+        written, at: line,
         "runs `make` again: for a target of this Makefile, depend on its task or call it (`- task:`); another "
           + "directory's Makefile can be imported too and added under `includes:`")
     }

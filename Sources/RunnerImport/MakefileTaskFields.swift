@@ -115,6 +115,13 @@ extension MakefileTaskBuilder {
     guard
       !reader.patternRules.contains(where: { $0.patterns.contains { MakeWords.stem(of: path, matching: $0) != nil } })
     else { return }
+    if let rule = reader.suffixRules.last(where: { MakeWords.stem(of: path, matching: $0.pattern) != nil }) {
+      expander.notCarried(
+        path, at: line,
+        "make builds it with the Makefile's own suffix rule `\(rule.written):` (line \(rule.line)), which is not "
+          + "carried over: write a task that makes it")
+      return
+    }
     expander.notCarried(
       path, at: line,
       "make builds it with its built-in rule (`$(CC) $(CPPFLAGS) $(CFLAGS) -c` from the .c file of the same "

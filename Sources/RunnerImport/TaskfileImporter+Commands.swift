@@ -28,7 +28,7 @@ extension TaskfileImporter {
           "a task call runs as a node of its own once its own deps are done: it may run before the commands above it")
       }
       state.commandsSoFar += 1
-      return [.call(ImportedDependency(name, with: passed(fields, &report)))]
+      return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
     }
     guard let command = field("cmd")?.scalar else {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
@@ -75,82 +75,145 @@ extension TaskfileImporter {
     return tests.isEmpty ? nil : tests.joined(separator: " || ")
   }
 
-  /// A command with `{{.NAME}}` → `${NAME}`, `{{.CLI_ARGS}}` → `"$@"`, a command-valued var →
-  /// `$(command)`; anything else inside `{{ }}` is reported and left as written.
+  /// What a `{{.NAME}}` becomes.
+  enum Replacement {
+    /// A shell expansion (`${NAME}`, `"$@"`, `$(command)`): inside single quotes it is written
+    /// between `'"` and `"'` so the shell still expands it.
+    case expansion(String)
+    /// Text spliced as go-task splices it (a value with shell syntax), quoted as it stands.
+    case text(String)
+  }
+
+  /// A command with `{{.NAME}}` → `${NAME}` (a param), the value itself (a var whose value
+  /// holds shell syntax), `$(command)` (a command-valued var), `{{.CLI_ARGS}}` → `"$@"`;
+  /// anything else inside `{{ }}` is reported and left as written.
   func convertCommand(
-    _ text: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport
+    _ text: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport,
+    depth: Int = 0
   ) -> String {
-    convertTemplates(text, line: line, &report) { name, report in
+    convertTemplates(text, line: line, shell: true, &report) { name, quoting, report in
       switch name {
       case "CLI_ARGS":
         state.usesArguments = true
         state.argumentsLine = line
-        return "\"$@\""
-      case "USER_WORKING_DIR": return "${RUNNER_INVOCATION_DIR}"
-      case "TASK": return "${RUNNER_TASK}"
+        return .expansion(quoting == .none ? "\"$@\"" : "$*")
+      case "USER_WORKING_DIR": return .expansion("${RUNNER_INVOCATION_DIR}")
+      case "TASK": return .expansion("${RUNNER_TASK}")
       case "ROOT_DIR", "TASKFILE_DIR", "TASK_DIR":
         report.approximate(
           "{{.\(name)}}", at: line, "became $PWD: the task's directory, which is the task file's unless it sets dir")
-        return "${PWD}"
+        return .expansion("${PWD}")
       default:
-        if let command = context.commandVars[name] { return "$(\(command))" }
-        return "${\(name)}"
+        guard depth < 16 else { return nil }
+        if let value = context.inlineVars[name] {
+          return .text(convertCommand(value, line: line, context, &state, &report, depth: depth + 1))
+        }
+        if let command = context.commandVars[name] {
+          return .expansion(
+            "$(" + convertCommand(command, line: line, context, &state, &report, depth: depth + 1) + ")")
+        }
+        return .expansion("${\(name)}")
       }
     }
   }
 
-  /// An env or param value: `{{.NAME}}` → `${NAME}` (runner's env values read variables so).
-  func convertValue(_ text: String, line: Int, _ report: inout ImportReport) -> String {
-    convertTemplates(text, line: line, &report) { name, report in
-      if name == "CLI_ARGS" || name == "ROOT_DIR" || name == "TASKFILE_DIR" {
+  /// An env value: `{{.NAME}}` → `${NAME}` (runner's env values read variables so), or the
+  /// value of a var spliced where used.
+  func convertValue(_ text: String, line: Int, _ context: Context, _ report: inout ImportReport, depth: Int = 0)
+    -> String
+  {
+    convertTemplates(text, line: line, shell: false, &report) { name, _, report in
+      if let value = context.inlineVars[name], depth < 16 {
+        return .text(convertValue(value, line: line, context, &report, depth: depth + 1))
+      }
+      if context.commandVars[name] != nil || ["CLI_ARGS", "ROOT_DIR", "TASKFILE_DIR"].contains(name) {
         report.notCarried("{{.\(name)}}", at: line, "has no value outside a command in runner")
         return nil
       }
-      return "${\(name)}"
+      return .expansion("${\(name)}")
     }
   }
 
   /// A `with:` value: `{{.NAME}}` → `${{ params.NAME }}`.
-  func convertWithValue(_ text: String, line: Int, _ report: inout ImportReport) -> String {
-    convertTemplates(text, line: line, &report) { name, _ in "${{ params.\(name) }}" }
+  func convertWithValue(_ text: String, line: Int, _ context: Context, _ report: inout ImportReport) -> String {
+    convertLoadTime(text, line: line, context, &report)
   }
 
   /// A path or glob (`dir`, `sources`, `generates`): `{{.NAME}}` → `${{ params.NAME }}`.
-  func convertPath(_ text: String, line: Int, _ report: inout ImportReport) -> String {
-    convertTemplates(text, line: line, &report) { name, _ in "${{ params.\(name) }}" }
+  func convertPath(_ text: String, line: Int, _ context: Context, _ report: inout ImportReport) -> String {
+    convertLoadTime(text, line: line, context, &report)
   }
+
+  /// Text runner fills in when it loads the file: params as `${{ params.NAME }}`, spliced
+  /// values as written; a command-valued var has no value then.
+  func convertLoadTime(_ text: String, line: Int, _ context: Context, _ report: inout ImportReport, depth: Int = 0)
+    -> String
+  {
+    convertTemplates(text, line: line, shell: false, &report) { name, _, report in
+      if let value = context.inlineVars[name], depth < 16 {
+        return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))
+      }
+      if context.commandVars[name] != nil {
+        report.notCarried("{{.\(name)}}", at: line, "a command's output has no value when runner loads the file")
+        return nil
+      }
+      return .expansion("${{ params.\(name) }}")
+    }
+  }
+
+  /// The shell quoting at a point of a command.
+  enum Quoting { case none, single, double }
 
   /// Replaces each `{{ .NAME }}` by `replacement(NAME)`; a template that is not a plain
   /// variable (functions, pipes, conditionals), or one `replacement` refuses, stays as
-  /// written and is reported.
+  /// written and is reported. With `shell`, an expansion inside single quotes is unquoted.
   func convertTemplates(
-    _ text: String, line: Int, _ report: inout ImportReport,
-    _ replacement: (String, inout ImportReport) -> String?
+    _ text: String, line: Int, shell: Bool, _ report: inout ImportReport,
+    _ replacement: (String, Quoting, inout ImportReport) -> Replacement?
   ) -> String {
     var result = ""
-    var rest = Substring(text)
-    while let open = rest.firstRange(of: "{{") {
-      result += rest[..<open.lowerBound]
-      guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
-        rest = rest[open.lowerBound...]
-        break
-      }
-      let inner = rest[open.upperBound..<close.lowerBound].trimmingSpaces()
-      let written = String(rest[open.lowerBound..<close.upperBound])
-      if inner.hasPrefix("."), Self.isName(inner.dropFirst()),
-        let replaced = replacement(String(inner.dropFirst()), &report)
-      {
-        result += replaced
-      } else {
-        result += written
-        if !inner.hasPrefix(".") || Self.isName(inner.dropFirst()) == false {
-          report.notCarried(
-            written, at: line, "Go template functions, pipes and conditionals have no equivalent: write it in shell")
+    var quoting = Quoting.none
+    var index = text.startIndex
+    while index < text.endIndex {
+      if text[index...].hasPrefix("{{"), let close = text[index...].firstRange(of: "}}") {
+        let written = String(text[index..<close.upperBound])
+        let inner = text[text.index(index, offsetBy: 2)..<close.lowerBound].trimmingSpaces()
+        if inner.hasPrefix("."), Self.isName(inner.dropFirst()),
+          let replaced = replacement(String(inner.dropFirst()), shell ? quoting : .none, &report)
+        {
+          switch replaced {
+          case .text(let spliced): result += spliced
+          case .expansion(let expansion) where quoting == .single && shell: result += "'\"" + expansion + "\"'"
+          case .expansion(let expansion): result += expansion
+          }
+        } else {
+          result += written
+          if !inner.hasPrefix(".") || !Self.isName(inner.dropFirst()) {
+            report.notCarried(
+              written, at: line, "Go template functions, pipes and conditionals have no equivalent: write it in shell")
+          }
         }
+        index = close.upperBound
+        continue
       }
-      rest = rest[close.upperBound...]
+      let character = text[index]
+      result.append(character)
+      switch (character, quoting) {
+      case ("'", .none): quoting = .single
+      case ("'", .single): quoting = .none
+      case ("\"", .none): quoting = .double
+      case ("\"", .double): quoting = .none
+      case ("\\", .none), ("\\", .double):
+        let next = text.index(after: index)
+        if next < text.endIndex {
+          result.append(text[next])
+          index = next
+        }
+      default: break
+      }
+      index = text.index(after: index)
     }
-    return result + rest
+    return result
   }
 
   static func isName(_ text: Substring) -> Bool {

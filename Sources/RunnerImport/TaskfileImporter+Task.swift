@@ -4,15 +4,32 @@ extension TaskfileImporter {
   /// One task (and one more for each alias).
   func task(_ entry: YAMLEntry, _ context: Context, _ report: inout ImportReport) -> [ImportedTask] {
     var task = ImportedTask(name: entry.name)
+    guard Self.isTaskName(entry.name) else {
+      report.notCarried(
+        "task \(entry.name)", at: entry.key.location.line,
+        "not a runner task name (letters, digits, '_', '-', '.', ':'): wildcard tasks have no equivalent; "
+          + "use a param")
+      return []
+    }
     var state = TaskState()
+    var context = context
     switch entry.value.kind {
     case .scalar(let command, _):
       task.commands = [.shell(convertCommand(command, line: entry.value.location.line, context, &state, &report))]
     case .sequence(let items):
       task.commands = items.flatMap { commands($0, context, &state, &report) }
     case .mapping(let fields):
-      for field in fields { apply(field, to: &task, context, &state, &report) }
+      // A task's vars first: every other field reads them.
+      if let own = fields.first(where: { $0.name == "vars" }) {
+        task.params = vars(own.value, &context, &report, what: "vars")
+        for name in task.params.map(\.name) {
+          context.inlineVars[name] = nil
+          context.commandVars[name] = nil
+        }
+      }
+      for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
     }
+    dropSettingsOfACaller(&task, line: entry.key.location.line, &report)
     // Vars callers pass that the task does not define become params it takes.
     for name in context.passedVars[entry.name] ?? [] where !task.params.contains(where: { $0.name == name }) {
       task.params.append(ImportedParam(name: name, defaultValue: ""))
@@ -75,14 +92,13 @@ extension TaskfileImporter {
         task.commands = commands(value, context, &state, &report)
       }
     case "cmd": task.commands = commands(value, context, &state, &report)
-    case "deps": task.dependencies = dependencies(value, &report)
-    case "vars": task.params += taskVars(value, &report)
-    case "env": task.environment += environment(value, &report)
+    case "deps": task.dependencies = dependencies(value, context, &report)
+    case "env": task.environment += environment(value, context, &report)
     case "dotenv": task.dotenv = dotenv(value, &report)
-    case "dir": task.directory = value.scalar.map { convertPath($0, line: line, &report) }
-    case "sources": task.sources = globs(value, key: "sources", &report)
-    case "generates": task.outputs = globs(value, key: "generates", &report)
-    case "status": task.condition = status(value, &report)
+    case "dir": task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
+    case "sources": task.sources = globs(value, key: "sources", context, &report)
+    case "generates": task.outputs = globs(value, key: "generates", context, &report)
+    case "status": task.condition = status(value, context, &state, &report)
     case "preconditions": state.preconditions = preconditions(value, context, &state, &report)
     case "requires": task.params += requires(value, &report)
     case "if":
@@ -118,24 +134,7 @@ extension TaskfileImporter {
     }
   }
 
-  /// A task's own `vars`: static ones become its params (a caller's `vars` set them).
-  func taskVars(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedParam] {
-    guard case .mapping(let entries) = node.kind else { return [] }
-    var params: [ImportedParam] = []
-    for entry in entries {
-      let line = entry.key.location.line
-      if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
-        params.append(ImportedParam(name: entry.name, defaultValue: convertValue(value, line: line, &report)))
-      } else {
-        report.notCarried(
-          "vars: \(entry.name)", at: line,
-          "a task's command-valued var has no equivalent: compute it in the commands")
-      }
-    }
-    return params
-  }
-
-  func dependencies(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedDependency] {
+  func dependencies(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> [ImportedDependency] {
     guard case .sequence(let items) = node.kind else { return [] }
     return items.compactMap { item in
       if let name = item.scalar { return ImportedDependency(name) }
@@ -144,12 +143,14 @@ extension TaskfileImporter {
         report.notCarried("deps: …", at: item.location.line, "only task names and {task, vars} are imported")
         return nil
       }
-      return ImportedDependency(name, with: passed(fields, &report))
+      return ImportedDependency(name, with: passed(fields, context, &report))
     }
   }
 
   /// A call's `vars` as `with:` values.
-  func passed(_ fields: [YAMLEntry], _ report: inout ImportReport) -> [(name: String, value: String)] {
+  func passed(_ fields: [YAMLEntry], _ context: Context, _ report: inout ImportReport) -> [(
+    name: String, value: String
+  )] {
     guard let vars = fields.first(where: { $0.name == "vars" })?.value, case .mapping(let entries) = vars.kind else {
       return []
     }
@@ -158,16 +159,17 @@ extension TaskfileImporter {
         report.notCarried("vars: \(entry.name)", at: entry.key.location.line, "only string values are passed")
         return nil
       }
-      return (entry.name, convertWithValue(value, line: entry.key.location.line, &report))
+      return (entry.name, convertWithValue(value, line: entry.key.location.line, context, &report))
     }
   }
 
-  func globs(_ node: YAMLNode, key: String, _ report: inout ImportReport) -> [String] {
+  func globs(_ node: YAMLNode, key: String, _ context: Context, _ report: inout ImportReport) -> [String] {
     let items: [YAMLNode]
     if case .sequence(let list) = node.kind { items = list } else { items = [node] }
     return items.compactMap { item in
       if let glob = item.scalar {
-        return convertPath(glob.hasPrefix("./") ? String(glob.dropFirst(2)) : glob, line: item.location.line, &report)
+        let written = glob.hasPrefix("./") ? String(glob.dropFirst(2)) : glob
+        return convertPath(written, line: item.location.line, context, &report)
       }
       report.notCarried("\(key): exclude", at: item.location.line, "runner's globs have no exclusions")
       return nil
@@ -175,9 +177,13 @@ extension TaskfileImporter {
   }
 
   /// `status`: up to date when every command succeeds → runs `if` any fails.
-  func status(_ node: YAMLNode, _ report: inout ImportReport) -> String? {
+  func status(_ node: YAMLNode, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport)
+    -> String?
+  {
     guard case .sequence(let items) = node.kind, let first = items.first else { return nil }
-    let checks = items.compactMap(\.scalar)
+    let checks = items.compactMap { item in
+      item.scalar.map { convertCommand($0, line: item.location.line, context, &state, &report) }
+    }
     report.approximate(
       "status", at: first.location.line,
       "an if: that skips the task when every status command succeeds; a skipped task is not 'up to date' "
@@ -217,6 +223,27 @@ extension TaskfileImporter {
       }
       return nil
     }
+  }
+
+  /// A task with task calls cannot have sources, outputs or `if` in runner: they are left out.
+  func dropSettingsOfACaller(_ task: inout ImportedTask, line: Int, _ report: inout ImportReport) {
+    guard task.commands.contains(where: { if case .call = $0 { return true } else { return false } }) else { return }
+    var dropped: [String] = []
+    if !task.sources.isEmpty { dropped.append("sources") }
+    if !task.outputs.isEmpty { dropped.append("generates") }
+    if task.condition != nil { dropped.append("status/if/platforms") }
+    guard !dropped.isEmpty else { return }
+    task.sources = []
+    task.outputs = []
+    task.condition = nil
+    report.notCarried(
+      "\(dropped.joined(separator: ", ")) of \(task.name)", at: line,
+      "a runner task that calls other tasks cannot have sources, outputs or if: put them on the tasks it calls")
+  }
+
+  /// Letters (of any script), digits, `_`, `-`, `.` and `:`.
+  static func isTaskName(_ name: String) -> Bool {
+    !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || "_-.:".contains($0) }
   }
 
   /// `platforms: [linux, darwin/arm64]` → a runner.os / runner.arch condition.

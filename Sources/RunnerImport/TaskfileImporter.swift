@@ -12,6 +12,9 @@ struct TaskfileImporter {
   struct Context {
     /// Variables whose value is a command (`sh:`), by name: `{{.NAME}}` becomes `$(command)`.
     var commandVars: [String: String] = [:]
+    /// Variables whose value holds shell syntax or templates, by name: spliced where used, as
+    /// go-task splices every value (a param's `${NAME}` would pass it as plain words).
+    var inlineVars: [String: String] = [:]
     /// For each task, the vars callers pass it (`task:` with `vars:`), which become its params.
     var passedVars: [String: [String]] = [:]
   }
@@ -35,6 +38,9 @@ struct TaskfileImporter {
     var file = ImportedFile()
     file.header = ["Imported from \(path) (go-task) by runner import."]
     var context = Context()
+    var envNode: YAMLNode?
+    // go-task runs commands with a bash-like interpreter: `[[ ]]`, `&>` and the like work.
+    file.shell = "bash"
     let tasksNode = entries.first { $0.name == "tasks" }?.value
     if let tasksNode { context.passedVars = passedVars(tasksNode) }
     for entry in entries {
@@ -45,7 +51,7 @@ struct TaskfileImporter {
           report.approximate("version: \(version)", at: line, "read as version 3, the only one runner imports")
         }
       case "vars": file.params += globalVars(entry.value, &context, &report)
-      case "env": file.environment += environment(entry.value, &report)
+      case "env": envNode = entry.value
       case "dotenv": file.dotenv = dotenv(entry.value, &report)
       case "includes": file.includes = includes(entry.value, &report)
       case "tasks": break
@@ -63,6 +69,7 @@ struct TaskfileImporter {
         report.notCarried(entry.name, at: line, "go-task's '\(entry.name)' has no equivalent in runner")
       }
     }
+    if let envNode { file.environment = environment(envNode, context, &report) }
     if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
       for entry in tasks {
         file.tasks += task(entry, context, &report)
@@ -95,24 +102,51 @@ struct TaskfileImporter {
     return result
   }
 
-  /// Global `vars`: static ones become file params; `sh:` ones are run where they are used.
+  /// Global `vars`: plain ones become file params; `sh:` ones are run where they are used;
+  /// others are spliced where they are used.
   func globalVars(_ node: YAMLNode, _ context: inout Context, _ report: inout ImportReport) -> [ImportedParam] {
+    vars(node, &context, &report, what: "vars")
+  }
+
+  /// `vars` of the file or a task: plain values become params (so the command line or a
+  /// caller's `vars` set them), command-valued ones `$(command)` where used, and values with
+  /// shell syntax or templates are spliced where used.
+  func vars(_ node: YAMLNode, _ context: inout Context, _ report: inout ImportReport, what: String)
+    -> [ImportedParam]
+  {
     guard case .mapping(let entries) = node.kind else { return [] }
     var params: [ImportedParam] = []
+    var spliced: [(name: String, line: Int)] = []
     for entry in entries {
       let line = entry.key.location.line
       if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
-        params.append(ImportedParam(name: entry.name, defaultValue: convertValue(value, line: line, &report)))
+        if Self.isPlainWords(value) {
+          params.append(ImportedParam(name: entry.name, defaultValue: value))
+        } else {
+          context.inlineVars[entry.name] = value
+          spliced.append((entry.name, line))
+        }
       } else if let command = shellOf(entry.value) {
         context.commandVars[entry.name] = command
         report.approximate(
-          "vars: \(entry.name): {sh: …}", at: line,
+          "\(what): \(entry.name): {sh: …}", at: line,
           "runner has no command-valued variables: each {{.\(entry.name)}} runs '\(command)' where it is used")
       } else {
-        report.notCarried("vars: \(entry.name)", at: line, "only strings and sh: are imported")
+        report.notCarried("\(what): \(entry.name)", at: line, "only strings and sh: are imported")
       }
     }
+    if let first = spliced.first {
+      report.approximate(
+        "\(what): \(spliced.map(\.name).joined(separator: ", "))", at: first.line,
+        "values with shell syntax or templates are written where they are used, as go-task splices them: "
+          + "the command line cannot set them")
+    }
     return params
+  }
+
+  /// Words a shell takes as they are: no quotes, expansions, globs or templates.
+  static func isPlainWords(_ value: String) -> Bool {
+    !value.contains { "'\"$`\\*?[]~{}()<>|&;#\n".contains($0) }
   }
 
   func shellOf(_ node: YAMLNode) -> String? {
@@ -121,17 +155,28 @@ struct TaskfileImporter {
   }
 
   /// `env`: static values; `sh:` values are reported.
-  func environment(_ node: YAMLNode, _ report: inout ImportReport) -> [(name: String, value: String)] {
+  func environment(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> [(
+    name: String, value: String
+  )] {
+    strings(node, context, &report) { entry, report in
+      report.notCarried(
+        "env: \(entry.name)", at: entry.key.location.line,
+        "runner's env values are strings: compute it in the commands, or in a task that writes $RUNNER_OUTPUT")
+    }
+  }
+
+  /// A mapping's string values (`{{.NAME}}` converted, null as empty); `other` is told of the
+  /// rest.
+  func strings(
+    _ node: YAMLNode, _ context: Context, _ report: inout ImportReport, other: (YAMLEntry, inout ImportReport) -> Void
+  ) -> [(name: String, value: String)] {
     guard case .mapping(let entries) = node.kind else { return [] }
     var result: [(name: String, value: String)] = []
     for entry in entries {
-      let line = entry.key.location.line
       if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
-        result.append((entry.name, convertValue(value, line: line, &report)))
+        result.append((entry.name, convertValue(value, line: entry.key.location.line, context, &report)))
       } else {
-        report.notCarried(
-          "env: \(entry.name)", at: line,
-          "runner's env values are strings: compute it in the commands, or in a task that writes $RUNNER_OUTPUT")
+        other(entry, &report)
       }
     }
     return result
@@ -197,8 +242,13 @@ struct TaskfileImporter {
     if path.hasSuffix("/") { path.removeLast() }
     let lowered = path.lowercased()
     if lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml") {
-      let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
-      return (path, directory + "tasks.yml")
+      let slash = path.lastIndex(of: "/")
+      let directory = slash.map { String(path[...$0]) } ?? ""
+      let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+      // Another file of the same directory keeps its own name: `DistTasks.yml` → `DistTasks.tasks.yml`.
+      guard !name.lowercased().hasPrefix("taskfile") else { return (path, directory + "tasks.yml") }
+      let stem = name.prefix { $0 != "." }
+      return (path, directory + stem + ".tasks.yml")
     }
     return (path + "/Taskfile.yml", path + "/tasks.yml")
   }

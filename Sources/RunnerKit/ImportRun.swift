@@ -56,11 +56,7 @@ public struct ImportRun: Sendable {
       Terminal.write(yaml, to: 1)
     } else {
       if !force, access(target, F_OK) == 0 { return fail("'\(target)' exists: give --force to overwrite it") }
-      do {
-        try CacheFileSystem.writeAtomically(target, Array(yaml.utf8))
-      } catch {
-        return fail("cannot write '\(target)': \(error)")
-      }
+      if let problem = write(yaml, to: target) { return fail("cannot write '\(target)': \(problem)") }
     }
     Terminal.write(report.render(), to: 2)
     let where_ = target == "-" ? "stdout" : "'\(target)'"
@@ -74,6 +70,33 @@ public struct ImportRun: Sendable {
       "imported \(file) (\(chosen.rawValue)) into \(where_): \(tasks); \(count) construct\(count == 1 ? "" : "s")"
         + " not carried over exactly (above)\n", to: 2)
     return Self.reported
+  }
+
+  /// A regular file (or a new one) is replaced atomically; anything else that exists (a
+  /// device such as `/dev/stdout`, a pipe) is written in place, never replaced by a rename.
+  func write(_ text: String, to target: String) -> String? {
+    var info = stat()
+    if stat(target, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+      let descriptor = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC)
+      guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+      defer { close(descriptor) }
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if written < 0 {
+          if errno == EINTR { continue }
+          return String(cString: strerror(errno))
+        }
+        bytes = bytes.dropFirst(written)
+      }
+      return nil
+    }
+    do {
+      try CacheFileSystem.writeAtomically(target, Array(text.utf8))
+      return nil
+    } catch {
+      return "\(error)"
+    }
   }
 
   func fail(_ text: String) -> Int32 {

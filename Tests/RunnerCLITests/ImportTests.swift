@@ -32,6 +32,27 @@ import Testing
     #expect(project.read("tasks.yml") == nil)
   }
 
+  /// An OUT that is not a regular file (a pipe here, `/dev/null` or `/dev/stdout` in use) is
+  /// written into: a rename would have replaced it with a file.
+  @Test func aPipeIsWrittenIntoNotReplaced() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Makefile", ".PHONY: hello\nhello:\n\t@echo hello\n")
+    let fifo = project.directory.appendingPathComponent("out.fifo").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let reader = Process()
+    reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+    reader.arguments = ["-c", "cat out.fifo > got.yml"]
+    reader.currentDirectoryURL = project.directory
+    try reader.run()
+    let output = try project.run("import", "Makefile", "-o", "out.fifo", "--force")
+    reader.waitUntilExit()
+    #expect(output.status == 0, "\(output.stderr)")
+    var info = stat()
+    #expect(stat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "still a pipe")
+    #expect(project.read("got.yml")?.contains("run: echo hello") == true)
+  }
+
   @Test func unreadableOrUnknownInputIsAUsageError() throws {
     let project = try TaskFileProject()
     defer { project.remove() }

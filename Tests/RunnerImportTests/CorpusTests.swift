@@ -6,7 +6,7 @@ import Testing
 /// Each directory of `Corpus/` holds one file to import (a Taskfile.yml, justfile or
 /// Makefile written like real ones), the tasks.yml it must become (`expected.yml`) and the
 /// report (`expected.report`, empty when the import is exact). `UPDATE_GOLDEN=1` rewrites the
-/// expectations.
+/// expectations (`UPDATE_GOLDEN=make-` those of the cases named so).
 @Suite struct CorpusTests {
   static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus")
 
@@ -36,7 +36,8 @@ import Testing
     let directory = Self.corpus.appendingPathComponent(name)
     let expectedYAML = directory.appendingPathComponent("expected.yml")
     let expectedReport = directory.appendingPathComponent("expected.report")
-    if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] != nil {
+    // `UPDATE_GOLDEN=1` rewrites every case; `UPDATE_GOLDEN=just-` only the cases named so.
+    if let update = ProcessInfo.processInfo.environment["UPDATE_GOLDEN"], update == "1" || name.hasPrefix(update) {
       try yaml.write(to: expectedYAML, atomically: true, encoding: .utf8)
       try report.render().write(to: expectedReport, atomically: true, encoding: .utf8)
     }
