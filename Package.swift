@@ -73,7 +73,7 @@ let package = Package(
       ]
     ),
     // `runner import`: a Taskfile, justfile or Makefile in runner's format.
-    .target(name: "RunnerImport", dependencies: ["RunnerModel"]),
+    .target(name: "RunnerImport", dependencies: ["RunnerBasics", "RunnerModel"]),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -84,7 +84,7 @@ let package = Package(
     // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
     // which share one scripted run.
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
-    .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport"], exclude: ["Corpus"]),
+    .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport", "RunnerModel"], exclude: ["Corpus"]),
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),

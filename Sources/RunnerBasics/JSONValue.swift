@@ -69,7 +69,7 @@ package enum JSONValue: Sendable, Equatable {
   package static func escape(_ text: String, into out: inout String) {
     out += "\""
     // Most strings (names, commands, paths) need no escape: appended whole.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
       out += text
       out += "\""
       return
@@ -81,7 +81,8 @@ package enum JSONValue: Sendable, Equatable {
       case "\n": out += "\\n"
       case "\r": out += "\\r"
       case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
+      // DEL too: YAML's double-quoted strings, which share this escaping, may not hold it raw.
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)

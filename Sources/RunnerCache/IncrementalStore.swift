@@ -120,7 +120,8 @@ package final class IncrementalStore: Sendable {
     var values = Dictionary(baseEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
     for name in task.keyEnvironment { values[name] = inherited[name] }
     for entry in task.environment { values[entry.name] = entry.value.render(lookup) }
-    for name in secretNames.union(task.secretNames) { values[name] = nil }
+    for name in secretNames { values[name] = nil }
+    for name in task.secretNames { values[name] = nil }
     return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: secrets.masking($0.value)) }
   }
 

@@ -1,3 +1,5 @@
+import RunnerBasics
+
 /// Writes an `ImportedFile` as runner's YAML: keys in a fixed order, every string quoted only
 /// where YAML would read it otherwise, scripts of several lines as block scalars.
 package struct TasksFileWriter {
@@ -116,23 +118,10 @@ package struct TasksFileWriter {
   static func scalar(_ text: String, blockIndent: String? = nil) -> String {
     if let blockIndent, text.contains("\n"), let block = block(text, indent: blockIndent) { return block }
     if isPlain(text) { return text }
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          out += "\\x" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    // A JSON string is a YAML double-quoted scalar.
+    var out = ""
+    JSONValue.escape(text, into: &out)
+    return out
   }
 
   /// `text` in single quotes for a POSIX shell (`'` written as `'\''`).
