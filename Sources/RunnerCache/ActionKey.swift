@@ -95,10 +95,13 @@ package struct ActionKey: Sendable {
     case .shell(let commands):
       let shell = task.shell ?? ShellSetting.standard
       let extra = task.arguments.isEmpty ? [] : [task.name] + task.arguments
-      guard commands.count == 1 else {
+      guard commands.count == 1, !commands[0].ignoresError else {
         // One process per command, the first failure ending the task: each command in a
-        // subshell, under the shell's own `-e`.
-        return shell + [commands.map { "(\n\($0.text)\n)" }.joined(separator: "\n")] + extra
+        // subshell, under the shell's own `-e` (`|| true` after one whose failure is ignored).
+        return shell + [
+          commands.map { "(\n\($0.text)\n)" + ($0.ignoresError ? " || true" : "") }.joined(separator: "\n")
+        ]
+          + extra
       }
       if ShellSetting.mayBypass(shell), let direct = CommandSplitter.directArguments(commands[0].text) {
         return direct

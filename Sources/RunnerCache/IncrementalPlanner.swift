@@ -150,12 +150,17 @@ package struct IncrementalPlanner {
     }
     if record.directory != fingerprint.directory { return "directory changed" }
     if record.environment != fingerprint.environment { return "environment changed" }
-    let before = Dictionary(record.sources.map { ($0.path, $0.hash) }, uniquingKeysWith: { $1 })
+    let before = Dictionary(record.sources.map { ($0.path, $0) }, uniquingKeysWith: { $1 })
     let after = Dictionary(fingerprint.sources.map { ($0.path, $0.hash) }, uniquingKeysWith: { $1 })
     var changes: [String] = []
     for file in fingerprint.sources {
       if let old = before[file.path] {
-        if old != file.hash { changes.append("\(file.path) changed") }
+        if old.hash != file.hash {
+          changes.append("\(file.path) changed")
+        } else if old.executable != file.executable {
+          // The key holds the executable bit (REAPI's is_executable): `chmod +x` changes it.
+          changes.append("\(file.path) became \(file.executable ? "executable" : "not executable")")
+        }
       } else {
         changes.append("\(file.path) added")
       }

@@ -89,6 +89,11 @@ package struct ImportedTask: Sendable {
   package var shell: String?
   package var isInternal = false
   package var isInteractive = false
+  package var aliases: [String] = []
+  /// `prompt:`: asked before the run.
+  package var prompt: String?
+  /// `preconditions:`: each command with its message.
+  package var preconditions: [(command: String, message: String?)] = []
 
   package init(name: String) { self.name = name }
 }

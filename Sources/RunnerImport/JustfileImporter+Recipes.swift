@@ -2,6 +2,8 @@
 struct JustRecipeOptions: Sendable {
   /// The `runner.os` comparisons of its OS attributes, joined with `||`.
   var systems: [String] = []
+  /// `[confirm]` (nil inside: just's own question) or `[confirm("…")]`.
+  var confirm: String??
   var directory: String?
   var noCd = false
   var positionalArguments = false
@@ -97,6 +99,7 @@ extension JustfileConversion {
     task.description = options.doc ?? recipe.comment
     task.isInternal = options.isPrivate || recipe.name.hasPrefix("_")
     if !options.systems.isEmpty { task.condition = "${{ \(options.systems.joined(separator: " || ")) }}" }
+    if let confirm = options.confirm { task.prompt = confirm ?? "Run recipe `\(recipe.name)`?" }
     task.directory = options.noCd ? nil : options.directory ?? settings.workingDirectory
     task.environment = options.environment
     var scope = JustScope()
@@ -184,10 +187,7 @@ extension JustfileConversion {
       } catch {
         return .notCarried(error.reason)
       }
-    case "confirm":
-      return .notCarried(
-        "runner has no confirmation prompt: make the go-ahead a required param (runner TASK confirm=yes) "
-          + "or an 'if:' condition")
+    case "confirm": options.confirm = .some(text)
     case "android":
       return .notCarried("runner.os is 'linux' on Android too: it cannot tell them apart")
     case let name where Self.systemAttributes[name] != nil:
@@ -342,17 +342,8 @@ extension JustfileConversion {
   /// The dependencies after `&&`: task calls at the end of `run`.
   mutating func subsequent(of recipe: JustRecipe, _ scope: JustScope, into task: inout ImportedTask) {
     guard !recipe.subsequent.isEmpty else { return }
-    let construct = "&& " + recipe.subsequent.map(\.source).joined(separator: " ")
-    guard task.condition == nil else {
-      report.notCarried(construct, at: recipe.line, "a task with an 'if:' condition cannot call tasks in runner")
-      return
-    }
     let calls = recipe.subsequent.compactMap { convert($0, of: recipe, scope) }
     guard !calls.isEmpty else { return }
     task.commands += calls.map { ImportedCommand.call($0) }
-    report.approximate(
-      construct, at: recipe.line,
-      "task calls at the end of \(task.name)'s run: \(task.name) ends after them, but runner starts a called task "
-        + "without waiting for the commands before it (just runs them after)")
   }
 }

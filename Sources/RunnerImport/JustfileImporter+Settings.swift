@@ -228,20 +228,14 @@ extension JustfileConversion {
       report.notCarried(alias.source, at: alias.line, "a task named '\(alias.name)' exists already")
       return
     }
-    var task = ImportedTask(name: alias.name)
-    task.description = "Alias for \(alias.target)"
-    task.isInternal = alias.attributes.contains { $0.name == "private" } || alias.name.hasPrefix("_")
-    let targetTask = file.tasks.first { $0.name == alias.target }
-    task.params = targetTask?.params ?? []
-    task.dependencies = [
-      ImportedDependency(alias.target, with: task.params.map { ($0.name, "${{ params.\($0.name) }}") })
-    ]
-    if let variadic = target.parameters.last(where: { $0.variadic != nil }) {
-      report.approximate(
-        alias.source, at: alias.line,
-        "an alias is a task that depends on \(alias.target): params are passed on, but the words after `--` "
-          + "(\(alias.target)'s \(variadic.source)) reach only the task named on the command line")
+    guard let index = file.tasks.firstIndex(where: { $0.name == alias.target }) else {
+      report.notCarried(alias.source, at: alias.line, "there is no task '\(alias.target)'")
+      return
     }
-    file.tasks.append(task)
+    _ = target
+    file.tasks[index].aliases.append(alias.name)
+    if alias.attributes.contains(where: { $0.name == "private" }) || alias.name.hasPrefix("_") {
+      report.approximate(alias.source, at: alias.line, "a private alias: runner's --list shows every alias")
+    }
   }
 }

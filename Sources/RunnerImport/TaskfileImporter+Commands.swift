@@ -8,7 +8,6 @@ extension TaskfileImporter {
   ) -> [ImportedCommand] {
     let line = node.location.line
     if let command = node.scalar {
-      state.commandsSoFar += 1
       return [.shell(convertCommand(command, line: line, context, &state, &report))]
     }
     guard case .mapping(let fields) = node.kind else { return [] }
@@ -22,19 +21,12 @@ extension TaskfileImporter {
       return []
     }
     if let name = field("task")?.scalar {
-      if state.commandsSoFar > 0 {
-        report.approximate(
-          "task: \(name)", at: line,
-          "a task call runs as a node of its own once its own deps are done: it may run before the commands above it")
-      }
-      state.commandsSoFar += 1
       return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
     }
     guard let command = field("cmd")?.scalar else {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
       return []
     }
-    state.commandsSoFar += 1
     var items: [String?] = [nil]
     if let loop = field("for") { items = loopItems(loop, &report) }
     return items.map { item in
@@ -99,7 +91,15 @@ extension TaskfileImporter {
         return .expansion(quoting == .none ? "\"$@\"" : "$*")
       case "USER_WORKING_DIR": return .expansion("${RUNNER_INVOCATION_DIR}")
       case "TASK": return .expansion("${RUNNER_TASK}")
-      case "ROOT_DIR", "TASKFILE_DIR", "TASK_DIR":
+      case "ROOT_DIR":
+        // The root file's directory, through the environment (a command holds no ${{ }}).
+        state.hostEnvironment["ROOT_DIR"] = "${{ runner.root }}"
+        return .expansion("${ROOT_DIR}")
+      case let host where host.hasPrefix("runner."):
+        let variable = "RUNNER_HOST_" + host.dropFirst("runner.".count).uppercased()
+        state.hostEnvironment[variable] = Self.hostValue(host, line: line, &report)
+        return .expansion("${\(variable)}")
+      case "TASKFILE_DIR", "TASK_DIR":
         report.approximate(
           "{{.\(name)}}", at: line, "became $PWD: the task's directory, which is the task file's unless it sets dir")
         return .expansion("${PWD}")
@@ -126,7 +126,9 @@ extension TaskfileImporter {
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertValue(value, line: line, context, &report, depth: depth + 1))
       }
-      if context.commandVars[name] != nil || ["CLI_ARGS", "ROOT_DIR", "TASKFILE_DIR"].contains(name) {
+      if name.hasPrefix("runner.") { return .text(Self.hostValue(name, line: line, &report)) }
+      if name == "ROOT_DIR" { return .text("${{ runner.root }}") }
+      if context.commandVars[name] != nil || ["CLI_ARGS", "TASKFILE_DIR"].contains(name) {
         report.notCarried("{{.\(name)}}", at: line, "has no value outside a command in runner")
         return nil
       }
@@ -153,6 +155,8 @@ extension TaskfileImporter {
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))
       }
+      if name.hasPrefix("runner.") { return .text(Self.hostValue(name, line: line, &report)) }
+      if name == "ROOT_DIR" { return .text("${{ runner.root }}") }
       if context.commandVars[name] != nil {
         report.notCarried("{{.\(name)}}", at: line, "a command's output has no value when runner loads the file")
         return nil
@@ -163,6 +167,18 @@ extension TaskfileImporter {
 
   /// The shell quoting at a point of a command.
   enum Quoting { case none, single, double }
+
+  /// go-task's template functions for the host, and runner's host values for them.
+  static let hostFunctions = ["OS": "os", "OS()": "os", "ARCH": "arch", "ARCH()": "arch", "exeExt": "exe_suffix"]
+
+  /// The host value for `name` (`runner.arch`), reporting where runner's spelling differs.
+  static func hostValue(_ name: String, line: Int, _ report: inout ImportReport) -> String {
+    if name == "runner.arch" {
+      report.approximate(
+        "{{ARCH}}", at: line, "runner.arch is uname's spelling (x86_64, aarch64), not Go's (amd64, arm64)")
+    }
+    return "${{ \(name) }}"
+  }
 
   /// Replaces each `{{ .NAME }}` by `replacement(NAME)`; a template that is not a plain
   /// variable (functions, pipes, conditionals), or one `replacement` refuses, stays as
@@ -178,8 +194,11 @@ extension TaskfileImporter {
       if text[index...].hasPrefix("{{"), let close = text[index...].firstRange(of: "}}") {
         let written = String(text[index..<close.upperBound])
         let inner = text[text.index(index, offsetBy: 2)..<close.lowerBound].trimmingSpaces()
-        if inner.hasPrefix("."), Self.isName(inner.dropFirst()),
-          let replaced = replacement(String(inner.dropFirst()), shell ? quoting : .none, &report)
+        // go-task's host functions ({{OS}}, {{ARCH}}, {{exeExt}}) reach the callers as `runner.NAME`.
+        let host = Self.hostFunctions[String(inner)].map { "runner." + $0 }
+        if let name = host
+          ?? (inner.hasPrefix(".") && Self.isName(inner.dropFirst()) ? String(inner.dropFirst()) : nil),
+          let replaced = replacement(name, shell ? quoting : .none, &report)
         {
           switch replaced {
           case .text(let spliced): result += spliced
@@ -188,7 +207,7 @@ extension TaskfileImporter {
           }
         } else {
           result += written
-          if !inner.hasPrefix(".") || !Self.isName(inner.dropFirst()) {
+          if host == nil, !inner.hasPrefix(".") || !Self.isName(inner.dropFirst()) {
             report.notCarried(
               written, at: line, "Go template functions, pipes and conditionals have no equivalent: write it in shell")
           }

@@ -40,34 +40,28 @@ extension TaskfileImporter {
         return $0
       }
     }
-    task.commands = state.preconditions + task.commands + state.deferred
+    task.commands = task.commands + state.deferred
     if state.usesArguments, !task.commands.isEmpty {
       report.approximate(
         "{{.CLI_ARGS}}", at: state.argumentsLine,
         "the words after -- reach the task as \"$@\" (runner \(task.name) -- ARGS); they are arguments, not shell text")
     }
-    var result = [task]
-    for alias in state.aliases {
-      var extra = ImportedTask(name: alias.name)
-      extra.dependencies = [ImportedDependency(task.name)]
-      extra.description = "Alias of \(task.name)"
-      result.append(extra)
-      report.approximate(
-        "aliases: \(alias.name)", at: alias.line,
-        "an alias is a task that depends on '\(task.name)' (no params or arguments pass through)")
+    task.aliases = state.aliases.map(\.name)
+    for (name, value) in state.hostEnvironment.sorted(by: { $0.key < $1.key })
+    where !task.environment.contains(where: { $0.name == name }) {
+      task.environment.append((name, value))
     }
-    return result
+    return [task]
   }
 
   struct TaskState {
-    var preconditions: [ImportedCommand] = []
+    /// Host values the commands read through the environment (`ROOT_DIR`, `RUNNER_HOST_OS`).
+    var hostEnvironment: [String: String] = [:]
     var deferred: [ImportedCommand] = []
     var aliases: [(name: String, line: Int)] = []
     var ignoreErrors = false
     var usesArguments = false
     var argumentsLine = 0
-    /// Commands and calls so far: a call after any of them may run before them.
-    var commandsSoFar = 0
   }
 
   func apply(
@@ -99,7 +93,7 @@ extension TaskfileImporter {
     case "sources": task.sources = globs(value, key: "sources", context, &report)
     case "generates": task.outputs = globs(value, key: "generates", context, &report)
     case "status": task.condition = status(value, context, &state, &report)
-    case "preconditions": state.preconditions = preconditions(value, context, &state, &report)
+    case "preconditions": task.preconditions = preconditions(value, context, &state, &report)
     case "requires": task.params += requires(value, &report)
     case "if":
       if let condition = value.scalar {
@@ -126,7 +120,13 @@ extension TaskfileImporter {
       }
     case "silent", "label", "summary_only": break
     case "prompt":
-      report.notCarried("prompt", at: line, "runner asks nothing before a task: use a required param (confirm=yes)")
+      // A list of prompts is one question per line.
+      if let text = value.scalar {
+        task.prompt = text
+      } else if case .sequence(let items) = value.kind {
+        task.prompt = items.compactMap(\.scalar).joined(separator: " ")
+        report.approximate("prompt", at: line, "runner asks one question: the prompts are joined into one")
+      }
     case "prefix":
       report.approximate("prefix", at: line, "runner prefixes each line with the task's name")
     default:
@@ -191,10 +191,10 @@ extension TaskfileImporter {
     return "! { " + checks.joined(separator: " && ") + "; }"
   }
 
-  /// `preconditions`: commands run first, failing the task with the message.
+  /// `preconditions`: runner's own, each with its message.
   func preconditions(
     _ node: YAMLNode, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport
-  ) -> [ImportedCommand] {
+  ) -> [(command: String, message: String?)] {
     guard case .sequence(let items) = node.kind else { return [] }
     return items.compactMap { item in
       var check = item.scalar
@@ -204,9 +204,7 @@ extension TaskfileImporter {
         message = fields.first { $0.name == "msg" }?.value.scalar
       }
       guard let check else { return nil }
-      let converted = convertCommand(check, line: item.location.line, context, &state, &report)
-      let said = message ?? "precondition failed: \(check)"
-      return .shell("\(converted) || { echo \(TasksFileWriter.shellQuoted(said)) >&2; exit 1; }")
+      return (convertCommand(check, line: item.location.line, context, &state, &report), message)
     }
   }
 

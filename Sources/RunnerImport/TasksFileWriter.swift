@@ -38,6 +38,7 @@ package struct TasksFileWriter {
     out += "  \(Self.scalar(task.name)):\n"
     let indent = "    "
     if let description = task.description { out += "\(indent)desc: \(Self.scalar(description))\n" }
+    if !task.aliases.isEmpty { out += "\(indent)aliases: \(flow(task.aliases))\n" }
     out += params(task.params, indent: indent)
     if !task.dependencies.isEmpty {
       if task.dependencies.allSatisfy({ $0.with.isEmpty }) {
@@ -51,6 +52,17 @@ package struct TasksFileWriter {
     out += mapping("env", task.environment, indent: indent)
     if let directory = task.directory { out += "\(indent)dir: \(Self.scalar(directory))\n" }
     if let condition = task.condition { out += "\(indent)if: \(Self.scalar(condition))\n" }
+    if let prompt = task.prompt { out += "\(indent)prompt: \(Self.scalar(prompt))\n" }
+    if !task.preconditions.isEmpty {
+      out += "\(indent)preconditions:\n"
+      for (command, message) in task.preconditions {
+        if let message {
+          out += "\(indent)  - sh: \(Self.scalar(command))\n\(indent)    msg: \(Self.scalar(message))\n"
+        } else {
+          out += "\(indent)  - \(Self.scalar(command))\n"
+        }
+      }
+    }
     if !task.sources.isEmpty { out += "\(indent)sources: \(flow(task.sources))\n" }
     if !task.outputs.isEmpty { out += "\(indent)outputs: \(flow(task.outputs))\n" }
     if task.isInternal { out += "\(indent)internal: true\n" }

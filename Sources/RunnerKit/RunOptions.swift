@@ -26,6 +26,8 @@ public struct RunOptions: Sendable {
   public var noCache: Bool
   /// `--no-wait`: fail at once if another runner holds the lock.
   public var noWait: Bool
+  /// `--yes`: answer yes to every task's `prompt:`.
+  public var assumeYes = false
   /// CI formats and pictures of the run.
   public var reports: ReportSettings
   /// `--affected[=REF]`: only the selected tasks a change since REF touches, and their dependents.

@@ -93,7 +93,8 @@ package struct RunSession: Sendable {
     let observer = ObserverList(observers)
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
-      baseEnvironment: taskEnvironment, factory: OperationFactory(store: store, fetcher: Self.fetcher))
+      baseEnvironment: taskEnvironment,
+      factory: OperationFactory(store: store, fetcher: Self.fetcher, answers: settings.answers))
     let run = Task { await scheduler.run() }
     let watcher = SignalWatcher(
       onFirst: { _ in

@@ -104,6 +104,7 @@ public final class Runner: Sendable {
       eventsPath: options.eventsPath, caching: caching)
     settings.services = services
     settings.secrets = Self.secrets(of: graph)
+    settings.answers = Prompter.ask(selection, yes: options.assumeYes)
     return RunSession(selection: selection, settings: settings, reports: options.reports)
   }
 
@@ -212,7 +213,7 @@ public final class Runner: Sendable {
       param.choices.isEmpty
         ? ["\(param.name)=\(param.defaultValue ?? "")"] : param.choices.map { "\(param.name)=\($0)" }
     }
-    return tasks.map(\.name) + Array(Set(params)).sorted()
+    return tasks.flatMap { [$0.name] + $0.aliases } + Array(Set(params)).sorted()
   }
 
   /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the
@@ -241,12 +242,46 @@ public final class Runner: Sendable {
     let loader = TaskFileLoader(
       invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
     do {
-      return try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
+      let graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
+      if !options.taskArguments.isEmpty { Self.warnOfUnreadArguments(graph, options.taskArguments) }
+      return graph
     } catch {
       DiagnosticPrinter().print(error.diagnostics)
       options.reports.annotate(error.diagnostics)
       return nil
     }
+  }
+
+  /// The words after `--` go to the targets as `"$@"`: a target whose commands read none of
+  /// `$@`, `$*`, `$1`… would drop them without a word.
+  static func warnOfUnreadArguments(_ graph: TaskGraph, _ words: [String]) {
+    let deaf = graph.tasks.filter { task in
+      guard !task.arguments.isEmpty, case .shell(let commands) = task.action else { return false }
+      return !commands.contains { Self.readsArguments($0.text) }
+    }
+    for task in deaf.prefix(3) {
+      DiagnosticPrinter().print([
+        Diagnostic(
+          .warning,
+          "the words after '--' (\(words.joined(separator: " "))) reach '\(task.name)' as \"$@\", "
+            + "but its commands never read \"$@\", $* or $1…", at: task.location)
+      ])
+    }
+  }
+
+  /// True when shell text reads its positional parameters.
+  static func readsArguments(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    for index in bytes.indices where bytes[index] == UInt8(ascii: "$") && index + 1 < bytes.count {
+      var next = bytes[index + 1]
+      if next == UInt8(ascii: "{"), index + 2 < bytes.count { next = bytes[index + 2] }
+      if next == UInt8(ascii: "@") || next == UInt8(ascii: "*") || next == UInt8(ascii: "#")
+        || (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(next)
+      {
+        return true
+      }
+    }
+    return false
   }
 
   private func cacheSettings() -> CacheSettings? {

@@ -12,10 +12,15 @@ final class SourceWatcher: @unchecked Sendable {
   private static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
 
   /// Nil when inotify cannot be used (the reason, as errno text, is in `failure`).
-  init?(roots: [String]) {
+  /// - Parameter alone: directories watched without what they hold (the task file's).
+  init?(roots: [String], alone: [String] = []) {
     fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
     guard fd >= 0 else { return nil }
     for root in Set(roots) { addTree(root) }
+    for directory in Set(alone) where !directories.values.contains(directory) {
+      let wd = inotify_add_watch(fd, directory, Self.mask | UInt32(IN_ONLYDIR))
+      if wd >= 0, directories[wd] == nil { directories[wd] = directory }
+    }
   }
 
   deinit { close(fd) }

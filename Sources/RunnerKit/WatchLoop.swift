@@ -48,7 +48,11 @@ struct WatchLoop {
       return code
     }
     signals = Self.signalWatcher { signal in stop.withLock { $0 = signal } }
-    guard let watcher = SourceWatcher(roots: roots(selection)) else {
+    // The task file's folder too (alone), so that an edit of it runs again even when no task
+    // has sources.
+    let files = [selection.graph.file.path] + selection.graph.file.otherFiles
+    let folders = files.map { FilePath.canonical(TaskFileLoader.directory(of: $0)) }
+    guard let watcher = SourceWatcher(roots: roots(selection), alone: folders) else {
       DiagnosticPrinter().print([Diagnostic(.error, "cannot watch the sources: inotify is not available")])
       return ExitStatus.usage
     }
@@ -69,7 +73,12 @@ struct WatchLoop {
         paths = changed
       }
       var targets: [Int]
-      if paths.contains(where: { FilePath.canonical($0) == taskFile }), let reloaded = runner.reload() {
+      if paths.contains(where: { FilePath.canonical($0) == taskFile }) {
+        // A file that no longer loads: its errors are printed; nothing runs until it does.
+        guard let reloaded = runner.reload() else {
+          Terminal.write("\nthe task file has errors (above): nothing runs until the next save\n", to: 1)
+          continue
+        }
         selection = reloaded
         Terminal.write("\nthe task file changed: running everything it selects\n", to: 1)
         await services.stop()
@@ -201,6 +210,12 @@ struct WatchLoop {
     let graph = selection.graph
     let watched = selection.members.filter { !graph[$0].sources.isEmpty }
     let unwatched = selection.members.filter { graph[$0].sources.isEmpty && graph[$0].action.kindName != "group" }
+    guard !watched.isEmpty else {
+      Terminal.write(
+        "\nno task here has sources: watching the task file only (an edit of it runs everything again). "
+          + "Ctrl-C to stop.\n", to: 1)
+      return
+    }
     var text = "\nwatching the sources of \(watched.count) task(s) in \(folders) folder(s)"
     if !unwatched.isEmpty {
       text +=

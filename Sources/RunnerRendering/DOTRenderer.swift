@@ -15,7 +15,7 @@ package struct DOTRenderer: Sendable {
     let targets = Set(selection.targets)
     for node in selection.members {
       let task = graph[node]
-      var attributes = ["label=\(quote(task.name + "\n" + task.action.kindName))"]
+      var attributes = ["label=\(quote(task.name + "\n" + task.pictureKind))"]
       if targets.contains(node) { attributes.append("penwidth=2") }
       if case .image = task.action { attributes.append("style=\"rounded,filled\", fillcolor=\"#e8f0fe\"") }
       out += "  \(quote(task.name)) [\(attributes.joined(separator: ", "))];\n"
@@ -40,5 +40,17 @@ package struct DOTRenderer: Sendable {
       }
     }
     return escaped + "\""
+  }
+}
+
+extension TaskDefinition {
+  /// The kind a picture labels a task with, and what decides at its turn how it runs:
+  /// `shell · service`, `shell · cleanup`, `group · if`.
+  var pictureKind: String {
+    var words = [action.kindName]
+    if isService { words.append("service") }
+    if always { words.append("cleanup") }
+    if self.condition != nil { words.append("if") }
+    return words.joined(separator: " · ")
   }
 }

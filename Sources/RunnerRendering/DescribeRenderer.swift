@@ -33,7 +33,13 @@ package struct DescribeRenderer: Sendable {
     if let matrix = task.matrix, task.values.isEmpty {
       rows.append(("matrix", matrix.axes.map { "\($0.name): \($0.values.joined(separator: ", "))" }))
     }
-    if let condition = task.condition { rows.append(("if", [condition.description])) }
+    // A task split at its calls keeps its `if:` and preconditions on its first part.
+    let first = task.writtenRun.isEmpty ? nil : graph.index(of: task.name + "#1").map { graph[$0] }
+    if let condition = task.condition ?? first?.condition { rows.append(("if", [condition.description])) }
+    let preconditions = task.preconditions.isEmpty ? first?.preconditions ?? [] : task.preconditions
+    if !preconditions.isEmpty {
+      rows.append(("preconditions", preconditions.map { "$ \($0.command)" + ($0.message.map { " (\($0))" } ?? "") }))
+    }
     if let shell = task.shell { rows.append(("shell", [shell.joined(separator: " ")])) }
     if !task.arguments.isEmpty { rows.append(("arguments", [task.arguments.joined(separator: " ")])) }
     let environment = environment(of: task, in: graph)

@@ -72,7 +72,7 @@ package struct HTMLGraphRenderer: Sendable {
       }
       let description = task.description.map { "<div class=\"muted\">\(MarkupText.xml($0))</div>" } ?? ""
       html += "<tr id=\"task-\(anchor(task.name))\"><td><b>\(MarkupText.xml(task.name))</b>\(description)</td>"
-      html += "<td>\(task.action.kindName)</td><td>\(links(graph.dependencies[node]))</td>"
+      html += "<td>\(MarkupText.xml(task.pictureKind))</td><td>\(links(graph.dependencies[node]))</td>"
       html += "<td>\(links(graph.dependents[node]))</td><td>\(does(task))</td>"
       html += "<td><code>\(MarkupText.xml(task.location.description))</code></td></tr>\n"
       TextPieces.flush(&html, to: emit)

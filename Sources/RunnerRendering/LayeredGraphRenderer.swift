@@ -101,7 +101,7 @@ package struct LayeredGraphRenderer: Sendable {
       svg += MarkupText.xml(task.name) + "</text>\n"
       svg +=
         "<text x=\"\(n(middle))\" y=\"\(n(place.y + 32))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#57606a\">"
-      svg += task.action.kindName + "</text>\n</g>\n"
+      svg += MarkupText.xml(task.pictureKind) + "</text>\n</g>\n"
       TextPieces.flush(&svg, to: emit)
     }
     emit(svg + "</svg>\n")

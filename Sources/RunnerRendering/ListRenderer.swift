@@ -27,6 +27,7 @@ package struct ListRenderer: Sendable {
         out += position == 0 ? "[\n  " : ",\n  "
         JSONValue.object([
           ("name", .string(task.name)),
+          ("aliases", .array(task.aliases.map(JSONValue.string))),
           ("description", task.description.map(JSONValue.string) ?? .null),
           ("kind", .string(task.action.kindName)),
           ("deps", .array(task.dependencies.map { .string($0.name) })),
@@ -39,7 +40,11 @@ package struct ListRenderer: Sendable {
       emit(tasks.isEmpty ? "[]\n" : out + "\n]\n")
       return
     }
-    let width = tasks.map(\.name.count).max() ?? 0
+    // A task's aliases follow its name: `build (b)`.
+    let shown = { (task: TaskDefinition) in
+      task.aliases.isEmpty ? task.name : task.name + " (" + task.aliases.joined(separator: ", ") + ")"
+    }
+    let width = tasks.map { shown($0).count }.max() ?? 0
     var previous = ""
     var first = true
     for task in tasks {
@@ -54,8 +59,9 @@ package struct ListRenderer: Sendable {
         task.params.map(Self.text)
         + (task.matrix?.axes ?? []).map { "\($0.name) in \($0.values.joined(separator: "|"))" }
       if !extras.isEmpty { detail += (detail.isEmpty ? "" : "  ") + "[" + extras.joined(separator: ", ") + "]" }
-      out += task.name
-      if !detail.isEmpty { out += String(repeating: " ", count: width - task.name.count + 2) + detail }
+      let name = shown(task)
+      out += name
+      if !detail.isEmpty { out += String(repeating: " ", count: width - name.count + 2) + detail }
       out += "\n"
       TextPieces.flush(&out, to: emit)
     }

@@ -70,6 +70,13 @@ package struct PlanRenderer: Sendable {
     }
     if let directory = task.directory { lines.append("in \(directory)") }
     for entry in task.environment { lines.append("env \(entry.name)=\(secrets.masking(entry.value.description))") }
+    // What decides, at its turn, whether and how it runs.
+    if let condition = task.condition { lines.append("if \(condition)") }
+    for precondition in task.preconditions { lines.append("precondition $ \(precondition.command)") }
+    if let prompt = task.prompt { lines.append("prompt: \(prompt)") }
+    if task.isService { lines.append("service: kept up while tasks that depend on it run") }
+    if task.always { lines.append("always: a cleanup, run whatever its dependencies' outcome") }
+    for gate in task.waitFor { lines.append("waits for \(gate)") }
     return lines
   }
 }

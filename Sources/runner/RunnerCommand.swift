@@ -97,6 +97,9 @@ struct RunnerCommand: ParsableCommand {
   @Flag(help: "Fail at once if another runner holds this directory's lock, rather than wait.")
   var noWait = false
 
+  @Flag(name: [.customShort("y"), .long], help: "Answer yes to every task's prompt.")
+  var yes = false
+
   @OptionGroup(title: "Reports")
   var report: ReportOptions
 
@@ -187,6 +190,7 @@ struct RunnerCommand: ParsableCommand {
       force: force, noCache: noCache, noWait: noWait, reports: report.settings())
     options.params = params
     options.taskArguments = taskArguments
+    options.assumeYes = yes
     if affected { options.affected = .init(ref: affectedRef) }
     options.remote = remote.settings()
     let runner = Runner(options)

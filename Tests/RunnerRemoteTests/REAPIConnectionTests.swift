@@ -41,10 +41,11 @@ enum TestServers {
 
 @Suite(.enabled(if: TestServers.anyGRPC, "no REAPI server named (.ci/remote-servers.sh start DIR)"))
 struct REAPIConnectionTests {
-  /// A deadline long enough for a loaded test run: the other suites' tests wait for processes
-  /// on the threads the client's tasks need, for seconds at a time (with 10 s, calls that take
-  /// milliseconds on their own timed out in CI).
-  static let deadline = Duration.seconds(120)
+  /// A deadline long enough for a loaded test run: the other suites' synchronous tests wait
+  /// for processes on the threads the client's tasks need (the cooperative pool, two threads
+  /// on two cores), for as long as those tests run — with 10 s, calls that take milliseconds
+  /// on their own timed out in CI; with 120 s, once the binary's tests took 160 s.
+  static let deadline = Duration.seconds(900)
 
   /// Each server named in the environment.
   func servers() throws -> [RemoteEndpoint] {

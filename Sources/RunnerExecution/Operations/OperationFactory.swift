@@ -9,15 +9,27 @@ package struct OperationFactory: Sendable {
   let store: IncrementalStore?
   /// Fetches image `load:` URLs.
   let fetcher: any URLFetching
+  /// The answers to the run's prompts.
+  let answers: PromptAnswers
 
-  package init(reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil) {
+  package init(
+    reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil,
+    answers: PromptAnswers = PromptAnswers()
+  ) {
     self.reactor = reactor
     self.store = store
     self.fetcher = fetcher ?? NoNetwork()
+    self.answers = answers
   }
 
   package func operation(for task: TaskDefinition) -> any TaskOperation {
-    let operation = plainOperation(for: task)
+    var operation = plainOperation(for: task)
+    if let refusal = answers.refusal(of: task) { operation = RefusedOperation(reason: refusal) }
+    if !task.preconditions.isEmpty {
+      operation = PreconditionOperation(
+        preconditions: task.preconditions, inner: operation, shell: task.shell ?? ShellSetting.standard,
+        reactor: reactor)
+    }
     guard let condition = task.condition else { return operation }
     return ConditionalOperation(
       condition: condition, inner: operation, shell: task.shell ?? ShellSetting.standard, reactor: reactor)

@@ -54,7 +54,7 @@ package struct ShellOperation: TaskOperation {
         // for runner's own Ctrl-C (cleanups, exit 130).
         throw .interrupted(SIGINT)
       }
-      guard outcome.isSuccess else { throw .command(command.text, outcome) }
+      guard outcome.isSuccess || command.ignoresError else { throw .command(command.text, outcome) }
     }
     guard let outputs = try Self.readOutputs(outputPath) else {
       written = false

@@ -17,6 +17,8 @@ package struct RunSettings: Sendable {
   package var services: ServicePool?
   /// The run's secret values, masked in every task's output (`TaskGraph.secretMask`).
   package var secrets: SecretMask = .none
+  /// The answers to the selected tasks' `prompt:`s.
+  package var answers = PromptAnswers()
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

@@ -59,6 +59,11 @@ struct RunState {
   private var deadlock: String?
   /// The signal of a Ctrl-C an interactive task received at its terminal and ended by.
   private var interruption: Int32?
+  /// Per task: the run needs it. A task reached only through task calls is needed once a
+  /// caller reaches the call; until then it does not start, and one never called is skipped.
+  private var wanted: [Bool]
+  /// Orderings (a called task after its caller's part) this run waits on: both tasks needed.
+  private var orderingsCounted = Set<UInt64>()
   /// Called for every state change: task, new state, attempt, reason.
   var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
 
@@ -80,6 +85,15 @@ struct RunState {
     let count = selection.graph.count
     states = [TaskState](repeating: .pending, count: count)
     waitingOn = selection.graph.dependencies.map(\.count)
+    wanted = Self.wantedAtStart(selection)
+    if selection.graph.hasOrderings {
+      for task in selection.members {
+        for earlier in selection.graph.runsAfter(task) where selection.isMember[earlier] && wanted[earlier] {
+          waitingOn[task] += 1
+          orderingsCounted.insert(Self.edge(earlier, task))
+        }
+      }
+    }
     isCleanup = selection.graph.tasks.map(\.always)
     isService = selection.graph.tasks.map(\.isService)
     isInteractive = selection.graph.tasks.map(\.isInteractive)
@@ -128,7 +142,50 @@ struct RunState {
   var graph: TaskGraph { selection.graph }
 
   mutating func seedReady() {
-    for task in selection.members where waitingOn[task] == 0 { becomeReady(task) }
+    for task in selection.members where waitingOn[task] == 0 && wanted[task] { becomeReady(task) }
+  }
+
+  static func edge(_ from: Int, _ to: Int) -> UInt64 { UInt64(UInt32(from)) << 32 | UInt64(UInt32(to)) }
+
+  /// Every member, or with task calls, what the targets need through `deps` (not through calls).
+  static func wantedAtStart(_ selection: GraphSelection) -> [Bool] {
+    let graph = selection.graph
+    guard !graph.calls.isEmpty else { return selection.isMember }
+    var wanted = [Bool](repeating: false, count: graph.count)
+    var work = selection.targets
+    while let next = work.popLast() {
+      guard !wanted[next] else { continue }
+      wanted[next] = true
+      let called = graph.callDependencies(of: next)
+      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
+    }
+    return wanted
+  }
+
+  /// A caller reached its call of `task`: it, and what it needs, may start.
+  mutating func want(_ task: Int) {
+    var work = [task]
+    while let next = work.popLast() {
+      guard selection.isMember[next], !wanted[next] else { continue }
+      wanted[next] = true
+      let called = graph.callDependencies(of: next)
+      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
+      // Tasks that start after this one and have not started yet now wait for it.
+      for later in graph.runsBefore(next) where selection.isMember[later] && states[later] == .pending {
+        waitingOn[later] += 1
+        orderingsCounted.insert(Self.edge(next, later))
+      }
+      guard states[next] == .pending, !stopping else { continue }
+      if isCleanup[next] ? unfinished[next] == 0 : waitingOn[next] == 0 { becomeReady(next) }
+    }
+  }
+
+  /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
+  mutating func skipUncalled() {
+    guard !graph.calls.isEmpty, !stopping else { return }
+    for task in selection.members where !wanted[task] && states[task] == .pending {
+      set(task, .skipped, reason: "not called: no task that calls it reached the call")
+    }
   }
 
   mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {
@@ -142,7 +199,23 @@ struct RunState {
     // A cleanup waits for its dependencies to end, not to succeed.
     for dependent in graph.dependents[task] where isCleanup[dependent] && selection.isMember[dependent] {
       unfinished[dependent] -= 1
-      if unfinished[dependent] == 0, states[dependent] == .pending, !cleanupsAbandoned { becomeReady(dependent) }
+      if unfinished[dependent] == 0, states[dependent] == .pending, !cleanupsAbandoned, wanted[dependent] {
+        becomeReady(dependent)
+      }
+    }
+    // A called task waits for the caller's part before the call to end, however it ended.
+    for later in graph.runsBefore(task) where orderingsCounted.remove(Self.edge(task, later)) != nil {
+      guard wanted[later] else {
+        waitingOn[later] -= 1
+        continue
+      }
+      if isCleanup[later] {
+        unfinished[later] -= 1
+        if unfinished[later] == 0, states[later] == .pending, !cleanupsAbandoned { becomeReady(later) }
+      } else {
+        waitingOn[later] -= 1
+        if waitingOn[later] == 0, states[later] == .pending, !stopping { becomeReady(later) }
+      }
     }
   }
 
@@ -177,7 +250,9 @@ struct RunState {
   mutating func releaseDependents(of task: Int) {
     for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
       waitingOn[dependent] -= 1
-      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping { becomeReady(dependent) }
+      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping, wanted[dependent] {
+        becomeReady(dependent)
+      }
     }
   }
 
@@ -275,8 +350,13 @@ struct RunState {
       results[task] = value
       if let skipped = value as? ConditionSkipped {
         set(task, .skipped, reason: skipped.reason)
+        // The first part of a task with calls: the whole task is skipped, and calls nothing.
+        let parts = graph.laterParts(of: task)
+        for part in parts where states[part] == .pending { set(part, .skipped, reason: skipped.reason) }
+        for part in parts { releaseDependents(of: part) }
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
+        for callee in graph.calledWhenEnded(task) { want(callee) }
       }
       releaseDependents(of: task)
     case .failure(.interrupted(let signal)):
@@ -354,7 +434,9 @@ struct RunState {
     let stuck = selection.members.filter { !states[$0].isFinal }
     guard !stuck.isEmpty else { return nil }
     let lines = stuck.prefix(20).map { task -> String in
-      let waits = graph.dependencies[task].filter { states[$0] != .succeeded }
+      let waits =
+        graph.dependencies[task].filter { states[$0] != .succeeded }
+        + graph.runsAfter(task).filter { selection.isMember[$0] && !states[$0].isFinal }
       let what =
         waits.isEmpty
         ? "a resource (\(graph[task].resources.joined(separator: ", ")))"

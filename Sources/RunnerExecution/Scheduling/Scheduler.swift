@@ -153,6 +153,8 @@ package struct Scheduler: Sendable {
         }
         stopServices(&state, handles: services, kept: &kept)
         if state.running == 0, state.gating == 0, state.servicesUp.isEmpty {
+          state.skipUncalled()
+          if state.ready.first != nil || state.readyRemote.first != nil { continue }
           if let report = state.deadlockReport() { state.declareDeadlock(report) }
           // A service that ended before it was ready may leave its gate check behind.
           group.cancelAll()

@@ -8,9 +8,14 @@ import Synchronization
 /// is saved), the second skips the grace period. The exit status is 128 + the first signal.
 /// SIGTSTP (Ctrl-Z) calls `onSuspend`, which stops the run's tasks and runner, and continues
 /// them when runner is continued.
-package final class SignalWatcher {
-  private let sources: [any DispatchSourceSignal]
-  private let received = SignalLog()
+///
+/// The same signal again within `window` of the one counted is the same interrupt delivered
+/// twice (`timeout(1)` sends it to runner and then to runner's process group), not a second one.
+package final class SignalWatcher: Sendable {
+  /// How close a repeated signal must follow to count as the same one.
+  package static let window: Duration = .milliseconds(250)
+  private let received: SignalLog
+  private let token: Int
 
   /// - Parameters:
   ///   - onFirst: cancel the run.
@@ -20,32 +25,18 @@ package final class SignalWatcher {
     onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void,
     onSuspend: (@Sendable () -> Void)? = nil
   ) {
-    var sources: [any DispatchSourceSignal] = []
-    let received = self.received
-    if let onSuspend, !Self.ignoredAtStart.contains(SIGTSTP) {
-      Self.ignoreOnce(SIGTSTP)
-      let source = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: .global())
-      source.setEventHandler(handler: onSuspend)
-      source.resume()
-      sources.append(source)
-    }
-    for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
-      // A signal ignored when runner started stays ignored (`nohup runner`), as make and the
-      // shell do.
-      if Self.ignoredAtStart.contains(number) { continue }
-      Self.ignoreOnce(number)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler {
-        let count = received.withLock {
-          $0.append(number)
-          return $0.count
+    let received = SignalLog()
+    self.received = received
+    token = SignalHub.shared.register(
+      { number in
+        let now = ContinuousClock.now
+        let count = received.withLock { log -> Int in
+          if let last = log.last, last.number == number, now - last.time < SignalWatcher.window { return 0 }
+          log.append((number, now))
+          return log.count
         }
-        if count == 1 { onFirst(number) } else { onSecond() }
-      }
-      source.resume()
-      sources.append(source)
-    }
-    self.sources = sources
+        if count == 1 { onFirst(number) } else if count > 1 { onSecond() }
+      }, suspend: onSuspend)
   }
 
   /// Sets a signal to SIG_IGN (for its dispatch source) the first time only: once libdispatch
@@ -78,18 +69,103 @@ package final class SignalWatcher {
   }
 
   /// The first signal received, if any.
-  package var firstSignal: Int32? { received.withLock { $0.first } }
+  package var firstSignal: Int32? { received.withLock { $0.first?.number } }
 
-  deinit {
-    for source in sources { source.cancel() }
+  deinit { SignalHub.shared.unregister(token) }
+}
+
+/// One dispatch source per signal for the life of the process, handing each signal to the
+/// newest watcher. Watchers come and go (`--watch` has one between runs and one per run); a
+/// signal that arrives while none is there waits for the next, rather than being lost to the
+/// moment between two of them.
+final class SignalHub: Sendable {
+  static let shared = SignalHub()
+
+  private struct Watcher {
+    var token: Int
+    var handle: @Sendable (Int32) -> Void
+    var suspend: (@Sendable () -> Void)?
+  }
+
+  private struct State {
+    var watchers: [Watcher] = []
+    var next = 0
+    var pending: [Int32] = []
+    /// Kept for the life of the process.
+    var sources: [Kept] = []
+    var started = false
+    var suspending = false
+  }
+
+  private let state = Mutex(State())
+
+  func register(_ handle: @escaping @Sendable (Int32) -> Void, suspend: (@Sendable () -> Void)?) -> Int {
+    let (token, pending, start, startSuspend) = state.withLock { state in
+      state.next += 1
+      state.watchers.append(Watcher(token: state.next, handle: handle, suspend: suspend))
+      defer {
+        state.pending = []
+        state.started = true
+        if suspend != nil { state.suspending = true }
+      }
+      return (state.next, state.pending, !state.started, suspend != nil && !state.suspending)
+    }
+    if start { listen(to: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) }
+    if startSuspend { listen(to: [SIGTSTP]) }
+    for number in pending { handle(number) }
+    return token
+  }
+
+  func unregister(_ token: Int) {
+    state.withLock { $0.watchers.removeAll { $0.token == token } }
+  }
+
+  private func listen(to numbers: [Int32]) {
+    var sources: [any DispatchSourceSignal] = []
+    for number in numbers {
+      // A signal ignored when runner started stays ignored (`nohup runner`), as make and the
+      // shell do.
+      if SignalWatcher.ignoredAtStart.contains(number) { continue }
+      SignalWatcher.ignoreOnce(number)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { [self] in deliver(number) }
+      source.resume()
+      sources.append(source)
+    }
+    let kept = Kept(sources: sources)
+    state.withLock { $0.sources.append(kept) }
+  }
+
+  /// Dispatch sources, only ever held (never touched again once resumed).
+  private final class Kept: @unchecked Sendable {
+    let sources: [any DispatchSourceSignal]
+    init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+  }
+
+  private func deliver(_ number: Int32) {
+    if number == SIGTSTP {
+      let suspend = state.withLock { $0.watchers.last { $0.suspend != nil }?.suspend }
+      // No watcher stops the run's processes: stop as SIGTSTP would have.
+      if let suspend { suspend() } else { raise(SIGSTOP) }
+      return
+    }
+    let handle = state.withLock { state -> (@Sendable (Int32) -> Void)? in
+      guard let newest = state.watchers.last else {
+        state.pending.append(number)
+        return nil
+      }
+      return newest.handle
+    }
+    handle?(number)
   }
 }
 
-/// The signals received so far, shared with the handlers.
+/// The signals counted so far and when each came, shared with the handlers.
 final class SignalLog: Sendable {
-  private let signals = Mutex<[Int32]>([])
+  typealias Entry = (number: Int32, time: ContinuousClock.Instant)
+  private let signals = Mutex<[Entry]>([])
 
-  func withLock<T>(_ body: (inout [Int32]) -> T) -> T {
+  func withLock<T>(_ body: (inout [Entry]) -> T) -> T {
     signals.withLock { body(&$0) }
   }
 }

@@ -33,7 +33,7 @@ extension GraphSelection {
     }
     for written in targetNames {
       // A leading ':' names a task of the root file (`runner :import`).
-      let name = written.hasPrefix(":") ? String(written.dropFirst()) : written
+      let name = graph.file.resolvingAlias(written.hasPrefix(":") ? String(written.dropFirst()) : written)
       if TargetPattern.isPattern(name) {
         // Tasks as written: not the nodes made for other values or the parts of a split task.
         let matched = graph.tasks.filter {

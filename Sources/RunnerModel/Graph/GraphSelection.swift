@@ -33,10 +33,14 @@ package struct GraphSelection: Sendable {
     var stage = [Int](repeating: 0, count: graph.count)
     for node in order {
       stage[node] = graph.dependencies[node].reduce(0) { max($0, stage[$1] + 1) }
+      for earlier in graph.runsAfter(node) where isMember[earlier] {
+        stage[node] = max(stage[node], stage[earlier] + 1)
+      }
     }
     var height = [Int](repeating: 0, count: graph.count)
     for node in order.reversed() {
       height[node] = 1 + graph.dependents[node].reduce(0) { isMember[$1] ? max($0, height[$1]) : $0 }
+      for later in graph.runsBefore(node) where isMember[later] { height[node] = max(height[node], 1 + height[later]) }
     }
     self.stage = stage
     self.height = height
@@ -45,7 +49,9 @@ package struct GraphSelection: Sendable {
   /// Dependencies before dependents; ties in file order.
   static func topologicalOrder(_ graph: TaskGraph, isMember: [Bool], members: [Int]) -> [Int] {
     var remaining = [Int](repeating: 0, count: graph.count)
-    for node in members { remaining[node] = graph.dependencies[node].count }
+    for node in members {
+      remaining[node] = graph.dependencies[node].count + graph.runsAfter(node).count(where: { isMember[$0] })
+    }
     var order: [Int] = []
     order.reserveCapacity(members.count)
     var ready = members.filter { remaining[$0] == 0 }
@@ -55,6 +61,10 @@ package struct GraphSelection: Sendable {
       head += 1
       order.append(node)
       for next in graph.dependents[node] where isMember[next] {
+        remaining[next] -= 1
+        if remaining[next] == 0 { ready.append(next) }
+      }
+      for next in graph.runsBefore(node) where isMember[next] {
         remaining[next] -= 1
         if remaining[next] == 0 { ready.append(next) }
       }

@@ -9,6 +9,8 @@ package struct TaskGraph: Sendable {
   /// `dependents[i]`: indices of the tasks that depend on task `i`, in file order.
   package let dependents: Adjacency
   let names: NameIndex
+  /// What task calls add: orderings, and which edges only a reached call needs.
+  package let calls: TaskCalls
 
   package var tasks: [TaskDefinition] { file.tasks }
   package var count: Int { file.tasks.count }
@@ -58,6 +60,7 @@ package struct TaskGraph: Sendable {
     self.dependencies = dependencies.adjacency
     self.dependents = self.dependencies.reversed()
     self.names = names
+    calls = TaskCalls(file.tasks, names: names, dependencies: self.dependencies)
   }
 
   package func index(of name: String) -> Int? { names.index(of: name, in: file.tasks) }

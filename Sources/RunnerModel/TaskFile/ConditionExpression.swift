@@ -245,7 +245,9 @@ private struct ConditionParser {
       default: return .reference(.matrix(name))
       }
     case "runner":
-      guard rest == "os" || rest == "arch" else { throw fail("'\(word)': expected 'runner.os' or 'runner.arch'") }
+      guard RunnerPlatform.names.contains(String(rest)) else {
+        throw fail("'\(word)': expected 'runner.os', 'runner.arch', 'runner.exe_suffix' or 'runner.root'")
+      }
       return .reference(.runner(String(rest)))
     default:
       throw fail("unknown reference '\(word)'; references start with \(roots)")

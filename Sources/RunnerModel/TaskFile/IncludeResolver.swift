@@ -118,6 +118,7 @@ struct IncludeResolver {
     }
     for var task in file.tasks {
       task.name = rename(task.name)
+      if !task.aliases.isEmpty { task.aliases = task.aliases.map(rename) }
       task.scope = scope
       task.dependencies = task.dependencies.map {
         var dependency = $0

@@ -30,10 +30,23 @@ package struct Invocation: Sendable {
 }
 
 /// `runner.os` and `runner.arch`: the kernel's name and machine, as `uname` prints them, in
-/// lower case (`linux`, `x86_64`, `aarch64`).
+/// lower case (`linux`, `x86_64`, `aarch64`); `runner.exe_suffix`, what executables end in
+/// (nothing here); `runner.root`, the root task file's directory.
 package enum RunnerPlatform {
   package static let os: String = field { $0.sysname }
   package static let arch: String = field { $0.machine }
+  /// The names after `runner.`.
+  package static let names = ["os", "arch", "exe_suffix", "root"]
+
+  /// The value of `runner.NAME`, with `root` standing for the root file's directory.
+  package static func value(_ name: String, root: String) -> String {
+    switch name {
+    case "os": return os
+    case "arch": return arch
+    case "root": return root
+    default: return ""
+    }
+  }
 
   private static func field(_ pick: (inout utsname) -> some Any) -> String {
     var name = utsname()

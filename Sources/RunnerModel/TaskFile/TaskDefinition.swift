@@ -39,6 +39,8 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// (`task.timeout`, through `subscript(dynamicMember:)`).
   package struct Rare: Sendable {
     package var description: String? = nil
+    /// `aliases`: other names the command line (and `deps`, calls) may give the task.
+    package var aliases: [String] = []
     /// `key_env`: inherited variables that count in this task's key.
     package var keyEnvironment: [String] = []
     /// `secrets`: variables whose values are passed to the task but kept out of its key, its
@@ -54,6 +56,10 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var dotenv: [DotEnvReference] = []
     package var matrix: MatrixDeclaration? = nil
     package var condition: TaskCondition? = nil
+    /// `preconditions`: commands that must succeed before the task runs, each with its message.
+    package var preconditions: [Precondition] = []
+    /// `prompt`: a question asked before the run; the task runs only if answered yes.
+    package var prompt: String? = nil
     /// Words after `--` on the command line, for a target: the script's `"$@"`.
     package var arguments: [String] = []
     /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).
@@ -67,6 +73,16 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var writtenRun: [Command] = []
     /// `.env` values the node does not get because runner's environment sets them.
     package var shadowedEnvironment: [EnvironmentEntry] = []
+    /// For a called node: the callers' parts that end before each call of it (`deploy#1`). When
+    /// one is in the same run, this node starts after it; neither pulls the other into a run.
+    package var after: [String] = []
+    /// For a part of a task split at its calls: the nodes it calls once it has ended.
+    package var calledWhenEnded: [String] = []
+    /// For a part after a call: the dependencies it has through that call (needed only once the
+    /// call is reached).
+    package var callDependencies: [String] = []
+    /// For the first part: the task's other parts, skipped with it when the task's `if:` is false.
+    package var laterParts: [String] = []
   }
 
   /// Shared while nobody writes; copied by the first write to a shared one.
@@ -133,6 +149,8 @@ package struct Command: Sendable, Hashable {
   /// Empty, or the one call: an empty array costs a pointer, an optional `Dependency` its size
   /// in every command.
   private var calls: [Dependency]
+  /// `- run: CMD` with `ignore_error: true`: the list goes on when it fails.
+  package var ignoresError = false
 
   package init(text: String, location: SourceLocation, call: Dependency? = nil) {
     self.text = text
@@ -162,6 +180,20 @@ package struct EnvironmentEntry: Sendable {
   }
 }
 
+/// An entry of `preconditions`: a command run before the task (with its shell, directory and
+/// environment); when it fails, the task fails with `message` (or the command) at `location`.
+package struct Precondition: Sendable, Hashable {
+  package var command: String
+  package var message: String?
+  package var location: SourceLocation
+
+  package init(command: String, message: String?, location: SourceLocation) {
+    self.command = command
+    self.message = message
+    self.location = location
+  }
+}
+
 /// A condition that must hold before a task may start (Operation's `isReady`).
 package struct ReadinessGate: Sendable, Hashable, CustomStringConvertible {
   package enum Condition: Sendable, Hashable {
@@ -174,6 +206,26 @@ package struct ReadinessGate: Sendable, Hashable, CustomStringConvertible {
   /// nil: no limit (`timeout: 0`).
   package var timeout: Duration?
   package var location: SourceLocation
+  /// A `file:` or `tcp:` as written when it reads values (`${PORT}`, `${{ params.port }}`):
+  /// filled in, as `env` values are, when the file is expanded.
+  package var written: String?
+
+  package init(condition: Condition, timeout: Duration?, location: SourceLocation) {
+    self.condition = condition
+    self.timeout = timeout
+    self.location = location
+  }
+
+  /// True when `text` reads a variable, a param or a host value.
+  package static func readsValues(_ text: String) -> Bool { text.contains("${") }
+
+  /// `HOST:PORT`, the port 1…65535.
+  package static func tcp(_ text: String) -> Condition? {
+    guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+      (1...65535).contains(port), colon > text.startIndex
+    else { return nil }
+    return .tcp(host: String(text[..<colon]), port: port)
+  }
 
   package var description: String {
     switch condition {

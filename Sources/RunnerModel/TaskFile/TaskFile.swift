@@ -28,6 +28,15 @@ package struct TaskFile: Sendable {
   package var remote: RemoteSettings?
   /// The file's `.env` values that runner's environment overrides.
   package var shadowedEnvironment: [EnvironmentEntry] = []
+  /// Every task's `aliases` (namespaced like its name) → the task's name.
+  package var aliases: [String: String] = [:]
+
+  /// The task `name` stands for: itself, or the task it is an alias of (`:b` as `b`).
+  package func resolvingAlias(_ name: String) -> String {
+    guard !aliases.isEmpty else { return name }
+    let bare = name.hasPrefix(":") ? String(name.dropFirst()) : name
+    return aliases[bare] ?? name
+  }
 
   /// The params a task sees from its file (and the files that include it), then its own.
   package func params(of task: TaskDefinition) -> [ParamDeclaration] {

@@ -32,3 +32,12 @@ extension TaskFileDecoder {
     return true
   }
 }
+
+extension TaskFileDecoder {
+  /// An alias is a task name of ASCII letters, digits, `_`, `-` and `.` (no `:`: it is
+  /// namespaced like the task).
+  static func isValidAlias(_ alias: String) -> Bool {
+    !alias.isEmpty && alias.utf8.count <= maximumNameLength
+      && alias.utf8.allSatisfy { isPlainNameByte($0) && $0 != UInt8(ascii: ":") }
+  }
+}

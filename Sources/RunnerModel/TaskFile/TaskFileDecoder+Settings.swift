@@ -23,7 +23,7 @@ extension TaskFileDecoder {
       case .scalar where entry.value.isNull:
         break
       case .scalar(let text, _):
-        param.defaultValue = text
+        param.defaultValue = checkedDefault(text, at: entry.value, place: place)
       case .sequence:
         reader.wrongType(
           place, expected: "a default value or a mapping (default, choices, required, desc)", entry.value)
@@ -32,7 +32,16 @@ extension TaskFileDecoder {
         for key in keys {
           switch key.name {
           case "default":
-            if !key.value.isNull { param.defaultValue = reader.string(key.value, what: "'default' of \(place)") }
+            if case .mapping = key.value.kind {
+              guard let command = reader.mapping(key.value, what: "'default' of \(place)", allowed: ["sh"]) else {
+                break
+              }
+              param.defaultCommand = command.first.flatMap { reader.string($0.value, what: "'sh' of \(place)") }
+            } else if !key.value.isNull {
+              param.defaultValue = reader.string(key.value, what: "'default' of \(place)").flatMap {
+                checkedDefault($0, at: key.value, place: place)
+              }
+            }
           case "choices":
             param.choices = reader.strings(key.value, what: "'choices' of \(place)")?.map(\.0) ?? []
           case "required": param.isRequired = reader.boolean(key.value, what: "'required' of \(place)") ?? false
@@ -41,19 +50,42 @@ extension TaskFileDecoder {
           }
         }
       }
-      if let value = param.defaultValue, !param.choices.isEmpty, !param.choices.contains(value) {
+      if let value = param.defaultValue, !param.choices.isEmpty, !param.choices.contains(value),
+        !Template.containsExpression(value)
+      {
         reader.fail(
           .invalidValue(
             what: "the default of \(place)",
             reason: "'\(value)' is not one of its choices (\(param.choices.joined(separator: ", ")))"),
           at: entry.value)
       }
-      if param.isRequired, param.defaultValue != nil {
+      if param.isRequired, param.defaultValue != nil || param.defaultCommand != nil {
         reader.fail(.invalidValue(what: place, reason: "is required and has a default: keep one"), at: entry.value)
       }
       result.append(param)
     }
     return result
+  }
+
+  /// A param's default: it may read other params and `runner.*`, known before the run.
+  mutating func checkedDefault(_ text: String, at node: YAMLNode, place: String) -> String? {
+    guard Template.containsExpression(text) else { return text }
+    do {
+      let template = try Template.parse(text)
+      for part in template.parts {
+        switch part {
+        case .output, .matrix:
+          reader.fail(
+            .malformedExpression(text, reason: "the default of \(place) may read params and 'runner.*'"), at: node)
+          return nil
+        default: continue
+        }
+      }
+      return text
+    } catch {
+      reader.fail(error, at: node)
+      return nil
+    }
   }
 
   /// `includes: { NAMESPACE: PATH, NAMESPACE: { path: PATH, optional: true }, '*': GLOB }`.

@@ -12,7 +12,7 @@ struct TaskFileDecoder: YAMLEntrySink {
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
-    "matrix", "if",
+    "matrix", "if", "preconditions", "aliases", "prompt",
   ]
   static let maximumNameLength = 200
 
@@ -167,6 +167,16 @@ struct TaskFileDecoder: YAMLEntrySink {
       case "dotenv": task.dotenv = dotenv(value, what: what())
       case "matrix": task.matrix = matrix(value, what: what())
       case "if": task.condition = condition(value, what: what())
+      case "preconditions": task.preconditions = preconditions(value, what: what())
+      case "prompt": task.prompt = reader.string(value, what: what())
+      case "aliases":
+        let items = reader.strings(value, what: what(), expected: "a list of names") ?? []
+        for (alias, location) in items where !Self.isValidAlias(alias) {
+          reader.fail(
+            .invalidValue(what: "alias '\(alias)' of task '\(name)'", reason: "is not a valid task name"),
+            at: location)
+        }
+        task.aliases = items.map(\.0).filter(Self.isValidAlias)
       default: break
       }
     }
@@ -215,12 +225,30 @@ struct TaskFileDecoder: YAMLEntrySink {
       var result: [Command] = []
       for item in list {
         if case .mapping(let entries) = item.kind {
+          if entries.contains(where: { $0.name == "run" }) {
+            // `- run: CMD` with `ignore_error: true`: a command whose failure the list goes past.
+            guard let keys = reader.mapping(item, what: "an entry of \(what)", allowed: ["run", "ignore_error"]),
+              let text = keys.first(where: { $0.name == "run" }).flatMap({ reader.string($0.value, what: what) })
+            else { continue }
+            if Template.containsExpression(text) {
+              reader.fail(.expressionOutsideEnv(task: task, key: "run"), at: item)
+            }
+            var command = Command(text: text, location: item.location)
+            command.ignoresError =
+              keys.first { $0.name == "ignore_error" }.flatMap {
+                reader.boolean($0.value, what: "'ignore_error' in \(what)")
+              } ?? false
+            result.append(command)
+            continue
+          }
           if !entries.contains(where: { $0.name == "task" }), let first = entries.first {
             // `- echo Building: done` is YAML for a mapping: the command needs quotes.
             reader.fail(
               .invalidValue(
                 what: "'\(first.name): …' in \(what)",
-                reason: "is read as a mapping (a task call is '- task: NAME'); quote a command that holds ': '"),
+                reason:
+                  "is read as a mapping (a task call is '- task: NAME', a command '- run: CMD'); quote a command "
+                  + "that holds ': '"),
               at: item)
             continue
           }

@@ -46,11 +46,52 @@ extension TaskFileExpander {
     for index in scopes.indices {
       var values = scopes[index].parent.map { scopeValues[$0] } ?? [:]
       let own = index == 0 ? file.params : scopes[index].params
-      for param in own { values[param.name] = fileOverrides[param.name] ?? param.defaultValue }
+      let directory = scopes[index].fileDirectory
+      for param in own {
+        values[param.name] = fileOverrides[param.name] ?? defaultValue(of: param, values: values, directory: directory)
+      }
       scopeValues.append(values)
     }
     rootValues = scopeValues[0]
     return overrides
+  }
+
+  /// A param's default with the params before it (`values`) and `runner.*` filled in, or what its
+  /// `sh:` command prints (once per run and directory; a failure is an error at the param).
+  mutating func defaultValue(of param: ParamDeclaration, values: [String: String], directory: String) -> String? {
+    if let command = param.defaultCommand {
+      let key = directory + "\u{0}" + command
+      if let known = commandDefaults[key] { return known }
+      let result = commandOutput(command, directory)
+      if result.status != 0 {
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "the default of param '\(param.name)': '\(command)' failed (exit status \(result.status))",
+            at: param.location))
+      }
+      var text = result.output
+      while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+      commandDefaults[key] = text
+      return text
+    }
+    guard let text = param.defaultValue, Template.containsExpression(text), let template = try? Template.parse(text)
+    else { return param.defaultValue }
+    return template.resolving { part in
+      switch part {
+      case .param(let name):
+        if values[name] == nil, !scopeParams.joined().contains(where: { $0.name == name }) {
+          diagnostics.append(
+            Diagnostic(
+              .error, "the default of param '\(param.name)' reads params.\(name), which is not a param",
+              at: param.location))
+        }
+        return [.literal(values[name] ?? "")]
+      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: rootDirectory))]
+      case .variable(let name): return [.literal("${\(name)}")]
+      default: return [part]
+      }
+    }.render { _, _ in nil }
   }
 
   /// True when `value` is one of `param`'s choices (or it has none); else records the error.

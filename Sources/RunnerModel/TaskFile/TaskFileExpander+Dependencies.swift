@@ -86,21 +86,34 @@ extension TaskFileExpander {
       if let declaration, !check(value, of: declaration, at: given.location) { continue }
       targetValues[given.name] = value
     }
+    // Defaults that read other params follow the values this edge gives.
+    if !dependency.with.isEmpty {
+      let set = Set(dependency.with.map(\.name)).union(invocation.params.map(\.name))
+      let definition = file.tasks[target]
+      let directory =
+        definition.scope < file.scopes.count ? file.scopes[definition.scope].fileDirectory : file.directory
+      for param in scopeParams[definition.scope] + definition.params
+      where !set.contains(param.name) && param.defaultValue.map(Template.containsExpression) == true {
+        targetValues[param.name] = defaultValue(of: param, values: targetValues, directory: directory)
+      }
+    }
     return node(target, values: targetValues, combination: nil)
   }
 
   /// A `run` list with task calls becomes a chain: `deploy#1` runs the commands before the first
   /// call, `deploy#2` runs after it and the called node, …, and `deploy` itself runs the
   /// commands after the last call. Each part is a node, so a waiting part holds no slot. The
-  /// called node gets no edge from the calling task: running it alone (`runner build`) must
-  /// not run a caller's commands, so it runs as soon as its own dependencies allow.
+  /// called node gets no dependency on the calling task: running it alone (`runner build`) must
+  /// not run a caller's commands. It gets an ordering instead (`after`): in a run that holds
+  /// both, it starts once the part before the call has ended (unless that part already waits
+  /// for it: then the call reuses what ran).
   mutating func splitAtCalls(_ index: Int, task: Int, values: [String: String]) {
     guard case .shell(let commands) = nodes[index].action, commands.contains(where: { $0.call != nil }) else { return }
-    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty || nodes[index].condition != nil {
+    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty {
       diagnostics.append(
         Diagnostic(
           .error,
-          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources', 'outputs' or 'if' "
+          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources' or 'outputs' "
             + "(put them on the tasks it calls)", at: nodes[index].location))
       return
     }
@@ -109,6 +122,8 @@ extension TaskFileExpander {
     var dependencies = own
     var pending: [Command] = []
     var part = 0
+    var first: Int?
+    var called: [String] = []
     for command in commands {
       guard let call = command.call else {
         pending.append(command)
@@ -121,10 +136,18 @@ extension TaskFileExpander {
       segment.action = pending.isEmpty ? .group : .shell(pending)
       segment.dependencies = dependencies
       segment.arguments = whole.arguments
+      // The first part decides the task's `if:` for all of them.
+      if first != nil {
+        segment.condition = nil
+        segment.preconditions = []
+        segment.prompt = nil
+      }
+      segment.callDependencies = called
+      first = first ?? segment.index
       nodes.append(segment)
       nodeValues.append(values)
       pending = []
-      guard let called = target(of: call, from: index, task: task, values: values) else {
+      guard let callee = target(of: call, from: index, task: task, values: values) else {
         let names = file.tasks.lazy.map(\.name)
         diagnostics.append(
           .error(
@@ -133,16 +156,26 @@ extension TaskFileExpander {
             at: call.location))
         return
       }
+      nodes[callee].after.append(segment.name)
+      nodes[segment.index].calledWhenEnded = [nodes[callee].name]
+      called = [nodes[callee].name]
       // Each part keeps the task's own deps (done already), so its env may read their outputs.
       dependencies =
-        own.filter { $0.name != nodes[called].name } + [
+        own.filter { $0.name != nodes[callee].name } + [
           Dependency(name: segment.name, location: call.location),
-          Dependency(name: nodes[called].name, location: call.location),
+          Dependency(name: nodes[callee].name, location: call.location),
         ]
     }
     nodes[index].action = pending.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies
     nodes[index].writtenRun = commands
+    nodes[index].callDependencies = called
+    if let first {
+      nodes[index].condition = nil
+      nodes[index].preconditions = []
+      nodes[index].prompt = nil
+      nodes[first].laterParts = (1..<part).map { whole.name + "#\($0 + 1)" } + [whole.name]
+    }
   }
 }
 

@@ -183,6 +183,14 @@ extension TaskFileExpander {
           origin: fromCommandLine ? .commandLine : .param))
     }
     nodes[index].environment = entries
+    if task.waitFor.contains(where: { $0.written != nil }) {
+      // Gates read what `env` values read: the task's env, params, the files' env, runner's, `.env`.
+      fillGates(index, task: task, values: values, matrix: matrix) { name in
+        own[name].map { $0.parts } ?? values[name].map { [.literal($0)] } ?? layered[name].map { $0.parts }
+          ?? fileKnown[name].map { $0.parts } ?? inherited[name].map { [.literal($0)] }
+          ?? dotEnvValues[name].map { [.literal($0)] } ?? fileDotEnv[name].map { [.literal($0)] }
+      }
+    }
     if Self.readsValues(task) { fillPaths(index, task: task, values: values, matrix: matrix) }
     // Required params without a value: an error only if the node is run (`--list` still works).
     nodes[index].missingParams =
@@ -191,10 +199,45 @@ extension TaskFileExpander {
     substituteCondition(index, task: task, values: values, matrix: matrix)
   }
 
+  /// The `file:` and `tcp:` gates that read values, filled in and checked.
+  mutating func fillGates(
+    _ index: Int, task: TaskDefinition, values: [String: String], matrix: [(String, String)],
+    variable: (String) -> [Template.Part]?
+  ) {
+    for position in nodes[index].waitFor.indices {
+      let gate = nodes[index].waitFor[position]
+      guard let written = gate.written else { continue }
+      let template: Template
+      do {
+        template = try Template.parse(written, variables: true)
+      } catch {
+        diagnostics.append(.error(error, at: gate.location))
+        continue
+      }
+      let text = resolve(
+        template, at: gate.location, task: task, values: values, combination: matrix, variable: variable
+      )
+      .render { _, _ in nil }
+      if case .file = gate.condition {
+        nodes[index].waitFor[position].condition = .file(text)
+      } else if let condition = ReadinessGate.tcp(text) {
+        nodes[index].waitFor[position].condition = condition
+      } else {
+        diagnostics.append(
+          Diagnostic(
+            .error, "'tcp' of a gate in task '\(task.name)' must be HOST:PORT, found '\(text)' (from '\(written)')",
+            at: gate.location))
+      }
+    }
+  }
+
   /// `template` with params, matrix values, `runner.*` and `${NAME}` filled in.
+  ///
+  /// `root` is what `runner.root` stands for: the root file's directory, or in a path the way
+  /// there from the path's own directory (so a key does not hold where the checkout is).
   mutating func resolve(
     _ template: Template, at location: SourceLocation, task: TaskDefinition?, values: [String: String],
-    combination: [(String, String)], variable: (String) -> [Template.Part]?
+    combination: [(String, String)], root: String? = nil, variable: (String) -> [Template.Part]?
   ) -> Template {
     if template.isResolved { return template }
     var problems: [String] = []
@@ -212,7 +255,7 @@ extension TaskFileExpander {
         if task?.matrix?.names.contains(name) ?? false { return [] }
         problems.append("reads matrix.\(name), which is not an axis of \(task.map { "task '\($0.name)'" } ?? "a task")")
         return []
-      case .runner(let name): return [.literal(name == "os" ? RunnerPlatform.os : RunnerPlatform.arch)]
+      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: root ?? rootDirectory))]
       case .variable(let name): return variable(name) ?? []
       case .literal, .output: return [part]
       }

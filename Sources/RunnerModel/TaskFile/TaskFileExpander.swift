@@ -1,3 +1,5 @@
+import Glibc
+
 /// Turns a decoded task file into the tasks a graph is made of: one node per task and
 /// distinct param values (`build`, `build[mode=release]`), one per matrix combination
 /// (`test[py=3.12]`, with `test` a group of them), every `${{ params.X }}`, `${{ matrix.X }}`,
@@ -35,6 +37,13 @@ struct TaskFileExpander {
   var variants: [Int: Int] = [:]
   static let variantLimit = 10_000
   var matrixCombinations: [Int: [[(String, String)]]] = [:]
+  /// `runner.root` outside paths: the root file's directory, absolute.
+  let rootDirectory: String
+  /// What each `default: { sh: CMD }` printed, by directory and command: run once per run.
+  var commandDefaults: [String: String] = [:]
+  /// Runs a param's `sh:` default: its exit status and what it printed.
+  var commandOutput: @Sendable (_ command: String, _ directory: String) -> (status: Int32, output: String) =
+    LoadTimeShell.shell
 
   struct NodeKey: Hashable {
     var task: Int
@@ -46,6 +55,7 @@ struct TaskFileExpander {
     self.file = file
     self.invocation = invocation
     self.environment = environment
+    rootDirectory = Self.absolute(file.directory)
   }
 
   /// - Throws: `DiagnosticList` with every problem found.
@@ -78,8 +88,11 @@ struct TaskFileExpander {
     let base = baseEnvironment()
     for task in file.tasks {
       var values = scopeValues[task.scope]
-      for param in task.params { values[param.name] = param.defaultValue }
-      for (name, value) in overrides[task.index] ?? [:] { values[name] = value }
+      let directory = task.scope < scopes.count ? scopes[task.scope].fileDirectory : file.directory
+      for param in task.params {
+        values[param.name] =
+          overrides[task.index]?[param.name] ?? defaultValue(of: param, values: values, directory: directory)
+      }
       baseline.append(values)
     }
     for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }
@@ -106,6 +119,7 @@ struct TaskFileExpander {
     else { return false }
     return file.tasks.allSatisfy { task in
       guard task.params.isEmpty, task.matrix == nil, task.dotenv.isEmpty, task.condition == nil,
+        task.waitFor.allSatisfy({ $0.written == nil }),
         task.environment.allSatisfy({ $0.value.isResolved }), !Self.readsValues(task),
         task.dependencies.allSatisfy({ $0.with.isEmpty && !$0.name.hasPrefix(":") })
       else { return false }
@@ -187,21 +201,53 @@ struct TaskFileExpander {
 
   /// `dir`, `sources` and `outputs` with params and matrix values filled in; an included
   /// task's `dir` joined to its file's directory once filled (an absolute one stays).
+  /// `runner.root` there is the way up to the root file's directory (`../..`), from the
+  /// task's file for `dir`, from the task's directory for `sources` and `outputs`.
   mutating func fillPaths(_ index: Int, task: TaskDefinition, values: [String: String], matrix: [(String, String)]) {
-    let fill = { (text: String, this: inout TaskFileExpander) -> String in
+    let fill = { (text: String, from: String?, this: inout TaskFileExpander) -> String in
       guard Template.containsExpression(text), let template = try? Template.parse(text) else { return text }
-      return this.resolve(template, at: task.location, task: task, values: values, combination: matrix) { _ in nil }
-        .render { _, _ in nil }
+      let root = Self.wayUp(from: from ?? "", root: this.rootDirectory)
+      return this.resolve(template, at: task.location, task: task, values: values, combination: matrix, root: root) {
+        _ in nil
+      }
+      .render { _, _ in nil }
     }
+    let fileDirectory = task.scope < file.scopes.count ? file.scopes[task.scope].relativeDirectory : nil
     nodes[index].directory = task.directory.map { written in
-      let filled = fill(written, &self)
+      let filled = fill(written, fileDirectory, &self)
       guard Template.containsExpression(written), task.scope != 0, task.scope < file.scopes.count,
         !filled.hasPrefix("/")
       else { return filled }
       return IncludeResolver.join(file.scopes[task.scope].relativeDirectory, filled)
     }
-    nodes[index].sources = task.sources.map { fill($0, &self) }
-    nodes[index].outputs = task.outputs.map { fill($0, &self) }
+    let taskDirectory = nodes[index].directory ?? fileDirectory
+    nodes[index].sources = task.sources.map { fill($0, taskDirectory, &self) }
+    nodes[index].outputs = task.outputs.map { fill($0, taskDirectory, &self) }
+  }
+
+  /// From `directory` (relative to the root file's, or absolute) back up to it: `.`, `..`,
+  /// `../..`; the root directory itself from an absolute one.
+  static func wayUp(from directory: String, root: String) -> String {
+    guard !directory.hasPrefix("/") else { return root }
+    var depth = 0
+    for part in directory.split(separator: "/") where part != "." {
+      depth += part == ".." ? -1 : 1
+      if depth < 0 { return root }
+    }
+    return depth == 0 ? "." : Array(repeating: "..", count: depth).joined(separator: "/")
+  }
+
+  /// The root file's directory as an absolute path: `runner.root` outside paths.
+  static func absolute(_ directory: String) -> String {
+    if directory.hasPrefix("/") { return directory }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return directory }
+    let current = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var parts = current.split(separator: "/").map(String.init)
+    for part in directory.split(separator: "/") where part != "." {
+      if part == ".." { _ = parts.popLast() } else { parts.append(String(part)) }
+    }
+    return "/" + parts.joined(separator: "/")
   }
 
   /// An `if:` expression with the node's params, matrix values and `runner.*` filled in; a
@@ -220,7 +266,7 @@ struct TaskFileExpander {
         case .matrix(let name):
           if !(task.matrix?.names.contains(name) ?? false) { unknown.append("matrix.\(name)") }
           return matrix.first { $0.0 == name }?.1 ?? ""
-        case .runner(let name): return name == "os" ? RunnerPlatform.os : RunnerPlatform.arch
+        case .runner(let name): return RunnerPlatform.value(name, root: rootDirectory)
         case .output, .env: return nil
         }
       })

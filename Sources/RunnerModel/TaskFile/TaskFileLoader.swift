@@ -12,6 +12,9 @@ package struct TaskFileLoader: Sendable {
   package var invocation = Invocation()
   /// runner's environment, which `.env` files do not override and `${NAME}` reads.
   package var environment = ProcessEnvironment.current
+  /// Runs a param's `default: { sh: CMD }` in a directory: its exit status and stdout.
+  package var commandOutput: @Sendable (_ command: String, _ directory: String) -> (status: Int32, output: String) =
+    LoadTimeShell.shell
 
   package init(invocation: Invocation = Invocation()) {
     self.invocation = invocation
@@ -41,7 +44,13 @@ package struct TaskFileLoader: Sendable {
     } else {
       file.scopes = [IncludeScope(namespace: "", path: path, fileDirectory: file.directory, parent: nil)]
     }
+    var invocation = invocation
+    if file.tasks.contains(where: { !$0.aliases.isEmpty }) {
+      try Self.resolveAliases(&file)
+      invocation.targets = invocation.targets.map(file.resolvingAlias)
+    }
     var expander = TaskFileExpander(file: file, invocation: invocation, environment: environment)
+    expander.commandOutput = commandOutput
     let expanded = try expander.expand()
     let graph = try TaskGraph(file: expanded)
     var checks = GraphChecks(graph: graph)
@@ -50,6 +59,51 @@ package struct TaskFileLoader: Sendable {
     let cycles = CycleDetector(graph: graph).cycles()
     guard cycles.isEmpty else { throw DiagnosticList(cycles.map { Self.diagnose($0, in: graph) }) }
     return graph
+  }
+
+  /// The table of aliases, each checked against the task names and the other aliases; `deps`
+  /// and calls that name an alias then name its task.
+  static func resolveAliases(_ file: inout TaskFile) throws(DiagnosticList) {
+    let names = Set(file.tasks.map(\.name))
+    var table: [String: String] = [:]
+    var diagnostics: [Diagnostic] = []
+    for task in file.tasks {
+      for alias in task.aliases {
+        if names.contains(alias) {
+          diagnostics.append(
+            Diagnostic(.error, "alias '\(alias)' of task '\(task.name)' is the name of a task", at: task.location))
+        } else if let other = table[alias], other != task.name {
+          diagnostics.append(
+            Diagnostic(
+              .error, "alias '\(alias)' of task '\(task.name)' is an alias of '\(other)' too", at: task.location))
+        } else {
+          table[alias] = task.name
+        }
+      }
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
+    file.aliases = table
+    let resolved = file
+    for index in file.tasks.indices {
+      for position in file.tasks[index].dependencies.indices {
+        file.tasks[index].dependencies[position].name = resolved.resolvingAlias(
+          file.tasks[index].dependencies[position].name)
+      }
+      guard case .shell(let commands) = file.tasks[index].action, commands.contains(where: { $0.call != nil }) else {
+        continue
+      }
+      file.tasks[index].action = .shell(
+        commands.map { command in
+          var renamed = command
+          if let name = command.call?.name { renamed.call?.name = resolved.resolvingAlias(name) }
+          return renamed
+        })
+    }
+    file.defaultTargets = file.defaultTargets.map {
+      var target = $0
+      target.name = resolved.resolvingAlias(target.name)
+      return target
+    }
   }
 
   /// Reads one file as far as its schema: no includes, nothing expanded.

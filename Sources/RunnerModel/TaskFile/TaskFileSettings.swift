@@ -1,7 +1,11 @@
 /// `params:` entry: a value the command line (`NAME=value`) or a dependent (`with:`) sets.
 package struct ParamDeclaration: Sendable, Hashable {
   package var name: String
+  /// May read earlier params and `runner.*` (`${{ params.VERSION }}-rc`).
   package var defaultValue: String?
+  /// `default: { sh: CMD }`: the default is what CMD prints (its last newline dropped), run
+  /// once per run in the file's directory.
+  package var defaultCommand: String?
   /// Empty: any value.
   package var choices: [String] = []
   package var isRequired = false

@@ -144,15 +144,15 @@ package struct Template: Sendable, Hashable, CustomStringConvertible {
   }
 
   private static func reference(_ body: Substring, whole: String) throws(TaskFileError) -> Part {
-    let expected = "expected 'deps.TASK.outputs.KEY', 'params.NAME', 'matrix.NAME', 'runner.os' or 'runner.arch'"
+    let expected = "expected 'deps.TASK.outputs.KEY', 'params.NAME', 'matrix.NAME' or 'runner.NAME'"
     for (prefix, make) in [("params.", Part.param), ("matrix.", Part.matrix), ("runner.", Part.runner)] {
       guard body.hasPrefix(prefix) else { continue }
       let name = String(body.dropFirst(prefix.count))
       guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
         throw .malformedExpression(whole, reason: expected)
       }
-      if prefix == "runner.", name != "os", name != "arch" {
-        throw .malformedExpression(whole, reason: "'runner' has 'os' and 'arch'")
+      if prefix == "runner.", !RunnerPlatform.names.contains(name) {
+        throw .malformedExpression(whole, reason: "'runner' has 'os', 'arch', 'exe_suffix' and 'root'")
       }
       return make(name)
     }

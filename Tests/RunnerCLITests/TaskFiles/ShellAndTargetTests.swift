@@ -84,7 +84,7 @@ import Testing
           cmds: [echo]
           requires: {vars: [X]}
           generates: [out]
-          preconditions: [test -f x]
+          platforms: [linux]
       """)
     defer { project.remove() }
     let output = try project.run("a")
@@ -94,7 +94,7 @@ import Testing
       "tasks.yml:4:5: error: unknown key 'cmds' in task 'a': runner's equivalent is 'run'",
       "tasks.yml:5:5: error: unknown key 'requires' in task 'a': runner's equivalent is 'params' with 'required: true'",
       "tasks.yml:6:5: error: unknown key 'generates' in task 'a': runner's equivalent is 'outputs'",
-      "tasks.yml:7:5: error: unknown key 'preconditions' in task 'a': runner's equivalent is a first command in 'run'",
+      "tasks.yml:7:5: error: unknown key 'platforms' in task 'a': runner's equivalent is 'if: ${{ runner.os == 'linux' }}'",
     ] {
       #expect(output.stderr.contains(expected), "\(output.stderr)")
     }

@@ -57,8 +57,160 @@ import Testing
     defer { project.remove() }
     let output = try project.run("a")
     #expect(output.status == 1)
-    // The called task may fail before the first part runs (it waits only for its own deps).
-    #expect(!(project.read("log") ?? "").contains("two"))
+    // The call runs after the commands before it, and the list stops at it.
+    #expect(project.read("log") == "one\n", "\(output.stdout)")
+  }
+
+  static let inSequence = """
+    tasks:
+      prep:  { run: echo prep >> log }
+      step:  { deps: [prep], run: echo step >> log }
+      main:
+        deps: [prep]
+        run:
+          - echo one >> log
+          - task: step
+          - echo two >> log
+    """
+
+  @Test(arguments: ["1", "2", "4"]) func aCallRunsWhereItStandsAtEveryJobCount(jobs: String) throws {
+    let project = try TaskFileProject(Self.inSequence)
+    defer { project.remove() }
+    let output = try project.run("-j", jobs, "main")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == "prep\none\nstep\ntwo\n", "\(output.stdout)")
+    // The plan puts the call in the stage after the part before it.
+    let plan = try project.run("-n", "main")
+    #expect(plan.stdout.contains("4 stage(s)"), "\(plan.stdout)")
+  }
+
+  @Test func aCalledTaskNamedBesideItsCallerStillWaitsForThePartBeforeTheCall() throws {
+    let project = try TaskFileProject(Self.inSequence)
+    defer { project.remove() }
+    let output = try project.run("-j", "4", "step", "main")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == "prep\none\nstep\ntwo\n", "\(output.stdout)")
+  }
+
+  @Test func aCallOfATaskTheCallerAlreadyWaitedForReusesIt() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        step: echo step >> log
+        main:
+          deps: [step]
+          run:
+            - echo one >> log
+            - task: step
+            - echo two >> log
+            - task: step
+      """)
+    defer { project.remove() }
+    let output = try project.run("-j", "2", "main")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == "step\none\ntwo\n", "\(output.stdout)")
+  }
+
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
+  func callsRunInTheOrderGoTaskRunsThem() throws {
+    let project = try TaskFileProject(Self.inSequence)
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        prep: { run: once, cmds: [echo prep >> log] }
+        step: { deps: [prep], cmds: [echo step >> log] }
+        main:
+          deps: [prep]
+          cmds:
+            - echo one >> log
+            - task: step
+            - echo two >> log
+      """)
+    let goTask = Process()
+    goTask.executableURL = URL(fileURLWithPath: ImportOrderTests.task!)
+    goTask.arguments = ["main"]
+    goTask.currentDirectoryURL = project.directory
+    goTask.standardOutput = FileHandle.nullDevice
+    goTask.standardError = FileHandle.nullDevice
+    try goTask.run()
+    goTask.waitUntilExit()
+    #expect(goTask.terminationStatus == 0)
+    let original = project.read("log")
+    #expect(original == "prep\none\nstep\ntwo\n")
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("log"))
+    #expect(try project.run("main").status == 0)
+    #expect(project.read("log") == original)
+  }
+
+  static let dispatch = """
+    params: { os: linux }
+    tasks:
+      check: echo check >> log
+      apt: { deps: [check], run: echo apt >> log }
+      install:
+        if: ${{ params.os == 'linux' }}
+        run:
+          - echo installing >> log
+          - task: apt
+          - echo installed >> log
+      setup: { deps: [install], run: echo setup >> log }
+    """
+
+  /// An `if:` on a task with calls: true, the called task's own dependencies start when the
+  /// call is reached (as go-task runs them); false, nothing of the task runs, nor what only its
+  /// call needed, and its dependents run.
+  @Test func anIfOnATaskWithCallsDecidesForTheWholeTaskAndItsCalls() throws {
+    let project = try TaskFileProject(Self.dispatch)
+    defer { project.remove() }
+    let linux = try project.run("-j", "4", "setup")
+    #expect(linux.status == 0, "\(linux.stderr)")
+    #expect(project.read("log") == "installing\ncheck\napt\ninstalled\nsetup\n", "\(linux.stdout)")
+    _ = try project.shell("rm log")
+    let mac = try project.run("-j", "4", "--events", "events.jsonl", "setup", "os=mac")
+    #expect(mac.status == 0, "\(mac.stderr)")
+    #expect(project.read("log") == "setup\n", "\(mac.stdout)")
+    let events = project.read("events.jsonl") ?? ""
+    #expect(events.contains("not called"), "\(events)")
+    // Run on its own, the called task needs no caller.
+    _ = try project.shell("rm log")
+    #expect(try project.run("apt", "os=mac").status == 0)
+    #expect(project.read("log") == "check\napt\n")
+  }
+
+  /// A called task that is also needed through `deps` runs whatever the caller's `if:` says.
+  @Test func aCalledTaskAlsoNeededThroughDepsRunsWhenTheCallerIsSkipped() throws {
+    let project = try TaskFileProject(
+      Self.dispatch.replacingOccurrences(of: "setup: { deps: [install]", with: "setup: { deps: [install, apt]"))
+    defer { project.remove() }
+    let mac = try project.run("-j", "1", "setup", "os=mac")
+    #expect(mac.status == 0, "\(mac.stderr)")
+    #expect(project.read("log") == "check\napt\nsetup\n", "\(mac.stdout)")
+  }
+
+  /// `- run: CMD` with `ignore_error: true`: the list goes past its failure, alone or in a list;
+  /// any other failure still stops it.
+  @Test func aCommandWhoseErrorIsIgnoredLetsTheListGoOn() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        one: { run: [{ run: "exit 3", ignore_error: true }] }
+        list:
+          run:
+            - echo before >> log
+            - run: exit 4
+              ignore_error: true
+            - echo after >> log
+            - exit 5
+            - echo never >> log
+      """)
+    defer { project.remove() }
+    #expect(try project.run("one").status == 0)
+    let output = try project.run("list")
+    #expect(output.status == 1)
+    #expect(project.read("log") == "before\nafter\n", "\(output.stdout)")
   }
 
   @Test func aCommandWithAColonSpaceSaysToQuoteIt() throws {
