@@ -53,5 +53,10 @@ out += [
     "\\fItasks.yml\\fR (or \\fItasks.yaml\\fR) in the current directory or the nearest one above; "
     "\\fI.runner/\\fR beside it holds the incremental state and the local cache; "
     "\\fI../share/runner/tasks.schema.json\\fR beside the binary's directory is the task file's JSON Schema.",
+    ".SH SEE ALSO",
+    "The guide and the task file's reference: \\fI/usr/share/doc/runner/README.md.gz\\fR and "
+    "\\fI/usr/share/doc/runner/docs/\\fR (from the .deb), or \\fIshare/doc/runner/\\fR in the tarball "
+    "(\\fIdocs/tasks-file.md\\fR: every key; \\fIdocs/projects.md\\fR: params, includes, calls; "
+    "\\fIdocs/caching.md\\fR, \\fIdocs/remote.md\\fR, \\fIdocs/import.md\\fR).",
 ]
 print("\n".join(out))

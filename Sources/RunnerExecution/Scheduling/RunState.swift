@@ -62,8 +62,10 @@ struct RunState {
   /// Per task: the run needs it. A task reached only through task calls is needed once a
   /// caller reaches the call; until then it does not start, and one never called is skipped.
   private var wanted: [Bool]
-  /// Orderings (a called task after its caller's part) this run waits on: both tasks needed.
+  /// Orderings (a called task after its caller's part) this run waits on: the earlier task
+  /// needed and not ended when counted; and per task, how many of them have not ended.
   private var orderingsCounted = Set<UInt64>()
+  private var orderWait: [Int: Int] = [:]
   /// Called for every state change: task, new state, attempt, reason.
   var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
 
@@ -89,7 +91,7 @@ struct RunState {
     if selection.graph.hasOrderings {
       for task in selection.members {
         for earlier in selection.graph.runsAfter(task) where selection.isMember[earlier] && wanted[earlier] {
-          waitingOn[task] += 1
+          orderWait[task, default: 0] += 1
           orderingsCounted.insert(Self.edge(earlier, task))
         }
       }
@@ -142,7 +144,19 @@ struct RunState {
   var graph: TaskGraph { selection.graph }
 
   mutating func seedReady() {
-    for task in selection.members where waitingOn[task] == 0 && wanted[task] { becomeReady(task) }
+    for task in selection.members { readyIfFree(task) }
+  }
+
+  /// `task` becomes ready if it is pending, needed, and waits on nothing: its dependencies
+  /// succeeded (a cleanup's ended) and the caller's parts it comes after ended.
+  mutating func readyIfFree(_ task: Int) {
+    guard states[task] == .pending, wanted[task], orderWait[task] ?? 0 == 0 else { return }
+    if isCleanup[task] {
+      guard unfinished[task] == 0, !cleanupsAbandoned else { return }
+    } else {
+      guard waitingOn[task] == 0, !stopping else { return }
+    }
+    becomeReady(task)
   }
 
   static func edge(_ from: Int, _ to: Int) -> UInt64 { UInt64(UInt32(from)) << 32 | UInt64(UInt32(to)) }
@@ -170,14 +184,22 @@ struct RunState {
       wanted[next] = true
       let called = graph.callDependencies(of: next)
       work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
-      // Tasks that start after this one and have not started yet now wait for it.
-      for later in graph.runsBefore(next) where selection.isMember[later] && states[later] == .pending {
-        waitingOn[later] += 1
-        orderingsCounted.insert(Self.edge(next, later))
+      // Tasks that start after this one and have not started yet now wait for it, unless it ended.
+      if !states[next].isFinal {
+        for later in graph.runsBefore(next) where selection.isMember[later] && states[later] == .pending {
+          if orderingsCounted.insert(Self.edge(next, later)).inserted { orderWait[later, default: 0] += 1 }
+        }
       }
-      guard states[next] == .pending, !stopping else { continue }
-      if isCleanup[next] ? unfinished[next] == 0 : waitingOn[next] == 0 { becomeReady(next) }
+      readyIfFree(next)
     }
+  }
+
+  /// Nothing runs but services that are up, nothing is ready or being checked: no caller can
+  /// reach a call any more (a service still starting may release one).
+  var onlyServicesRun: Bool {
+    // A service that is up has given its slot back (`serviceReady`): `running` counts the rest.
+    running == 0 && servicesUp == servicesRunning && gating == 0 && gated.isEmpty && ready.first == nil
+      && readyRemote.first == nil && interactiveWaiting == nil && resourceBlocked.isEmpty
   }
 
   /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
@@ -199,23 +221,12 @@ struct RunState {
     // A cleanup waits for its dependencies to end, not to succeed.
     for dependent in graph.dependents[task] where isCleanup[dependent] && selection.isMember[dependent] {
       unfinished[dependent] -= 1
-      if unfinished[dependent] == 0, states[dependent] == .pending, !cleanupsAbandoned, wanted[dependent] {
-        becomeReady(dependent)
-      }
+      readyIfFree(dependent)
     }
     // A called task waits for the caller's part before the call to end, however it ended.
     for later in graph.runsBefore(task) where orderingsCounted.remove(Self.edge(task, later)) != nil {
-      guard wanted[later] else {
-        waitingOn[later] -= 1
-        continue
-      }
-      if isCleanup[later] {
-        unfinished[later] -= 1
-        if unfinished[later] == 0, states[later] == .pending, !cleanupsAbandoned { becomeReady(later) }
-      } else {
-        waitingOn[later] -= 1
-        if waitingOn[later] == 0, states[later] == .pending, !stopping { becomeReady(later) }
-      }
+      orderWait[later, default: 1] -= 1
+      readyIfFree(later)
     }
   }
 
@@ -250,9 +261,7 @@ struct RunState {
   mutating func releaseDependents(of task: Int) {
     for dependent in graph.dependents[task] where selection.isMember[dependent] && !isCleanup[dependent] {
       waitingOn[dependent] -= 1
-      if waitingOn[dependent] == 0, states[dependent] == .pending, !stopping, wanted[dependent] {
-        becomeReady(dependent)
-      }
+      readyIfFree(dependent)
     }
   }
 
@@ -369,6 +378,8 @@ struct RunState {
       set(task, .cancelled, reason: "cancelled after \(elapsed)")
     case .failure(let failure):
       fail(task, failure, tail: tail, elapsed: elapsed)
+      // A cleanup's list goes on after a failure: so do its calls.
+      if isCleanup[task] { for callee in graph.calledWhenEnded(task) { want(callee) } }
     }
   }
 

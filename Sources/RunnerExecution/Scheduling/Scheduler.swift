@@ -151,9 +151,11 @@ package struct Scheduler: Sendable {
             group.addTask { await Self.attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
+        // No caller can reach a call any more: what only a call needed is skipped (and lets
+        // go of the services it held).
+        if state.onlyServicesRun { state.skipUncalled() }
         stopServices(&state, handles: services, kept: &kept)
         if state.running == 0, state.gating == 0, state.servicesUp.isEmpty {
-          state.skipUncalled()
           if state.ready.first != nil || state.readyRemote.first != nil { continue }
           if let report = state.deadlockReport() { state.declareDeadlock(report) }
           // A service that ended before it was ready may leave its gate check behind.

@@ -41,28 +41,45 @@ package struct TaskCalls: Sendable {
   {
     var after: [Int: [Int]] = [:]
     var before: [Int: [Int]] = [:]
-    for (task, definition) in tasks.enumerated() where !definition.after.isEmpty {
+    for (called, definition) in tasks.enumerated() where !definition.after.isEmpty {
       for name in definition.after {
-        guard let part = names.index(of: name, in: tasks), !after[task, default: []].contains(part) else { continue }
-        // Does `part` wait for `task`, through dependencies and the orderings taken so far?
-        var seen = Set<Int>()
-        var work = [part]
-        var waits = false
-        while let next = work.popLast(), !waits {
-          guard seen.insert(next).inserted else { continue }
-          if next == task {
-            waits = true
-          } else {
-            work.append(contentsOf: dependencies[next])
-            work.append(contentsOf: after[next] ?? [])
+        guard let part = names.index(of: name, in: tasks) else { continue }
+        // Where the called task's work begins: its first part, each matrix combination's.
+        for task in entries(of: called, tasks, names: names, dependencies: dependencies)
+        where !after[task, default: []].contains(part) {
+          // Does `part` wait for `task`, through dependencies and the orderings taken so far?
+          var seen = Set<Int>()
+          var work = [part]
+          var waits = false
+          while let next = work.popLast(), !waits {
+            guard seen.insert(next).inserted else { continue }
+            if next == task {
+              waits = true
+            } else {
+              work.append(contentsOf: dependencies[next])
+              work.append(contentsOf: after[next] ?? [])
+            }
           }
+          guard !waits else { continue }
+          after[task, default: []].append(part)
+          before[part, default: []].append(task)
         }
-        guard !waits else { continue }
-        after[task, default: []].append(part)
-        before[part, default: []].append(task)
       }
     }
     return (after, before)
+  }
+
+  /// The nodes where `task`'s own work begins: itself, its first part when it is split at its
+  /// calls, each combination's when it is a matrix's group.
+  static func entries(of task: Int, _ tasks: [TaskDefinition], names: NameIndex, dependencies: Adjacency) -> [Int] {
+    let definition = tasks[task]
+    if !definition.writtenRun.isEmpty, let first = names.index(of: definition.name + "#1", in: tasks) { return [first] }
+    if definition.matrix != nil, case .group = definition.action,
+      dependencies[task].allSatisfy({ tasks[$0].name.hasPrefix(definition.name + "[") })
+    {
+      return dependencies[task].flatMap { entries(of: $0, tasks, names: names, dependencies: dependencies) }
+    }
+    return [task]
   }
 }
 

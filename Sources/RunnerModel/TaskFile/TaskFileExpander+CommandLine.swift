@@ -80,10 +80,11 @@ extension TaskFileExpander {
     return template.resolving { part in
       switch part {
       case .param(let name):
-        if values[name] == nil, !scopeParams.joined().contains(where: { $0.name == name }) {
+        if values[name] == nil, !scopeParams.joined().contains(where: { $0.name == name && $0 != param }) {
           diagnostics.append(
             Diagnostic(
-              .error, "the default of param '\(param.name)' reads params.\(name), which is not a param",
+              .error,
+              "the default of param '\(param.name)' reads params.\(name), which is not a param declared before it",
               at: param.location))
         }
         return [.literal(values[name] ?? "")]

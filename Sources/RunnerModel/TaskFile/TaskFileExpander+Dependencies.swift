@@ -46,6 +46,8 @@ extension TaskFileExpander {
     // flows on, if it is the same file's param (not the caller's own task param of that name).
     let callerDefaults = scopeValues[file.tasks[task].scope]
     let callerOwn = Set(file.tasks[task].params.map(\.name))
+    // Values that came down from the caller: a default that reads other params keeps them.
+    var flowed = Set<String>()
     for name in scope[target]
     where !ownParams.contains(name) && !callerOwn.contains(name) && values[name] != callerDefaults[name] {
       let declaration = scopeParams[file.tasks[target].scope].first { $0.name == name }
@@ -53,6 +55,7 @@ extension TaskFileExpander {
         continue
       }
       targetValues[name] = values[name]
+      flowed.insert(name)
     }
     for given in dependency.with {
       guard scope[target].contains(given.name) else {
@@ -88,7 +91,7 @@ extension TaskFileExpander {
     }
     // Defaults that read other params follow the values this edge gives.
     if !dependency.with.isEmpty {
-      let set = Set(dependency.with.map(\.name)).union(invocation.params.map(\.name))
+      let set = Set(dependency.with.map(\.name)).union(invocation.params.map(\.name)).union(flowed)
       let definition = file.tasks[target]
       let directory =
         definition.scope < file.scopes.count ? file.scopes[definition.scope].fileDirectory : file.directory
@@ -158,13 +161,13 @@ extension TaskFileExpander {
       }
       nodes[callee].after.append(segment.name)
       nodes[segment.index].calledWhenEnded = [nodes[callee].name]
-      called = [nodes[callee].name]
-      // Each part keeps the task's own deps (done already), so its env may read their outputs.
+      if !called.contains(nodes[callee].name) { called.append(nodes[callee].name) }
+      // Each part keeps the task's own deps (done already), so its env may read their outputs,
+      // and every task called so far (ended already), so that a called service stays up
+      // until the task's last part has ended.
       dependencies =
-        own.filter { $0.name != nodes[callee].name } + [
-          Dependency(name: segment.name, location: call.location),
-          Dependency(name: nodes[callee].name, location: call.location),
-        ]
+        own.filter { !called.contains($0.name) } + [Dependency(name: segment.name, location: call.location)]
+        + called.map { Dependency(name: $0, location: call.location) }
     }
     nodes[index].action = pending.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies

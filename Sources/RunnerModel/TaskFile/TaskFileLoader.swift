@@ -129,7 +129,7 @@ package struct TaskFileLoader: Sendable {
       }
       root = parsed
     } catch let error as Diagnostic {
-      throw DiagnosticList([Self.explainTab(error, bytes: bytes)])
+      throw DiagnosticList([Self.explainYAML(Self.explainTab(error, bytes: bytes), bytes: bytes)])
     } catch {
       throw DiagnosticList([Diagnostic(.error, "\(error)")])
     }
@@ -167,6 +167,47 @@ package struct TaskFileLoader: Sendable {
   package static func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// libyaml's words for the usual mistakes, with the fix: an unquoted value that holds
+  /// `: `, a `:name` in a `[ ]` list, a line indented deeper or shallower than its siblings.
+  static func explainYAML(_ diagnostic: Diagnostic, bytes: [UInt8]) -> Diagnostic {
+    guard let location = diagnostic.location, diagnostic.message.hasPrefix("invalid YAML") else { return diagnostic }
+    let text = line(location.line, of: bytes)
+    let before = String(text.prefix(max(0, location.column - 1)))
+    var hint: String?
+    if diagnostic.message.contains("mapping values are not allowed") {
+      let trimmed = before.drop { $0 == " " }
+      if let colon = trimmed.firstRange(of: ": ") {
+        let key = trimmed[..<colon.lowerBound].drop { $0 == "-" || $0 == " " }
+        let value = text.drop { $0 == " " }.dropFirst(trimmed.distance(from: trimmed.startIndex, to: colon.upperBound))
+        hint = "a value that holds ': ' must be quoted: \(key): '\(value.replacing("'", with: "''"))'"
+      } else {
+        hint = "this line is indented deeper than the key above it: line it up with its siblings"
+      }
+    } else if diagnostic.message.contains("while parsing a flow node"), text.dropFirst(before.count).first == ":" {
+      hint =
+        "a name that starts with ':' must be quoted inside [ ]: '\(text.dropFirst(before.count).prefix { $0 != "," && $0 != "]" })'"
+    } else if diagnostic.message.contains("did not find expected key") {
+      hint = "this line lines up with no key above it: check its indentation"
+    }
+    guard let hint else { return diagnostic }
+    var result = diagnostic
+    result.message += " (\(hint))"
+    return result
+  }
+
+  /// Line `number` (1-based) of `bytes`, without its newline.
+  static func line(_ number: Int, of bytes: [UInt8]) -> String {
+    var line = 1
+    var start = 0
+    while start < bytes.count, line < number {
+      if bytes[start] == UInt8(ascii: "\n") { line += 1 }
+      start += 1
+    }
+    var end = start
+    while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+    return String(decoding: bytes[start..<end], as: UTF8.self)
   }
 
   /// libyaml says "found character that cannot start any token" for a tab; say why.

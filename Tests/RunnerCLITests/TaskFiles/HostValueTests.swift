@@ -85,6 +85,23 @@ import Testing
     #expect(project.read("log")?.split(separator: "\n").sorted() == ["dist/debug", "dist/release"])
   }
 
+  /// A file param given on the way down stays, although a `with:` further down sets the param
+  /// its default reads.
+  @Test func aValueGivenOnTheWayDownIsKept() throws {
+    let project = try TaskFileProject(
+      """
+      params: { mode: debug, out: "dist/${{ params.mode }}" }
+      tasks:
+        build: { run: echo "$out" >> log }
+        pkg: { deps: [{ task: build, with: { mode: release } }] }
+        top: { deps: [{ task: pkg, with: { out: custom } }] }
+      """)
+    defer { project.remove() }
+    let output = try project.run("top")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == "custom\n", "\(output.stdout)")
+  }
+
   @Test func aFailingDefaultCommandIsAnErrorAtTheParam() throws {
     let project = try TaskFileProject(
       """

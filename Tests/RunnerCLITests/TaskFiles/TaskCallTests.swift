@@ -213,6 +213,72 @@ import Testing
     #expect(project.read("log") == "before\nafter\n", "\(output.stdout)")
   }
 
+  /// Found in review: a called cleanup; a called task split at calls of its own, defined after
+  /// its caller; a matrix called; each waits for the commands before the call.
+  @Test func calledCleanupsSplitTasksAndMatricesWaitForTheCommandsBeforeTheCall() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        main:
+          run:
+            - sleep 0.3; echo m-first >> log
+            - task: cl
+            - task: q
+            - task: mx
+            - echo m-last >> log
+        cl: { always: true, run: echo cl >> log }
+        inner: echo inner >> log
+        q: { run: [echo q-first >> log, task: inner, echo q-last >> log] }
+        mx: { matrix: { v: [a, b] }, env: { V: "${{ matrix.v }}" }, run: echo "mx-$V" >> log }
+      """)
+    defer { project.remove() }
+    let output = try project.run("-j", "4", "q", "mx", "main")
+    #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+    let log = (project.read("log") ?? "").split(separator: "\n").map(String.init)
+    #expect(log.first == "m-first", "\(log)")
+    #expect(log.last == "m-last", "\(log)")
+    #expect(log.sorted() == ["cl", "inner", "m-first", "m-last", "mx-a", "mx-b", "q-first", "q-last"], "\(log)")
+  }
+
+  /// A service called by a task stays up until the task's last part has ended; a service that
+  /// only an uncalled task needed is stopped, and the run ends.
+  @Test func calledServicesStayUpForTheCallerAndUncalledOnesStop() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        srv: { service: true, run: exec sleep 30 }
+        other: sleep 0.2
+        m: { run: [task: srv, echo one >> log, task: other, echo two >> log] }
+        b: { deps: [srv], run: echo b >> log }
+        skipped: { if: "false", run: [echo never >> log, task: b] }
+      """)
+    defer { project.remove() }
+    let report = try project.shell(
+      """
+      timeout 20 "$RUNNER" m > out.txt 2>&1; echo "m=$?"
+      timeout 20 "$RUNNER" skipped >> out.txt 2>&1; echo "skipped=$?"
+      """)
+    #expect(report == "m=0\nskipped=0\n", "\(report) \(project.read("out.txt") ?? "")")
+    #expect(project.read("log") == "one\ntwo\n")
+  }
+
+  /// With --keep-going, a call made after another caller failed still runs what it calls.
+  @Test func keepGoingRunsCallsPastAnotherCallersFailure() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        lib: exit 1
+        c: { deps: [lib], run: [echo c1 >> log, task: d] }
+        d: echo d >> log
+        main: { run: [echo m1 >> log, task: c] }
+      """)
+    defer { project.remove() }
+    let output = try project.run("-k", "lib", "d", "main")
+    #expect(output.status == 1)
+    #expect(!output.stdout.contains("nothing is running"), "\(output.stdout)")
+    #expect(project.read("log")?.contains("d\n") == true, "\(output.stdout)")
+  }
+
   @Test func aCommandWithAColonSpaceSaysToQuoteIt() throws {
     let project = try TaskFileProject("tasks:\n  a:\n    run:\n      - echo one\n      - echo Building: done\n")
     defer { project.remove() }
