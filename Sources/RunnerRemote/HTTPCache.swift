@@ -29,9 +29,11 @@ package final class HTTPCache: Sendable {
     var tls = TLSConfiguration.makeClientConfiguration()
     if let trustRoots { tls.trustRoots = .file(trustRoots) }
     var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-    // AsyncHTTPClient retries a refused connection until its connect timeout: a server that
-    // takes no connection within 10 s is down, whatever the deadline of a request.
+    // A server that takes no connection within 10 s is down, whatever the deadline of a
+    // request; one that refuses it is down at once (AsyncHTTPClient would retry it until the
+    // connect timeout: 10 s for every run against a cache that is not there).
     configuration.timeout = .init(connect: .init(min(timeout, .seconds(10))), read: .init(timeout))
+    configuration.connectionPool.retryConnectionEstablishment = false
     client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }
 
@@ -105,7 +107,7 @@ package final class HTTPCache: Sendable {
     } catch let error as RemoteError {
       throw error
     } catch {
-      throw RemoteError("GET \(url(key)): \(error)")
+      throw RemoteError("GET \(url(key)): \(HTTPFetcher.reason(for: error, timeout: timeout))")
     }
   }
 
@@ -121,7 +123,7 @@ package final class HTTPCache: Sendable {
     } catch let error as RemoteError {
       throw error
     } catch {
-      throw RemoteError("PUT \(url(key)): \(error)")
+      throw RemoteError("PUT \(url(key)): \(HTTPFetcher.reason(for: error, timeout: timeout))")
     }
   }
 }

@@ -18,6 +18,21 @@ import Testing
   static let just = tool("just", variable: "RUNNER_TEST_JUST")
   static let task = tool("task", variable: "RUNNER_TEST_TASK")
 
+  /// Runs `executable` in `directory`, its stdout discarded: its exit status and stderr.
+  static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+  }
+
   /// Runs `executable` in `directory`; its stdout's `step:` lines.
   static func steps(_ executable: String, _ arguments: [String], in directory: URL) throws -> [String] {
     let process = Process()

@@ -24,23 +24,32 @@ struct ConditionalOperation: TaskOperation {
     case .expression(let expression):
       guard Self.holds(expression, context) else { return ConditionSkipped(condition: condition) }
     case .command(let command):
-      let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command) : nil
-      let arguments = direct ?? shell + [command]
-      let spec = ProcessSpec(
-        arguments: arguments, environment: context.environment(), workingDirectory: context.workingDirectory)
-      let outcome: ProcessOutcome
-      do {
-        outcome = try await reactor.run(spec, sink: DiscardingSink(), grace: context.grace)
-      } catch {
-        throw .spawn(command, error)
-      }
-      if Task.isCancelled { throw .cancelled }
+      let outcome = try await Self.check(command, shell: shell, context, reactor: reactor)
       guard outcome.isSuccess else { return ConditionSkipped(condition: condition) }
     }
     switch inner.conclude(context) {
     case .finished(let result): return result
     case .run(let operation): return try await operation.run(context)
     }
+  }
+
+  /// Runs `command` as the task's script would (its shell, directory and environment), its
+  /// output discarded: an `if:` command's, a precondition's.
+  static func check(_ command: String, shell: [String], _ context: OperationContext, reactor: ProcessReactor)
+    async throws(TaskFailure) -> ProcessOutcome
+  {
+    let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command) : nil
+    let spec = ProcessSpec(
+      arguments: direct ?? shell + [command], environment: context.environment(),
+      workingDirectory: context.workingDirectory)
+    let outcome: ProcessOutcome
+    do {
+      outcome = try await reactor.run(spec, sink: DiscardingSink(), grace: context.grace)
+    } catch {
+      throw .spawn(command, error)
+    }
+    if Task.isCancelled { throw .cancelled }
+    return outcome
   }
 
   static func holds(_ expression: ConditionExpression, _ context: OperationContext) -> Bool {

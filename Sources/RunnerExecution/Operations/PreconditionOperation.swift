@@ -15,17 +15,7 @@ struct PreconditionOperation: TaskOperation {
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     for precondition in preconditions {
       let command = precondition.command
-      let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command) : nil
-      let spec = ProcessSpec(
-        arguments: direct ?? shell + [command], environment: context.environment(),
-        workingDirectory: context.workingDirectory)
-      let outcome: ProcessOutcome
-      do {
-        outcome = try await reactor.run(spec, sink: DiscardingSink(), grace: context.grace)
-      } catch {
-        throw .spawn(command, error)
-      }
-      if Task.isCancelled { throw .cancelled }
+      let outcome = try await ConditionalOperation.check(command, shell: shell, context, reactor: reactor)
       guard outcome.isSuccess else {
         throw .message(
           "\(precondition.location): precondition failed: "

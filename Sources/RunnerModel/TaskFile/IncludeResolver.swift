@@ -120,9 +120,21 @@ struct IncludeResolver {
       task.name = rename(task.name)
       if !task.aliases.isEmpty { task.aliases = task.aliases.map(rename) }
       task.scope = scope
+      // A `with:` that reads outputs names its caller's deps: renamed with them.
+      let renameWith = { (values: [ParamValue]) -> [ParamValue] in
+        values.map { given in
+          var given = given
+          given.value.parts = given.value.parts.map {
+            guard case .output(let name, let key) = $0 else { return $0 }
+            return .output(task: rename(name), key: key)
+          }
+          return given
+        }
+      }
       task.dependencies = task.dependencies.map {
         var dependency = $0
         dependency.name = rename(dependency.name)
+        dependency.with = renameWith(dependency.with)
         return dependency
       }
       if scope != 0 {
@@ -156,6 +168,7 @@ struct IncludeResolver {
           commands.map { command in
             var renamed = command
             renamed.call?.name = rename(command.call?.name ?? "")
+            renamed.call?.with = renameWith(command.call?.with ?? [])
             return renamed
           })
       }

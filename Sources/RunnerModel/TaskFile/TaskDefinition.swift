@@ -83,6 +83,8 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var callDependencies: [String] = []
     /// For the first part: the task's other parts, skipped with it when the task's `if:` is false.
     package var laterParts: [String] = []
+    /// For a node made by a `with:` that reads outputs: the nodes whose outputs its values read.
+    package var runtimeDependencies: [String] = []
   }
 
   /// Shared while nobody writes; copied by the first write to a shared one.
@@ -117,6 +119,8 @@ package struct Dependency: Sendable, Hashable {
   package var name: String
   package var location: SourceLocation
   package var with: [ParamValue] = []
+  /// `args: pass`: the words after `--` this task gets, the task depended on or called gets too.
+  package var passesArguments = false
 
   package init(name: String, location: SourceLocation, with: [ParamValue] = []) {
     self.name = name

@@ -225,7 +225,9 @@ extension TaskFileDecoder {
   /// One `deps` entry: a name, or `{ task: NAME, with: { PARAM: value } }`.
   mutating func dependency(_ node: YAMLNode, what: String) -> Dependency? {
     if let name = node.scalar { return Dependency(name: name, location: node.location) }
-    guard let keys = reader.mapping(node, what: "an entry of \(what)", allowed: ["task", "with"]) else { return nil }
+    guard let keys = reader.mapping(node, what: "an entry of \(what)", allowed: ["task", "with", "args"]) else {
+      return nil
+    }
     var dependency = Dependency(name: "", location: node.location)
     for key in keys {
       switch key.name {
@@ -234,6 +236,13 @@ extension TaskFileDecoder {
         dependency.location = key.value.location
       case "with":
         dependency.with = withValues(key.value, what: "'with' in \(what)")
+      case "args":
+        // `args: pass`: the words after `--` that reach the task reach this one too.
+        if key.value.scalar == "pass" {
+          dependency.passesArguments = true
+        } else {
+          reader.fail(.invalidValue(what: "'args' in \(what)", reason: "can only be 'pass'"), at: key.value)
+        }
       default: break
       }
     }
@@ -253,11 +262,8 @@ extension TaskFileDecoder {
         continue
       }
       do {
+        // Outputs of the caller's deps are read when the call starts (`TaskFileExpander.target`).
         let value = try Template.parse(entry.value.isNull ? "" : text)
-        if !value.references.isEmpty {
-          reader.fail(.malformedExpression(text, reason: "'with' values may read params, not outputs"), at: entry.value)
-          continue
-        }
         result.append(ParamValue(name: entry.name, value: value, location: entry.value.location))
       } catch {
         reader.fail(error, at: entry.value)

@@ -143,11 +143,24 @@ extension TaskFileExpander {
         if isIncludeDefault || isMatrixGroup { wanted.formUnion(node.dependencies.map(\.name)) }
       }
     }
+    var given: [Int] = []
     for index in nodes.indices {
       let name = nodes[index].name
       let whole = name.lastIndex(of: "#").map { String(name[..<$0]) }
       if wanted.contains(name) || (whole.map { Self.isPart(name, of: $0) && wanted.contains($0) } ?? false) {
         nodes[index].arguments = invocation.arguments
+        given.append(index)
+      }
+    }
+    // `args: pass` hands them on, to a dependency or a called task (and its parts), and on.
+    while let index = given.popLast() {
+      for edge in nodes[index].dependencies where edge.passesArguments {
+        guard let next = byName[edge.name] else { continue }
+        let parts = nodes.indices.filter { Self.isPart(nodes[$0].name, of: edge.name) }
+        for target in [next] + parts where nodes[target].arguments.isEmpty {
+          nodes[target].arguments = invocation.arguments
+          given.append(target)
+        }
       }
     }
   }

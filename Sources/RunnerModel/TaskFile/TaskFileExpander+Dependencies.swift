@@ -14,7 +14,12 @@ extension TaskFileExpander {
         continue
       }
       if renamed[dependency.name] == nil { renamed[dependency.name] = nodes[node].name }
-      resolved.append(Dependency(name: nodes[node].name, location: dependency.location))
+      var edge = Dependency(name: nodes[node].name, location: dependency.location)
+      edge.passesArguments = dependency.passesArguments
+      resolved.append(edge)
+    }
+    for name in nodes[index].runtimeDependencies where !resolved.contains(where: { $0.name == name }) {
+      resolved.append(Dependency(name: name, location: nodes[index].location))
     }
     nodes[index].dependencies = resolved
     if renamed.contains(where: { $0.key != $0.value }) {
@@ -57,6 +62,8 @@ extension TaskFileExpander {
       targetValues[name] = values[name]
       flowed.insert(name)
     }
+    // `with:` values that read the caller's deps' outputs, filled in when the call starts.
+    var late: [(name: String, value: Template, shown: String)] = []
     for given in dependency.with {
       guard scope[target].contains(given.name) else {
         let known = scope[target]
@@ -80,6 +87,13 @@ extension TaskFileExpander {
         targetValues[given.name] = nil
         continue
       }
+      if !given.value.references.isEmpty {
+        guard let value = lateValue(given, of: target, from: index, task: task, values: values) else { continue }
+        // The text stands for the value until the run fills it in: one node per call site's text.
+        late.append((given.name, value, value.description))
+        targetValues[given.name] = value.description
+        continue
+      }
       let value = resolve(
         given.value, at: given.location, task: file.tasks[task], values: values, combination: combination
       ) { _ in nil }.render { _, _ in nil }
@@ -100,7 +114,83 @@ extension TaskFileExpander {
         targetValues[param.name] = defaultValue(of: param, values: targetValues, directory: directory)
       }
     }
-    return node(target, values: targetValues, combination: nil)
+    let made = node(target, values: targetValues, combination: nil)
+    if !late.isEmpty { fillLate(made, late) }
+    return made
+  }
+
+  /// A `with:` value that reads outputs: its params filled in and its output references named
+  /// by node; nil (an error said) unless it sets the called task's own param and reads the
+  /// outputs of the caller's own deps.
+  mutating func lateValue(_ given: ParamValue, of target: Int, from index: Int, task: Int, values: [String: String])
+    -> Template?
+  {
+    guard file.tasks[target].params.contains(where: { $0.name == given.name }) else {
+      diagnostics.append(
+        Diagnostic(
+          .error,
+          "a 'with:' value that reads outputs may set the called task's own params; '\(given.name)' is its file's",
+          at: given.location))
+      return nil
+    }
+    var value = resolve(given.value, at: given.location, task: file.tasks[task], values: values, combination: []) {
+      _ in nil
+    }
+    var parts: [Template.Part] = []
+    for part in value.parts {
+      guard case .output(let name, let key) = part else {
+        parts.append(part)
+        continue
+      }
+      guard let written = file.tasks[task].dependencies.first(where: { $0.name == name }),
+        let producer = self.target(of: written, from: index, task: task, values: values)
+      else {
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "'with' reads outputs of '\(name)', which is not one of the deps of task '\(file.tasks[task].name)' "
+              + "(add it to 'deps')", at: given.location))
+        return nil
+      }
+      parts.append(.output(task: nodes[producer].name, key: key))
+    }
+    value.parts = parts
+    return value
+  }
+
+  /// Node `made` gets its late values: in its environment where the text stands for them, and
+  /// the tasks they read as dependencies. What must be known when the file is loaded (`dir`,
+  /// `sources`, `outputs`, `if:`) may not read them.
+  mutating func fillLate(_ made: Int, _ late: [(name: String, value: Template, shown: String)]) {
+    for entry in late {
+      let producers = entry.value.references.map(\.task)
+      for producer in producers where !nodes[made].runtimeDependencies.contains(producer) {
+        nodes[made].runtimeDependencies.append(producer)
+      }
+      for position in nodes[made].environment.indices {
+        nodes[made].environment[position].value.parts = nodes[made].environment[position].value.parts.flatMap {
+          part -> [Template.Part] in
+          guard case .literal(let text) = part, text.contains(entry.shown) else { return [part] }
+          var pieces: [Template.Part] = []
+          for (position, piece) in text.split(separator: entry.shown, omittingEmptySubsequences: false).enumerated() {
+            if position > 0 { pieces += entry.value.parts }
+            if !piece.isEmpty { pieces.append(.literal(String(piece))) }
+          }
+          return pieces
+        }
+      }
+      let known =
+        [nodes[made].directory ?? ""] + nodes[made].sources + nodes[made].outputs
+        + [nodes[made].condition.map { "\($0)" } ?? ""]
+      if known.contains(where: { $0.contains(entry.shown) }) {
+        diagnostics.append(
+          Diagnostic(
+            .error,
+            "task '\(nodes[made].taskName ?? nodes[made].name)' reads param '\(entry.name)' in 'dir', 'sources', "
+              + "'outputs' or 'if', which must be known when the file is loaded; a 'with:' that reads outputs "
+              + "gives it only when the call starts", at: nodes[made].location))
+      }
+    }
   }
 
   /// A `run` list with task calls becomes a chain: `deploy#1` runs the commands before the first
@@ -127,6 +217,7 @@ extension TaskFileExpander {
     var part = 0
     var first: Int?
     var called: [String] = []
+    var passing = Set<String>()
     for command in commands {
       guard let call = command.call else {
         pending.append(command)
@@ -161,13 +252,18 @@ extension TaskFileExpander {
       }
       nodes[callee].after.append(segment.name)
       nodes[segment.index].calledWhenEnded = [nodes[callee].name]
+      if call.passesArguments { passing.insert(nodes[callee].name) }
       if !called.contains(nodes[callee].name) { called.append(nodes[callee].name) }
       // Each part keeps the task's own deps (done already), so its env may read their outputs,
       // and every task called so far (ended already), so that a called service stays up
       // until the task's last part has ended.
       dependencies =
         own.filter { !called.contains($0.name) } + [Dependency(name: segment.name, location: call.location)]
-        + called.map { Dependency(name: $0, location: call.location) }
+        + called.map {
+          var edge = Dependency(name: $0, location: call.location)
+          edge.passesArguments = passing.contains($0)
+          return edge
+        }
     }
     nodes[index].action = pending.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies

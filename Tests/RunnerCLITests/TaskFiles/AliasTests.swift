@@ -51,14 +51,7 @@ import Testing
         build: { aliases: [b, bld], cmds: [echo built >> log] }
         test: { aliases: [t], deps: [b], cmds: [echo testing >> log, task: bld] }
       """)
-    let goTask = Process()
-    goTask.executableURL = URL(fileURLWithPath: ImportOrderTests.task!)
-    goTask.arguments = ["t"]
-    goTask.currentDirectoryURL = project.directory
-    goTask.standardOutput = FileHandle.nullDevice
-    goTask.standardError = FileHandle.nullDevice
-    try goTask.run()
-    goTask.waitUntilExit()
+    _ = try ImportOrderTests.run(ImportOrderTests.task!, ["t"], in: project.directory)
     let original = project.read("log")
     #expect(original == "built\ntesting\nbuilt\n")
     _ = try project.shell("rm log")

@@ -54,4 +54,20 @@ import Testing
     #expect(hears.stdout.contains("hears | foo"), "\(hears.stdout)")
     #expect(!hears.stderr.contains("warning"), "\(hears.stderr)")
   }
+
+  /// An HTTP cache that refuses the connection is off at once (it cost 10 s a run), with a
+  /// warning in plain words.
+  @Test func aRefusedHTTPCacheIsOffAtOnce() throws {
+    let socket = LocalSocket(listening: false)
+    socket.close()
+    let project = try TaskFileProject("tasks:\n  a: { sources: [tasks.yml], run: echo hi }\n")
+    defer { project.remove() }
+    let report = try project.shell(
+      "timeout 5 \"$RUNNER\" --remote-cache http://127.0.0.1:\(socket.port)/cache a > out.txt 2>&1; echo \"status=$?\"")
+    let out = project.read("out.txt") ?? ""
+    #expect(report == "status=0\n", "\(out)")
+    #expect(out.contains(": connection refused; going on without the remote cache"), "\(out)")
+    let warning = out.split(separator: "\n").first { $0.hasPrefix("warning: remote cache") } ?? ""
+    #expect(warning.filter { $0 == "(" }.count == warning.filter { $0 == ")" }.count, "\(warning)")
+  }
 }

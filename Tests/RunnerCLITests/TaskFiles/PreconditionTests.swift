@@ -50,19 +50,7 @@ import Testing
           cmds: [echo deploying >> log, task: notify]
         notify: { cmds: [echo notified >> log] }
       """)
-    let goTask = { () throws -> (Int32, String) in
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: ImportOrderTests.task!)
-      process.arguments = ["deploy"]
-      process.currentDirectoryURL = project.directory
-      let err = Pipe()
-      process.standardError = err
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
-      let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      return (process.terminationStatus, text)
-    }
+    let goTask = { try ImportOrderTests.run(ImportOrderTests.task!, ["deploy"], in: project.directory) }
     let (status, text) = try goTask()
     #expect(status != 0)
     #expect(text.contains("deploy.key is missing"), "\(text)")

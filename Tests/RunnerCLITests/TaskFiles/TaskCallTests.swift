@@ -129,15 +129,8 @@ import Testing
             - task: step
             - echo two >> log
       """)
-    let goTask = Process()
-    goTask.executableURL = URL(fileURLWithPath: ImportOrderTests.task!)
-    goTask.arguments = ["main"]
-    goTask.currentDirectoryURL = project.directory
-    goTask.standardOutput = FileHandle.nullDevice
-    goTask.standardError = FileHandle.nullDevice
-    try goTask.run()
-    goTask.waitUntilExit()
-    #expect(goTask.terminationStatus == 0)
+    let (status, _) = try ImportOrderTests.run(ImportOrderTests.task!, ["main"], in: project.directory)
+    #expect(status == 0)
     let original = project.read("log")
     #expect(original == "prep\none\nstep\ntwo\n")
     try FileManager.default.removeItem(at: project.directory.appendingPathComponent("log"))
@@ -277,6 +270,78 @@ import Testing
     #expect(output.status == 1)
     #expect(!output.stdout.contains("nothing is running"), "\(output.stdout)")
     #expect(project.read("log")?.contains("d\n") == true, "\(output.stdout)")
+  }
+
+  /// `with:` may read the caller's deps' outputs: a value computed once, handed to several
+  /// calls, filled in when each call starts.
+  @Test func withReadsTheCallersDepsOutputsWhenTheCallStarts() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        version: echo "v=1.2.3" >> "$RUNNER_OUTPUT"
+        build:
+          params: { version: dev }
+          env: { TAG: "v${{ params.version }}" }
+          run: echo "build $version $TAG" >> log
+        package: { params: { version: dev }, run: echo "package $version" >> log }
+        release:
+          deps: [version]
+          run:
+            - task: build
+              with: { version: "${{ deps.version.outputs.v }}" }
+            - task: package
+              with: { version: "${{ deps.version.outputs.v }}" }
+      """)
+    defer { project.remove() }
+    let output = try project.run("release")
+    #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+    #expect(project.read("log") == "build 1.2.3 v1.2.3\npackage 1.2.3\n", "\(output.stdout)")
+    let plan = try project.run("-n", "release")
+    #expect(plan.stdout.contains("build[version=${{ deps.version.outputs.v }}]"), "\(plan.stdout)")
+  }
+
+  @Test func aWithThatReadsOutputsSaysWhatItCannotSet() throws {
+    let project = try TaskFileProject(
+      """
+      params: { mode: debug }
+      tasks:
+        version: echo "v=1" >> "$RUNNER_OUTPUT"
+        build: { params: { where: out }, dir: "${{ params.where }}", run: echo }
+        a: { deps: [version], run: [{ task: build, with: { mode: "${{ deps.version.outputs.v }}" } }] }
+        b: { deps: [version], run: [{ task: build, with: { where: "${{ deps.version.outputs.v }}" } }] }
+        c: { run: [{ task: build, with: { where: "${{ deps.version.outputs.v }}" } }] }
+      """)
+    defer { project.remove() }
+    let output = try project.run("--list")
+    #expect(output.status == 2)
+    for expected in [
+      "tasks.yml:5:60: error: a 'with:' value that reads outputs may set the called task's own params; 'mode' is its file's",
+      "tasks.yml:4:3: error: task 'build' reads param 'where' in 'dir', 'sources', 'outputs' or 'if', which must be known",
+      "tasks.yml:7:44: error: 'with' reads outputs of 'version', which is not one of the deps of task 'c' (add it to 'deps')",
+    ] {
+      #expect(output.stderr.contains(expected), "\(output.stderr)")
+    }
+  }
+
+  /// `args: pass` hands the words after `--` on to a dependency or a called task.
+  @Test func argsPassHandsTheWordsOn() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        test: 'echo "test $*" >> log'
+        lint: 'echo "lint $*" >> log'
+        report: 'echo "report $*" >> log'
+        check:
+          deps: [{ task: test, args: pass }, lint]
+          run:
+            - 'echo "check $*" >> log'
+            - { task: report, args: pass }
+      """)
+    defer { project.remove() }
+    let output = try project.run("check", "--", "-v", "x")
+    #expect(output.status == 0, "\(output.stderr)")
+    let log = (project.read("log") ?? "").split(separator: "\n").map(String.init).sorted()
+    #expect(log == ["check -v x", "lint ", "report -v x", "test -v x"], "\(log)")
   }
 
   @Test func aCommandWithAColonSpaceSaysToQuoteIt() throws {
