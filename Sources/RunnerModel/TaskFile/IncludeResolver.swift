@@ -97,10 +97,14 @@ struct IncludeResolver {
         childScope.params = child.params
         childScope.environment = child.environment
         childScope.dotenv = child.dotenv
-        childScope.relativeDirectory = Self.relative(child.directory, to: merged.directory)
+        // `dir:` on the include: its tasks run there (relative to the including file) instead.
+        let base =
+          declaration.directory.map { $0.hasPrefix("/") ? $0 : Self.join(merged.scopes[scope].relativeDirectory, $0) }
+          ?? Self.relative(child.directory, to: merged.directory)
+        childScope.relativeDirectory = base
         merged.scopes.append(childScope)
         let index = merged.scopes.count - 1
-        add(child, scope: index, relativeDirectory: Self.relative(child.directory, to: merged.directory))
+        add(child, scope: index, relativeDirectory: base)
         include(child.includes, of: child, scope: index, stack: stack + [canonical])
       }
       if matches.isEmpty, !declaration.isOptional {

@@ -104,9 +104,10 @@ extension TaskFileDecoder {
       var include = IncludeDeclaration(namespace: entry.name, path: "", location: entry.value.location)
       if let path = entry.value.scalar {
         include.path = path
-      } else if let keys = reader.mapping(entry.value, what: what, allowed: ["path", "optional"]) {
+      } else if let keys = reader.mapping(entry.value, what: what, allowed: ["path", "optional", "dir"]) {
         for key in keys {
           if key.name == "path" { include.path = reader.string(key.value, what: "'path' of \(what)") ?? "" }
+          if key.name == "dir" { include.directory = reader.string(key.value, what: "'dir' of \(what)") }
           if key.name == "optional" {
             include.isOptional = reader.boolean(key.value, what: "'optional' of \(what)") ?? false
           }

@@ -99,6 +99,9 @@ package struct IncludeDeclaration: Sendable, Hashable {
   package var namespace: String
   package var path: String
   package var isOptional = false
+  /// `dir:`: where its tasks run, relative to the including file's directory (nil: the
+  /// included file's own directory).
+  package var directory: String?
   package var location: SourceLocation
 }
 

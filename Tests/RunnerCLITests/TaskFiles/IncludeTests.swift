@@ -104,4 +104,22 @@ import Testing
     }
     #expect(output.stdout.contains("7 task(s): 7 succeeded"))
   }
+
+  /// `dir:` on an include: its tasks run there, relative to the including file.
+  @Test func anIncludesDirIsWhereItsTasksRun() throws {
+    let project = try TaskFileProject(
+      """
+      includes:
+        tools: { path: tools/tasks.yml, dir: . }
+        own: tools/tasks.yml
+      tasks:
+        both: { deps: ["tools:where", "own:where"] }
+      """)
+    defer { project.remove() }
+    try project.write("tools/tasks.yml", "tasks:\n  where: pwd >> \"$RUNNER_TASK.txt\"\n")
+    let output = try project.run("-j1", "both")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("tools:where.txt") == project.directory.path + "\n", "\(output.stdout)")
+    #expect(project.read("tools/own:where.txt") == project.directory.path + "/tools\n", "\(output.stdout)")
+  }
 }
