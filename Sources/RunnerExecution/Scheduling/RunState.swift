@@ -32,7 +32,7 @@ struct RunState {
   /// Services whose gates failed: stopped, and failed.
   var gateFailures: [Int: String] = [:]
   /// An interactive task that waits for the running tasks to end; then the one running.
-  private var interactiveWaiting: Int?
+  private(set) var interactiveWaiting: Int?
   private(set) var interactiveRunning: Int?
   /// Called for a service's own events (ready, stopping).
   var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
@@ -47,7 +47,7 @@ struct RunState {
   let remoteLimit: Int
   var resourceBlocked: [Int] = []
   var resourcesInUse = Set<String>()
-  private var gated: [Int] = []
+  private(set) var gated: [Int] = []
   var started: [ContinuousClock.Instant?]
   private var attempts: [Int]
   /// Tasks executing, in either kind of slot; and those in remote slots.
@@ -61,11 +61,11 @@ struct RunState {
   private var interruption: Int32?
   /// Per task: the run needs it. A task reached only through task calls is needed once a
   /// caller reaches the call; until then it does not start, and one never called is skipped.
-  private var wanted: [Bool]
+  var wanted: [Bool]
   /// Orderings (a called task after its caller's part) this run waits on: the earlier task
   /// needed and not ended when counted; and per task, how many of them have not ended.
-  private var orderingsCounted = Set<UInt64>()
-  private var orderWait: [Int: Int] = [:]
+  var orderingsCounted = Set<UInt64>()
+  var orderWait: [Int: Int] = [:]
   /// Called for every state change: task, new state, attempt, reason.
   var onTransition: (Int, TaskState, Int, String?) -> Void = { _, _, _, _ in }
 
@@ -157,57 +157,6 @@ struct RunState {
       guard waitingOn[task] == 0, !stopping else { return }
     }
     becomeReady(task)
-  }
-
-  static func edge(_ from: Int, _ to: Int) -> UInt64 { UInt64(UInt32(from)) << 32 | UInt64(UInt32(to)) }
-
-  /// Every member, or with task calls, what the targets need through `deps` (not through calls).
-  static func wantedAtStart(_ selection: GraphSelection) -> [Bool] {
-    let graph = selection.graph
-    guard !graph.calls.isEmpty else { return selection.isMember }
-    var wanted = [Bool](repeating: false, count: graph.count)
-    var work = selection.targets
-    while let next = work.popLast() {
-      guard !wanted[next] else { continue }
-      wanted[next] = true
-      let called = graph.callDependencies(of: next)
-      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
-    }
-    return wanted
-  }
-
-  /// A caller reached its call of `task`: it, and what it needs, may start.
-  mutating func want(_ task: Int) {
-    var work = [task]
-    while let next = work.popLast() {
-      guard selection.isMember[next], !wanted[next] else { continue }
-      wanted[next] = true
-      let called = graph.callDependencies(of: next)
-      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
-      // Tasks that start after this one and have not started yet now wait for it, unless it ended.
-      if !states[next].isFinal {
-        for later in graph.runsBefore(next) where selection.isMember[later] && states[later] == .pending {
-          if orderingsCounted.insert(Self.edge(next, later)).inserted { orderWait[later, default: 0] += 1 }
-        }
-      }
-      readyIfFree(next)
-    }
-  }
-
-  /// Nothing runs but services that are up, nothing is ready or being checked: no caller can
-  /// reach a call any more (a service still starting may release one).
-  var onlyServicesRun: Bool {
-    // A service that is up has given its slot back (`serviceReady`): `running` counts the rest.
-    running == 0 && servicesUp == servicesRunning && gating == 0 && gated.isEmpty && ready.first == nil
-      && readyRemote.first == nil && interactiveWaiting == nil && resourceBlocked.isEmpty
-  }
-
-  /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
-  mutating func skipUncalled() {
-    guard !graph.calls.isEmpty, !stopping else { return }
-    for task in selection.members where !wanted[task] && states[task] == .pending {
-      set(task, .skipped, reason: "not called: no task that calls it reached the call")
-    }
   }
 
   mutating func set(_ task: Int, _ state: TaskState, reason: String? = nil) {

@@ -1,0 +1,56 @@
+import RunnerModel
+
+/// Task calls in the run: what only a call reaches is needed once a caller reaches the call,
+/// and a called task starts after the caller's part before the call (`TaskCalls`).
+extension RunState {
+  static func edge(_ from: Int, _ to: Int) -> UInt64 { UInt64(UInt32(from)) << 32 | UInt64(UInt32(to)) }
+
+  /// Every member, or with task calls, what the targets need through `deps` (not through calls).
+  static func wantedAtStart(_ selection: GraphSelection) -> [Bool] {
+    let graph = selection.graph
+    guard !graph.calls.isEmpty else { return selection.isMember }
+    var wanted = [Bool](repeating: false, count: graph.count)
+    var work = selection.targets
+    while let next = work.popLast() {
+      guard !wanted[next] else { continue }
+      wanted[next] = true
+      let called = graph.callDependencies(of: next)
+      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
+    }
+    return wanted
+  }
+
+  /// A caller reached its call of `task`: it, and what it needs, may start.
+  mutating func want(_ task: Int) {
+    var work = [task]
+    while let next = work.popLast() {
+      guard selection.isMember[next], !wanted[next] else { continue }
+      wanted[next] = true
+      let called = graph.callDependencies(of: next)
+      work.append(contentsOf: graph.dependencies[next].lazy.filter { !called.contains($0) })
+      // Tasks that start after this one and have not started yet now wait for it, unless it ended.
+      if !states[next].isFinal {
+        for later in graph.runsBefore(next) where selection.isMember[later] && states[later] == .pending {
+          if orderingsCounted.insert(Self.edge(next, later)).inserted { orderWait[later, default: 0] += 1 }
+        }
+      }
+      readyIfFree(next)
+    }
+  }
+
+  /// Nothing runs but services that are up, nothing is ready or being checked: no caller can
+  /// reach a call any more (a service still starting may release one).
+  var onlyServicesRun: Bool {
+    // A service that is up has given its slot back (`serviceReady`): `running` counts the rest.
+    running == 0 && servicesUp == servicesRunning && gating == 0 && gated.isEmpty && ready.first == nil
+      && readyRemote.first == nil && interactiveWaiting == nil && resourceBlocked.isEmpty
+  }
+
+  /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
+  mutating func skipUncalled() {
+    guard !graph.calls.isEmpty, !stopping else { return }
+    for task in selection.members where !wanted[task] && states[task] == .pending {
+      set(task, .skipped, reason: "not called: no task that calls it reached the call")
+    }
+  }
+}
