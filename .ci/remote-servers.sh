@@ -149,6 +149,12 @@ http {
       if (\$http_authorization != "Bearer runner-test-token") { return 401; }
       dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:r;
     }
+    # Behind a password in the address (Basic runner:test-pass) and a signed query (?sig=signed).
+    location /basic/ {
+      if (\$http_authorization != "Basic cnVubmVyOnRlc3QtcGFzcw==") { return 401; }
+      if (\$arg_sig != "signed") { return 403; }
+      dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:r;
+    }
   }
 }
 EOF
@@ -180,6 +186,7 @@ export RUNNER_TEST_HTTPS_CACHE=https://127.0.0.1:$https_port/cache
 export RUNNER_TEST_HTTPS_CA=$dir/tls/ca.pem
 export RUNNER_TEST_PRIVATE_CACHE=http://127.0.0.1:$http_port/private
 export RUNNER_TEST_PRIVATE_TOKEN=runner-test-token
+export RUNNER_TEST_BASIC_CACHE='http://runner:test-pass@127.0.0.1:$http_port/basic?sig=signed'
 EOF
 echo "remote servers up: casd 127.0.0.1:$casd_port, BuildGrid 127.0.0.1:$buildgrid_port," \
   "nginx 127.0.0.1:$http_port and https 127.0.0.1:$https_port (exports in $dir/env)"

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The values a task file marks as secret, replaced by `***` wherever runner shows or keeps
 /// text: task output (console, CI reports, events, cache logs, uploads), the plan, `--describe`
@@ -27,7 +28,47 @@ package struct SecretMask: Sendable {
     patterns = lines.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) }
   }
 
+  private init(patterns: [[UInt8]]) { self.patterns = patterns }
+
   package var isEmpty: Bool { patterns.isEmpty }
+
+  /// The length of the longest line masked (0 for none): a cut in a stream of bytes keeps
+  /// this many less one back, so a secret across the cut is still masked whole.
+  package var longest: Int { patterns.first?.count ?? 0 }
+
+  /// This mask with each value also as the formats runner writes escape it: a JSON string
+  /// (the events file, the trace), XML (JUnit, the timeline) and a GitHub workflow command's
+  /// data and properties. A sink that masks bytes sees the escaped form, so a secret holding
+  /// `"`, `\`, `&`, `<`, `%` or `:` is still masked there.
+  package func withEscapedForms() -> SecretMask {
+    var values: [String] = []
+    for pattern in patterns {
+      let text = String(decoding: pattern, as: UTF8.self)
+      var quoted = ""
+      JSONValue.escape(text, into: &quoted)
+      let json = String(quoted.dropFirst().dropLast())
+      var data = ""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "%": data += "%25"
+        case "\r": data += "%0D"
+        default: data.unicodeScalars.append(scalar)
+        }
+      }
+      let property = data.replacing(":", with: "%3A").replacing(",", with: "%2C")
+      values += [text, json, MarkupText.xml(text), data, property]
+    }
+    return SecretMask(values: values)
+  }
+
+  /// This mask and `other`'s values.
+  package func union(_ other: SecretMask) -> SecretMask {
+    guard !other.isEmpty else { return self }
+    guard !isEmpty else { return other }
+    let lines = Set(patterns).union(other.patterns)
+    return SecretMask(
+      patterns: lines.sorted { $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1) })
+  }
 
   /// `bytes` with every secret replaced; nil when none occurs (the caller keeps its bytes).
   package func masked(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
@@ -89,5 +130,31 @@ package struct SecretMask: Sendable {
       }
       return nil
     }
+  }
+}
+
+/// The secrets of this process's run, masked by every sink of runner's own text (the console
+/// and standard error, report files, the events file), after whatever masked them at their
+/// source: a library's error, a warning or a name that quotes a secret is still not printed.
+/// Set once the task file is loaded (`hide`), and for remote headers.
+package enum PrintMask {
+  private static let current = Mutex(SecretMask.none)
+
+  package static var mask: SecretMask { current.withLock { $0 } }
+
+  /// Masks `mask`'s values too, from now on.
+  package static func hide(_ mask: SecretMask) {
+    guard !mask.isEmpty else { return }
+    let escaped = mask.withEscapedForms()
+    current.withLock { $0 = $0.union(escaped) }
+  }
+
+  /// Calls `body` with `bytes`, or with a masked copy when they hold a secret.
+  package static func withMasked<R>(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
+    let mask = Self.mask
+    guard !mask.isEmpty, let masked = mask.masked(UnsafeRawBufferPointer(bytes)) else { return body(bytes) }
+    return masked.withUnsafeBufferPointer(body)
   }
 }

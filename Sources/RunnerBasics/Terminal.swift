@@ -13,7 +13,12 @@ package enum Terminal {
   /// Writes `bytes`, or holds them back when the calling thread is the one that asked for it
   /// (`holdWrites`) and will `releaseHeld` before it waits. Writes from any other thread, and
   /// big ones, release what is held first, so the order of everything written is kept.
+  /// Every write passes through the run's `PrintMask`.
   package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+    PrintMask.withMasked(bytes) { writeMasked($0, to: descriptor) }
+  }
+
+  private static func writeMasked(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
     held.withLock { held in
       if let holder = held.thread, pthread_equal(holder, pthread_self()) != 0, bytes.count < Held.limit {
         if held.descriptor != descriptor { release(&held) }

@@ -5,14 +5,14 @@ import RunnerBasics
 /// image task's final image (PNG).
 ///
 /// Stored as one file, in two parts:
-/// - the **head**: a text header (`runner-cache 2`, then `V key value`, `F path mode size
+/// - the **head**: a text header (`runner-cache 3`, `K fingerprint`, then `V key value`, `F path mode size
 ///   sha256`, `L size` and `I size` lines, then `end`), the log and image blobs, and a raw
 ///   SHA-256 of everything before it. Read whole and checked before any byte of it is used;
 /// - the output files' contents, in header order, each checked against its own SHA-256 as it
 ///   is copied out (`CacheFileSystem.copyOut`). So neither storing nor restoring holds a file
 ///   in memory: a 300 MB output costs a 1 MiB buffer, and `peek` reads only the head.
 package struct CacheEntry: Sendable {
-  static let format = "runner-cache 2"
+  static let format = "runner-cache 3"
 
   package struct File: Sendable {
     /// As declared: relative to the task's directory, or absolute.
@@ -43,6 +43,9 @@ package struct CacheEntry: Sendable {
     }
   }
 
+  /// The fingerprint the entry was stored under: an entry found under another one (moved by
+  /// hand, or a bug) is damage, not a hit.
+  package var key = ""
   package var values: [(key: String, value: String)] = []
   package var files: [File] = []
   package var log: [LogChunk] = []
@@ -61,6 +64,7 @@ package struct CacheEntry: Sendable {
       logBlob.append(contentsOf: chunk.bytes)
     }
     var out: [UInt8] = Array((Self.format + "\n").utf8)
+    BuildState.line(&out, "K", [key])
     for value in values { BuildState.line(&out, "V", [value.key, value.value]) }
     for file in files { BuildState.line(&out, "F", [file.path, String(file.mode), String(file.size), file.hash]) }
     BuildState.line(&out, "L", [String(logBlob.count)])
@@ -106,7 +110,7 @@ private struct HeadReader {
     var entry = CacheEntry()
     entry.path = path
     let first = try nextLine()
-    if String(decoding: first, as: UTF8.self) == "runner-cache 1" { return nil }
+    if ["runner-cache 1", "runner-cache 2"].contains(String(decoding: first, as: UTF8.self)) { return nil }
     guard String(decoding: first, as: UTF8.self) == CacheEntry.format else {
       throw .corrupt(path, reason: "unknown format")
     }
@@ -117,6 +121,7 @@ private struct HeadReader {
       if line.elementsEqual("end".utf8) { break }
       let fields = BuildState.split(line)
       switch (fields[0], fields.count) {
+      case ("K", 2): entry.key = fields[1]
       case ("V", 3): entry.values.append((fields[1], fields[2]))
       case ("F", 5):
         guard let mode = UInt32(fields[2]), let size = Int64(fields[3]), size >= 0, size <= self.size,

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerModel
 
 /// The few file-system calls caching needs, on plain system calls (no Foundation).
 package enum CacheFileSystem {
@@ -62,16 +63,7 @@ package enum CacheFileSystem {
     return .success((descriptor, info))
   }
 
-  static func kind(of mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFIFO: return "a FIFO"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFSOCK: return "a socket"
-    case S_IFDIR: return "a directory"
-    default: return "a special file"
-    }
-  }
+  static func kind(of mode: mode_t) -> String { FileReader.kind(of: mode) }
 
   /// The whole content of a regular file.
   package static func read(_ path: String) throws(CacheError) -> [UInt8] {
@@ -211,9 +203,14 @@ package enum CacheFileSystem {
   /// Appends `bytes` to an existing file, without fsync: the state file's segments carry their
   /// own checksums, so an append cut short by a crash reads as the end of the file.
   package static func append(_ path: String, _ bytes: [UInt8]) throws(CacheError) {
-    let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+    // Not blocking on a FIFO put in its place (opening one to write waits for a reader).
+    let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else { throw .io(path, reason: describe(errno)) }
     defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw .io(path, reason: "not a regular file (\(Self.kind(of: info.st_mode)))")
+    }
     if let failure = writeAll(bytes, to: descriptor) { throw .io(path, reason: describe(failure)) }
   }
 
@@ -259,9 +256,16 @@ package enum CacheFileSystem {
   /// Writes `text` over the first bytes of an existing file, if there is one (no fsync); a
   /// file that cannot be written so is removed instead.
   package static func overwriteStart(_ path: String, with text: String) {
-    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else {
       if errno != ENOENT { unlink(path) }
+      return
+    }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      // Not a file runner wrote (a FIFO, a device): not written to, and gone.
+      close(descriptor)
+      unlink(path)
       return
     }
     var text = text

@@ -30,11 +30,19 @@ package struct CacheStore: Sendable {
         unlink(path)
         return nil
       }
+      try Self.check(entry, of: fingerprint)
       CacheFileSystem.touch(path)
       return entry
     } catch {
       unlink(path)
       throw error
+    }
+  }
+
+  /// An entry is the one of its fingerprint, or damage.
+  static func check(_ entry: CacheEntry, of fingerprint: String) throws(CacheError) {
+    guard entry.key == fingerprint else {
+      throw .corrupt(entry.path, reason: "it holds the outputs of another key (\(entry.key.prefix(12))…)")
     }
   }
 
@@ -51,6 +59,8 @@ package struct CacheStore: Sendable {
   package func save(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError) -> Int64 {
     let path = path(for: fingerprint)
     try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: path))
+    var entry = entry
+    entry.key = fingerprint
     let head = entry.encodedHead()
     try CacheFileSystem.writeAtomically(path, head) { target throws(CacheError) in
       try CacheFileSystem.storeContents(entry.files, from: contents, to: target, targetPath: path)
@@ -146,6 +156,7 @@ extension CacheStore {
   func peek(_ fingerprint: String) throws(CacheError) -> (digest: String, values: [String: String])? {
     let path = path(for: fingerprint)
     guard CacheFileSystem.status(path) != nil, let entry = try CacheEntry.read(path) else { return nil }
+    try Self.check(entry, of: fingerprint)
     let files = entry.files.map { FileRecord(path: $0.path, hash: $0.hash) }
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     var pixels: String?

@@ -17,7 +17,7 @@ import Synchronization
 /// the trusted stamps of its sources and outputs. Any difference, and the run takes the full
 /// path, which writes a new record if again nothing ran, and voids this one otherwise.
 package struct NoOpRecord: Sendable {
-  static let header = "runner-noop 2"
+  static let header = "runner-noop 3"
 
   /// One task as the run finished it, in the order it did.
   package struct Task: Sendable, Equatable {

@@ -32,13 +32,48 @@ package final class RunLock: Sendable {
     { holder in Terminal.write("runner: waiting for \(holder) to release '\(directory)/lock'…\n", to: 2) }
   }
 
+  /// Takes the lock of each directory (`acquire(directory:)`), the same directory once, in
+  /// the order of their real paths, so two runners that want some of the same never each hold
+  /// one the other waits for.
+  ///
+  /// The first directory is the run's own; another one that cannot be made (a read-only
+  /// include) is passed over: no runner can keep its state there either. A lock a runner that
+  /// started this one holds fails at once (`CacheError.nested`), before any is waited for:
+  /// waiting on one while holding another could close a circle through that runner.
+  package static func acquire(directories: [String], wait: Bool) async throws(CacheError) -> [RunLock] {
+    var seen = Set<String>()
+    var ordered: [(real: String, directory: String)] = []
+    for (index, directory) in directories.enumerated() {
+      do {
+        try CacheFileSystem.makeDirectories(directory)
+      } catch {
+        if index == 0 { throw error }
+        continue
+      }
+      let real = canonical(directory)
+      if seen.insert(real).inserted { ordered.append((real, directory)) }
+    }
+    let held = getenv(Self.variable).map { String(cString: $0).split(separator: ":").map(String.init) } ?? []
+    for (real, _) in ordered where held.contains(real + "/lock") { throw .nested(real + "/lock") }
+    var locks: [RunLock] = []
+    for (_, directory) in ordered.sorted(by: { $0.real < $1.real }) {
+      locks.append(try await acquire(directory: directory, wait: wait, onWait: announce(directory: directory)))
+    }
+    return locks
+  }
+
   package static func acquire(
     directory: String, wait: Bool, onWait: (String) -> Void = { _ in }
   ) async throws(CacheError) -> RunLock {
     try CacheFileSystem.makeDirectories(directory)
     let path = directory + "/lock"
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o644)
     guard descriptor >= 0 else { throw .io(path, reason: CacheFileSystem.describe(errno)) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      close(descriptor)
+      throw .io(path, reason: "not a regular file (\(CacheFileSystem.kind(of: info.st_mode))): remove it")
+    }
     var announced = false
     while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {

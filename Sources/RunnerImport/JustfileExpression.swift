@@ -42,6 +42,10 @@ struct JustScanner {
   var position: Int
   /// Open parentheses and braces.
   var depth = 0
+  /// Expressions under way, one inside another (each operator nests one, as the grammar is
+  /// right-recursive): bounded, so a deep or long expression is an error and not a crash.
+  var nesting = 0
+  static let maximumNesting = 256
 
   init(_ characters: [Character], at position: Int = 0) {
     self.characters = characters
@@ -124,8 +128,18 @@ struct JustScanner {
 // MARK: - Expressions
 
 extension JustScanner {
+  /// One more expression under way inside another; an error past `maximumNesting`.
+  mutating func enter() throws(JustSyntaxError) {
+    guard nesting < Self.maximumNesting else {
+      throw error("an expression nested more than \(Self.maximumNesting) deep (operators, parentheses, '!')")
+    }
+    nesting += 1
+  }
+
   /// `expression : disjunct ('||' expression)?`
   mutating func expression() throws(JustSyntaxError) -> JustExpression {
+    try enter()
+    defer { nesting -= 1 }
     let start = position
     let first = try disjunct()
     skipBlanks()
@@ -138,6 +152,8 @@ extension JustScanner {
 
   /// `disjunct : comparison ('&&' disjunct)?`
   mutating func disjunct() throws(JustSyntaxError) -> JustExpression {
+    try enter()
+    defer { nesting -= 1 }
     let start = position
     let first = try comparison()
     skipBlanks()
@@ -191,6 +207,8 @@ extension JustScanner {
 
   /// `'if' expression '{' expression '}' ('else' (conditional | '{' expression '}'))?`
   mutating func conditional() throws(JustSyntaxError) {
+    try enter()
+    defer { nesting -= 1 }
     position += 2
     skipBlanks()
     _ = try expression()
@@ -223,6 +241,8 @@ extension JustScanner {
     case "!":
       position += 1
       skipBlanks()
+      try enter()
+      defer { nesting -= 1 }
       _ = try value()
       return .other(text(from: start))
     case "'", "\"":

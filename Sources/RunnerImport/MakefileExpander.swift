@@ -51,6 +51,8 @@ struct MakeExpander {
   var leftOut: [String: Int] = [:]
   /// The recursive variables being expanded (a variable that refers to itself is an error).
   var expanding: [String] = []
+  /// Characters expanded so far (`expand`'s bound), shared with every copy.
+  let budget = Budget()
 
   static let marker: Character = "\u{1}"
 
@@ -73,13 +75,8 @@ struct MakeExpander {
   /// How deep expansions are nested (a reference inside a reference, a variable's value).
   var depth = 0
 
-  /// Expands `text`, written at `line`, into pieces.
-  mutating func expand(_ text: String, line: Int, mode: Mode) -> [MakePiece] {
-    guard depth < 200 else {
-      met.failed = true
-      notCarried(String(text.prefix(40)) + "…", at: line, "nested too deeply to expand: taken as empty")
-      return []
-    }
+  /// `expand` without its bounds (MakefileExpander+Budget.swift): what it does.
+  mutating func expandUnbounded(_ text: String, line: Int, mode: Mode) -> [MakePiece] {
     depth += 1
     defer { depth -= 1 }
     let chars = Array(text)

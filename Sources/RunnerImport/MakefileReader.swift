@@ -39,6 +39,7 @@ struct MakefileReader {
     expander = MakeExpander(
       variables: MakefileReader.builtins, makefileName: String(path.split(separator: "/").last ?? ""),
       report: ImportReport(file: path))
+    expander.budget.limit = max(MakeExpander.maximumExpansion, 16 * text.utf8.count)
   }
 
   /// make's built-in variables that Makefiles use.

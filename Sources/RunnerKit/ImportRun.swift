@@ -28,7 +28,7 @@ public struct ImportRun: Sendable {
 
   public func run() -> Int32 {
     let bytes: [UInt8]
-    do { bytes = try FileReader.read(file) } catch { return fail("\(error)") }
+    do { bytes = try FileReader.read(file, streams: true) } catch { return fail("\(error)") }
     let text = String(decoding: bytes, as: UTF8.self)
     let chosen: ImportFormat?
     if let format {
@@ -55,7 +55,9 @@ public struct ImportRun: Sendable {
     if target == "-" {
       Terminal.write(yaml, to: 1)
     } else {
-      if !force, access(target, F_OK) == 0 { return fail("'\(target)' exists: give --force to overwrite it") }
+      // lstat: a dangling symlink is there too, and would be replaced.
+      var info = stat()
+      if !force, lstat(target, &info) == 0 { return fail("'\(target)' exists: give --force to overwrite it") }
       if let problem = write(yaml, to: target) { return fail("cannot write '\(target)': \(problem)") }
     }
     Terminal.write(report.render(), to: 2)

@@ -58,7 +58,9 @@ extension NoOpRecord {
       switch definition.action {
       case .group:
         // Shown with the time it took, as a group always is.
-        tasks.append(Task(name: definition.name, note: nil, walk: nil, files: []))
+        tasks.append(
+          Task(
+            name: store.secrets.masking(definition.name).escapingControlCharacters(), note: nil, walk: nil, files: []))
       case .image:
         // Whether it is up to date also depends on its image in the cache.
         return nil
@@ -71,7 +73,11 @@ extension NoOpRecord {
           guard let stamp = file.stamp else { return nil }
           files.append(File(path: file.path.hasPrefix("/") ? file.path : directory + "/" + file.path, stamp: stamp))
         }
-        tasks.append(Task(name: definition.name, note: note, walk: walk, files: files))
+        // The name is for the console only: masked, as a run shows it.
+        tasks.append(
+          Task(
+            name: store.secrets.masking(definition.name).escapingControlCharacters(), note: note, walk: walk,
+            files: files))
       }
     }
     guard let digests = TaskFileDigests(of: taskFile) else { return nil }

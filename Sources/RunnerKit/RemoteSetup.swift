@@ -49,6 +49,7 @@ enum RemoteSetup {
     var sessions = Sessions()
     do {
       let endpoint = try RemoteEndpoint(parsing: cacheText)
+      PrintMask.hide(SecretMask(values: endpoint.secrets))
       let cache = try RemoteActionCache.connect(endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
       sessions.cache = RemoteCacheSession(cache, uploads: options.upload ?? written?.upload ?? true)
     } catch {
@@ -57,6 +58,7 @@ enum RemoteSetup {
     guard let execText else { return .success(sessions) }
     do {
       let endpoint = try RemoteEndpoint(parsing: execText)
+      PrintMask.hide(SecretMask(values: endpoint.secrets))
       let executor = try RemoteActionExecutor.connect(
         endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
       sessions.execution = RemoteExecutionSession(executor, jobs: options.jobs ?? written?.jobs ?? defaultJobs)
@@ -76,15 +78,38 @@ enum RemoteSetup {
     [(name: String, value: String)], Problem
   > {
     var headers: [(name: String, value: String)] = []
-    let lines = (environment["RUNNER_REMOTE_HEADERS"] ?? "").split(separator: "\n").map(String.init)
+    // Lines end in LF or CRLF (a secret store's file often has the latter): "\r\n" is one
+    // Character, so the split is on the scalars.
+    let lines = (environment["RUNNER_REMOTE_HEADERS"] ?? "").unicodeScalars
+      .split { $0 == "\n" || $0 == "\r" }.map { String($0) }
     for line in lines + options.headers where !line.allSatisfy(\.isWhitespace) {
       guard let colon = line.firstIndex(of: ":"), !line[..<colon].isEmpty, !line[..<colon].contains(" ") else {
         // The line may hold a secret: none of it is said.
         return .failure(Problem(text: "a remote header must be 'Name: value' (a name, a colon, the value)"))
       }
-      headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmed()))
+      let name = String(line[..<colon])
+      let value = String(line[line.index(after: colon)...]).trimmed()
+      // Values are secrets (tokens): masked wherever runner prints, whatever prints them.
+      PrintMask.hide(SecretMask(values: [value]))
+      guard name.unicodeScalars.allSatisfy(Self.isTokenCharacter) else {
+        return .failure(Problem(text: "the remote header name '\(name)' holds a character a header name cannot"))
+      }
+      guard !value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) else {
+        return .failure(
+          Problem(text: "the value of the remote header '\(name)' holds a control character (a line break?)"))
+      }
+      headers.append((name, value))
     }
     return .success(headers)
+  }
+}
+
+extension RemoteSetup {
+  /// RFC 9110's `tchar`: what a header's name may hold.
+  static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.isASCII
+      && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
   }
 }
 

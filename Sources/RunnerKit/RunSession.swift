@@ -27,7 +27,9 @@ package struct RunSession: Sendable {
   ///   created, or a write to it failed, in a run that otherwise succeeded).
   package func run() async -> Int32 {
     let graph = selection.graph
-    let names = graph.tasks.map(\.name)
+    // What runner shows and writes names each node with its secrets masked.
+    let shown = selection.namesMasked(by: settings.secrets)
+    let names = shown.graph.tasks.map(\.name)
     let special = SpecialFileCheck.problems(in: selection)
     guard special.isEmpty else {
       DiagnosticPrinter().print(special)
@@ -46,7 +48,7 @@ package struct RunSession: Sendable {
       statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
       mode: reports.output, spoolDirectory: scratch,
       interactive: Set(selection.members.filter { graph[$0].isInteractive }))
-    let runReports = RunReports(settings: reports, selection: selection, console: console)
+    let runReports = RunReports(settings: reports, selection: shown, console: console)
     var observers = runReports.observers
     // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.
     let noOpWatcher =
@@ -67,12 +69,12 @@ package struct RunSession: Sendable {
     let environment = Self.environment(of: graph)
     var taskEnvironment = environment
     var store: IncrementalStore?
-    var lock: RunLock?
+    var locks: [RunLock] = []
     if settings.caching.enabled {
       let directory = CacheSettings.stateDirectory(for: graph.file)
       do {
-        lock = try await RunLock.acquire(
-          directory: directory, wait: settings.caching.wait, onWait: RunLock.announce(directory: directory))
+        locks = try await RunLock.acquire(
+          directories: Self.lockedDirectories(of: graph.file), wait: settings.caching.wait)
       } catch {
         DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
         return ExitStatus.usage
@@ -84,22 +86,27 @@ package struct RunSession: Sendable {
         keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
         secrets: settings.secrets)
       // A runner a task starts here fails at once rather than wait for this lock forever.
-      if let lock {
+      if !locks.isEmpty {
         let held = environment[RunLock.variable].map { $0 + ":" } ?? ""
-        taskEnvironment[RunLock.variable] = held + RunLock.canonical(lock.path)
+        taskEnvironment[RunLock.variable] = held + locks.map { RunLock.canonical($0.path) }.joined(separator: ":")
       }
     }
-    defer { withExtendedLifetime(lock) {} }
-    let observer = ObserverList(observers)
+    defer { withExtendedLifetime(locks) {} }
+    let observer = ObserverList(observers, mask: settings.secrets)
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
       baseEnvironment: taskEnvironment,
       factory: OperationFactory(store: store, fetcher: Self.fetcher, answers: settings.answers))
     let run = Task { await scheduler.run() }
+    let cleanups = selection.members.contains { graph[$0].always }
     let watcher = SignalWatcher(
       onFirst: { _ in
         run.cancel()
         runReports.interrupt()
+        // Otherwise a first Ctrl-C while a cleanup runs seems to do nothing.
+        if cleanups {
+          Terminal.write("runner: stopping; cleanup tasks still run (interrupt again to cancel them)\n", to: 2)
+        }
       },
       onSecond: {
         scheduler.cleanups.abandon()
@@ -127,13 +134,25 @@ package struct RunSession: Sendable {
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     eventLog?.close()
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
-    console.printSummary(summary, graph: graph)
+    summary = summary.masked(by: settings.secrets)
+    console.printSummary(summary, graph: shown.graph)
     let problems = runReports.finish(summary)
     DiagnosticPrinter().print(problems)
     // An incomplete events file or report fails an otherwise good run: a CI step must not pass
     // with its log silently cut short.
     let incomplete = !problems.isEmpty || eventLog?.writeFailure != nil
     return incomplete && summary.succeeded ? ExitStatus.usage : summary.exitCode
+  }
+
+  /// The state directories a run locks: its own, and that of every file it includes from
+  /// another directory, whose tasks it runs too. A runner started there takes that lock, so
+  /// one directory's tasks have one runner at a time, whichever file a run started from.
+  static func lockedDirectories(of file: TaskFile) -> [String] {
+    var directories = [CacheSettings.stateDirectory(for: file)]
+    for scope in file.scopes.dropFirst() {
+      directories.append((scope.fileDirectory.isEmpty ? "." : scope.fileDirectory) + "/.runner")
+    }
+    return directories
   }
 
   /// Runner's environment plus the file's `env`: the base of every task's environment.

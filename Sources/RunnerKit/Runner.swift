@@ -3,6 +3,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerRemote
 import RunnerRendering
 import RunnerReporting
 import Synchronization
@@ -129,7 +130,8 @@ public final class Runner: Sendable {
     let narrowed = await affected(whole, dryRun: true)
     guard let selection = narrowed.selection else { return narrowed.code }
     PlanRenderer(secrets: Self.secrets(of: graph)).write(
-      selection, predictions: predictions(graph, selection, caching), placements: placements(selection, caching)
+      selection.namesMasked(by: Self.secrets(of: graph)), predictions: predictions(graph, selection, caching),
+      placements: placements(selection, caching)
     ) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
@@ -166,15 +168,15 @@ public final class Runner: Sendable {
   /// `runner --graph FORMAT`: prints the selected graph.
   public func graph(_ format: GraphFormat) async -> Int32 {
     guard let caching = cacheSettings(), let (graph, selection) = load(wholeFile: true) else { return ExitStatus.usage }
+    let secrets = Self.secrets(of: graph)
+    let shown = selection.namesMasked(by: secrets)
     if format == .json {
       let predictions = predictions(graph, selection, caching)
-      JSONGraphRenderer(secrets: Self.secrets(of: graph)).write(selection, predictions: predictions) {
-        Terminal.write($0, to: 1)
-      }
+      JSONGraphRenderer(secrets: secrets).write(shown, predictions: predictions) { Terminal.write($0, to: 1) }
       return ExitStatus.success
     }
-    if format.isPicture { return await format.draw(selection) }
-    format.write(selection) { Terminal.write($0, to: 1) }
+    if format.isPicture { return await format.draw(shown) }
+    format.write(shown) { Terminal.write($0, to: 1) }
     return ExitStatus.success
   }
 
@@ -243,6 +245,8 @@ public final class Runner: Sendable {
       invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
     do {
       let graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
+      // From here on, nothing runner prints or writes shows a secret of this file.
+      PrintMask.hide(Self.secrets(of: graph))
       if !options.taskArguments.isEmpty { Self.warnOfUnreadArguments(graph, options.taskArguments) }
       return graph
     } catch {
@@ -308,6 +312,9 @@ public final class Runner: Sendable {
       let address = RemoteSetup.executorAddress(
         options.remote, file: selection.graph.file, environment: ProcessEnvironment.current)
     else { return [:] }
+    // Said as parsed, or as an error quotes it: without a password or a query.
+    let shown: String
+    do { shown = try RemoteEndpoint(parsing: address).description } catch { shown = error.text }
     var placements: [Int: String] = [:]
     for node in selection.members {
       let task = selection.graph[node]
@@ -317,7 +324,7 @@ public final class Runner: Sendable {
       } else if !caching.enabled || !caching.useCache {
         placements[node] = "runs here: remote execution goes through the local cache (--no-cache)"
       } else {
-        placements[node] = "runs remotely on \(address)"
+        placements[node] = "runs remotely on \(shown)"
       }
     }
     return placements

@@ -24,7 +24,7 @@ package final class HTTPCache: Sendable {
   ) throws(RemoteError) {
     guard !endpoint.scheme.isGRPC else { throw RemoteError("\(endpoint) is not an HTTP address") }
     self.endpoint = endpoint
-    self.headers = headers
+    self.headers = headers + (endpoint.authorization.map { [$0] } ?? [])
     self.timeout = timeout
     var tls = TLSConfiguration.makeClientConfiguration()
     if let trustRoots { tls.trustRoots = .file(trustRoots) }
@@ -83,27 +83,42 @@ package final class HTTPCache: Sendable {
     try await put("ac/\(action.hash)", bytes)
   }
 
+  /// The address of `key`, as said in messages (without the query, which may be a secret).
   func url(_ key: String) -> String {
     endpoint.description + "/" + key
   }
 
   func request(_ key: String) -> HTTPClientRequest {
-    var request = HTTPClientRequest(url: url(key))
+    var request = HTTPClientRequest(url: url(key) + (endpoint.query.isEmpty ? "" : "?" + endpoint.query))
     for header in headers { request.headers.add(name: header.name, value: header.value) }
     return request
   }
 
   /// The body of `key`, nil for 404; a body longer than `limit` is an error.
+  ///
+  /// The whole transfer has a deadline: the timeout, plus a second for each MiB received (a
+  /// big blob may take long on a slow link, at 1 MiB/s or more). A server that sends the
+  /// headers and then a byte a second is dropped at the first byte after it; the read timeout
+  /// drops one that goes silent.
   func get(_ key: String, limit: Int) async throws(RemoteError) -> [UInt8]? {
+    let start = ContinuousClock.now
     do {
       let response = try await client.execute(request(key), timeout: .init(timeout))
       if response.status == .notFound { return nil }
       guard response.status == .ok else {
         throw RemoteError("GET \(url(key)): \(response.status.code) \(response.status.reasonPhrase)")
       }
-      let body = try await response.body.collect(upTo: max(limit, 0) + 1)
-      guard body.readableBytes <= limit else { throw RemoteError("GET \(url(key)): longer than \(limit) bytes") }
-      return Array(buffer: body)
+      var body: [UInt8] = []
+      for try await chunk in response.body {
+        guard ContinuousClock.now < start + timeout + .seconds(body.count >> 20) else {
+          throw RemoteError("GET \(url(key)): timed out after \(timeout)")
+        }
+        guard body.count + chunk.readableBytes <= limit else {
+          throw RemoteError("GET \(url(key)): longer than \(limit) bytes")
+        }
+        body.append(contentsOf: chunk.readableBytesView)
+      }
+      return body
     } catch let error as RemoteError {
       throw error
     } catch {

@@ -68,7 +68,9 @@ package final class REAPIConnection: Sendable {
     self.client = client
     running = Task { try? await client.runConnections() }
     var metadata = Metadata()
-    for header in headers { metadata.addString(header.value, forKey: header.name.lowercased()) }
+    for header in headers + (endpoint.authorization.map { [$0] } ?? []) {
+      metadata.addString(header.value, forKey: header.name.lowercased())
+    }
     self.metadata = metadata
     var options = CallOptions.defaults
     options.timeout = timeout

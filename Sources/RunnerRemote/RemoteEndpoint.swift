@@ -22,12 +22,34 @@ package struct RemoteEndpoint: Sendable, Equatable, CustomStringConvertible {
   /// The REAPI instance name (gRPC), or the path prefix the cache's `/ac/` and `/cas/` sit
   /// under (HTTP); no leading or trailing slash.
   package var path: String
+  /// `user:password` from `scheme://user:password@host`, percent-decoded: sent as HTTP Basic
+  /// authorization, never printed.
+  package var credentials: String?
+  /// What follows `?` in an HTTP address (a signed URL's token), sent with every request and
+  /// never printed.
+  package var query: String
 
-  package init(scheme: Scheme, host: String, port: Int, path: String = "") {
+  package init(
+    scheme: Scheme, host: String, port: Int, path: String = "", credentials: String? = nil, query: String = ""
+  ) {
     self.scheme = scheme
     self.host = host
     self.port = port
     self.path = path
+    self.credentials = credentials
+    self.query = query
+  }
+
+  /// The parts of the address that are secrets: its password and its query.
+  /// A user alone (`https://TOKEN@host`) is a token: secret too.
+  package var secrets: [String] {
+    let password = credentials.map { $0.contains(":") ? String($0.drop { $0 != ":" }.dropFirst()) : $0 }
+    return [password ?? "", query].filter { !$0.isEmpty }
+  }
+
+  /// The `Authorization` header the credentials make, if there are any.
+  package var authorization: (name: String, value: String)? {
+    credentials.map { ("Authorization", "Basic " + Self.base64(Array($0.utf8))) }
   }
 
   /// - Throws: `RemoteEndpoint.Invalid` saying what is wrong with `text`.
@@ -39,10 +61,25 @@ package struct RemoteEndpoint: Sendable, Equatable, CustomStringConvertible {
       throw Invalid(text, "unknown scheme '\(text[..<separator.lowerBound])' (grpc, grpcs, http or https)")
     }
     var rest = text[separator.upperBound...]
+    if rest.contains("#") { throw Invalid(text, "a '#fragment' means nothing to a server") }
+    var query = ""
+    if let mark = rest.firstIndex(of: "?") {
+      guard !scheme.isGRPC else { throw Invalid(text, "a gRPC address takes no '?query'") }
+      query = String(rest[rest.index(after: mark)...])
+      rest = rest[..<mark]
+    }
     var path = ""
     if let slash = rest.firstIndex(of: "/") {
       path = String(rest[rest.index(after: slash)...]).trimmingSlashes()
       rest = rest[..<slash]
+    }
+    var credentials: String?
+    if let at = rest.lastIndex(of: "@") {
+      guard let decoded = Self.percentDecoded(rest[..<at]) else {
+        throw Invalid(text, "the user and password before '@' have a bad %-escape")
+      }
+      credentials = decoded
+      rest = rest[rest.index(after: at)...]
     }
     var host = String(rest)
     var port = scheme.defaultPort
@@ -67,7 +104,41 @@ package struct RemoteEndpoint: Sendable, Equatable, CustomStringConvertible {
       host = String(host[..<colon])
     }
     guard !host.isEmpty else { throw Invalid(text, "names no host") }
-    self.init(scheme: scheme, host: host, port: port, path: path)
+    self.init(scheme: scheme, host: host, port: port, path: path, credentials: credentials, query: query)
+  }
+
+  /// RFC 4648 base64, padded.
+  static func base64(_ bytes: [UInt8]) -> String {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var out: [UInt8] = []
+    for start in stride(from: 0, to: bytes.count, by: 3) {
+      let chunk = bytes[start..<min(start + 3, bytes.count)]
+      let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+      for position in 0..<4 {
+        out.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// `%XX` escapes decoded; nil for a bad escape or bytes that are not UTF-8.
+  static func percentDecoded(_ text: Substring) -> String? {
+    var bytes: [UInt8] = []
+    var index = text.utf8.startIndex
+    while index < text.utf8.endIndex {
+      let byte = text.utf8[index]
+      index = text.utf8.index(after: index)
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard text.utf8.distance(from: index, to: text.utf8.endIndex) >= 2 else { return nil }
+      let next = text.utf8.index(index, offsetBy: 2)
+      guard let value = UInt8(String(text.utf8[index..<next])!, radix: 16) else { return nil }
+      bytes.append(value)
+      index = next
+    }
+    return String(validating: bytes, as: UTF8.self)
   }
 
   package var description: String {
@@ -80,8 +151,15 @@ package struct RemoteEndpoint: Sendable, Equatable, CustomStringConvertible {
     package var text: String
     package var reason: String
 
+    /// `text` is said with what may be secret in it left out: a password before `@`, a query.
     init(_ text: String, _ reason: String) {
-      self.text = text
+      var shown = Substring(text)
+      if let mark = shown.firstIndex(of: "?") { shown = shown[..<mark] + "?***" }
+      // What comes before an '@' in the address part, scheme or not, may be a password.
+      let start = shown.firstRange(of: "://")?.upperBound ?? shown.startIndex
+      let end = shown[start...].firstIndex(of: "/") ?? shown.endIndex
+      if let at = shown[start..<end].lastIndex(of: "@") { shown = shown[..<start] + "***" + shown[at...] }
+      self.text = String(shown)
       self.reason = reason
     }
 

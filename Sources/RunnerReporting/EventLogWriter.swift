@@ -117,7 +117,7 @@ package final class EventLogWriter: RunObserver {
     var line = value.serialized() + "\n"
     let failure: Int32? = file.withLock { file in
       guard file.descriptor >= 0, file.failure == nil else { return nil }
-      file.failure = line.withUTF8 { Self.writeAll($0, to: file.descriptor) }
+      file.failure = line.withUTF8 { PrintMask.withMasked($0) { Self.writeAll($0, to: file.descriptor) } }
       return file.failure
     }
     if let failure { warn(failure) }

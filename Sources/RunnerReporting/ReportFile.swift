@@ -87,16 +87,18 @@ package enum ReportFile {
   static func writeAll(_ text: String, to fd: Int32) -> Int32 {
     var failure: Int32 = 0
     var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          return
+    text.withUTF8 { text in
+      PrintMask.withMasked(text) { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+          if written < 0 {
+            if errno == EINTR { continue }
+            failure = errno
+            return
+          }
+          offset += written
         }
-        offset += written
       }
     }
     return failure

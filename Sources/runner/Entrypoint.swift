@@ -14,7 +14,7 @@ enum Entrypoint {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
     Runner.noteSignalsAtStart()
-    if let problem = memoryLimitProblem() {
+    if let problem = memoryLimitProblem() ?? ProcessLimit.problem() {
       Terminal.write("error: \(problem)\n", to: 2)
       exit(ExitStatus.usage)
     }

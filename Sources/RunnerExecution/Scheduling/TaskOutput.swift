@@ -55,11 +55,19 @@ package final class TaskOutput: OutputLineSink {
     state.withLock { state in
       state.broken.remove(stream)
       state.pending[stream, default: []].append(contentsOf: fragment)
-      if state.pending[stream]!.count >= Self.maximumLine {
-        state.pending[stream]!.append(0x0A)
-        emitPending(stream, &state)
-        state.broken.insert(stream)
+      guard state.pending[stream]!.count >= Self.maximumLine else { return }
+      var piece = state.pending.removeValue(forKey: stream)!
+      if !mask.isEmpty {
+        // A secret across the cut would be masked in neither piece: the piece is masked
+        // whole, and its last bytes, where a secret may begin, start the next one.
+        piece = piece.withUnsafeBytes { mask.masked($0) } ?? piece
+        let kept = min(mask.longest - 1, piece.count)
+        state.pending[stream] = Array(piece.suffix(kept))
+        piece.removeLast(kept)
       }
+      piece.append(0x0A)
+      piece.withUnsafeBytes { emit(OutputLines($0), stream: stream, &state) }
+      state.broken.insert(stream)
     }
   }
 

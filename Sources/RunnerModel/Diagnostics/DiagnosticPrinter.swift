@@ -18,7 +18,10 @@ package struct DiagnosticPrinter: Sendable {
     Terminal.write(diagnostics.map(format).joined(), to: 2)
   }
 
+  /// Its control characters written out (`\e`, `\x07`): a message may quote a damaged file.
   func line(_ diagnostic: Diagnostic) -> String {
+    var diagnostic = diagnostic
+    diagnostic.message = diagnostic.message.escapingControlCharacters(keepingNewlines: true)
     guard useColor else { return diagnostic.headline }
     let color: String
     switch diagnostic.severity {

@@ -25,3 +25,44 @@ extension TaskGraph {
     return SecretMask(values: values)
   }
 }
+
+extension TaskGraph {
+  /// This graph with `mask`'s values replaced in every task's name, for what runner shows and
+  /// writes: a param's value is part of a node's name (`deploy[TOKEN=…]`). The graph that runs
+  /// keeps the names, which tell nodes and their state apart.
+  /// Control characters in a name (a param's value with a newline or an escape) are written
+  /// out (`\n`, `\e`), so no name can fake a line of the console.
+  package func namesMasked(by mask: SecretMask) -> TaskGraph {
+    let shown = { (name: String) in mask.masking(name).escapingControlCharacters() }
+    guard tasks.contains(where: { shown($0.name) != $0.name }) else { return self }
+    var file = self.file
+    for index in file.tasks.indices { file.tasks[index].name = shown(file.tasks[index].name) }
+    return TaskGraph(self, file: file)
+  }
+
+  private init(_ graph: TaskGraph, file: TaskFile) {
+    self.file = file
+    dependencies = graph.dependencies
+    dependents = graph.dependents
+    names = graph.names
+    calls = graph.calls
+  }
+}
+
+extension GraphSelection {
+  /// This selection over `graph.namesMasked(by:)`.
+  package func namesMasked(by mask: SecretMask) -> GraphSelection {
+    let shown = graph.namesMasked(by: mask)
+    guard shown.tasks.indices.contains(where: { shown[$0].name != graph[$0].name }) else { return self }
+    return GraphSelection(self, graph: shown)
+  }
+
+  private init(_ selection: GraphSelection, graph: TaskGraph) {
+    self.graph = graph
+    targets = selection.targets
+    members = selection.members
+    isMember = selection.isMember
+    stage = selection.stage
+    height = selection.height
+  }
+}

@@ -134,8 +134,16 @@ private struct ConditionParser {
     case end
   }
 
+  /// Bounds on one condition, so a small file cannot cost unbounded stack (the parser and every
+  /// walk of the tree recurse): parentheses and `!` nest at most this deep…
+  static let maximumDepth = 64
+  /// …and a condition holds at most this many values.
+  static let maximumValues = 500
+
   let chars: [Character]
   var index = 0
+  var depth = 0
+  var values = 0
   /// The current token and where it starts.
   var token = Token.end
   var start = 0
@@ -184,10 +192,14 @@ private struct ConditionParser {
   private mutating func parseUnary() throws(ConditionParseError) -> ConditionExpression {
     switch token {
     case .not:
+      try deeper()
+      defer { depth -= 1 }
       try advance()
       return .not(try parseUnary())
     case .open:
       let open = start
+      try deeper()
+      defer { depth -= 1 }
       try advance()
       let inner = try parseOr()
       guard token == .close else {
@@ -197,14 +209,30 @@ private struct ConditionParser {
       try advance()
       return inner
     case .string(let text):
+      try counted()
       try advance()
       return .literal(text)
     case .word(let word):
+      try counted()
       let expression = try value(of: word, at: start)
       try advance()
       return expression
     default:
       throw ConditionParseError(offset: start, message: "expected a value, found \(describe(token))")
+    }
+  }
+
+  private mutating func deeper() throws(ConditionParseError) {
+    guard depth < Self.maximumDepth else {
+      throw ConditionParseError(offset: start, message: "'(' and '!' nest more than \(Self.maximumDepth) deep")
+    }
+    depth += 1
+  }
+
+  private mutating func counted() throws(ConditionParseError) {
+    values += 1
+    guard values <= Self.maximumValues else {
+      throw ConditionParseError(offset: start, message: "more than \(Self.maximumValues) values in one condition")
     }
   }
 

@@ -5,7 +5,10 @@ package enum FileReader {
   /// The most a task file may hold; larger files are refused before reading.
   static let maximumSize = 256 << 20
 
-  package static func read(_ path: String) throws(TaskFileError) -> [UInt8] {
+  /// - Parameter streams: whether a FIFO or a device is read too (the task file, which may be
+  ///   `<(command)`). Any other file runner reads (a `.env`, `$RUNNER_OUTPUT`) must be a
+  ///   regular file: one replaced by a FIFO with no writer would block for ever, silently.
+  package static func read(_ path: String, streams: Bool = false) throws(TaskFileError) -> [UInt8] {
     var info = stat()
     guard stat(path, &info) == 0 else {
       let code = errno
@@ -16,9 +19,14 @@ package enum FileReader {
     if Int(info.st_size) > maximumSize {
       throw .unreadable(path, reason: "the file is larger than \(maximumSize >> 20) MiB")
     }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Not blocking on the open (a FIFO's waits for a writer); then the kind of what was opened,
+    // which may not be what `stat` saw.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | (streams ? 0 : O_NONBLOCK | O_NOCTTY))
     guard descriptor >= 0 else { throw .unreadable(path, reason: describe(errno)) }
     defer { close(descriptor) }
+    guard streams || (fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG) else {
+      throw .unreadable(path, reason: "not a regular file (\(kind(of: info.st_mode)))")
+    }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(Int(info.st_size))
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -35,6 +43,18 @@ package enum FileReader {
       }
     }
     return bytes
+  }
+
+  /// What a file that is not a regular one is, in words.
+  package static func kind(of mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    case S_IFDIR: return "a directory"
+    default: return "a special file"
+    }
   }
 
   package static func describe(_ code: Int32) -> String {

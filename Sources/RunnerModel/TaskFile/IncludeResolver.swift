@@ -72,8 +72,10 @@ struct IncludeResolver {
         do {
           child = try loader.decode(path: path)
         } catch {
-          if declaration.isOptional, access(path, F_OK) != 0 { continue }
-          if access(path, F_OK) != 0 {
+          // A symlink loop is there (lstat) but cannot be reached: said as such, not "not found".
+          let missing = access(path, F_OK) != 0 && errno != ELOOP
+          if declaration.isOptional, missing { continue }
+          if missing {
             diagnostics.append(
               Diagnostic(
                 .error,

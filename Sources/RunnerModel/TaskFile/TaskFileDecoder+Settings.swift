@@ -191,6 +191,19 @@ extension TaskFileDecoder {
         matrix.axes.append(.init(name: entry.name, values: values.map(\.0)))
       }
     }
+    // Counted before they are made: 40 axes of 2 values are a trillion combinations.
+    var count = 1
+    for axis in matrix.axes where count <= MatrixDeclaration.maximumCombinations {
+      count *= axis.values.count
+    }
+    guard count + matrix.include.count <= MatrixDeclaration.maximumCombinations else {
+      reader.fail(
+        .invalidValue(
+          what: what,
+          reason: "makes more than \(MatrixDeclaration.maximumCombinations) combinations (split it into tasks)"),
+        at: node)
+      return nil
+    }
     if matrix.combinations.isEmpty {
       reader.fail(.invalidValue(what: what, reason: "has no combination left"), at: node)
       return nil

@@ -23,12 +23,14 @@ package struct TaskFileLoader: Sendable {
   /// - Parameter path: the file as the user named it; messages repeat it as given.
   /// - Throws: `DiagnosticList` (always with at least one error).
   package func load(path: String) throws(DiagnosticList) -> TaskGraph {
-    try load(bytes: Self.read(path), path: path)
+    try load(bytes: Self.read(path, streams: true), path: path)
   }
 
-  static func read(_ path: String) throws(DiagnosticList) -> [UInt8] {
+  /// - Parameter streams: the root file may be a pipe (`runner -f <(generate)`); an include
+  ///   must be a regular file.
+  static func read(_ path: String, streams: Bool = false) throws(DiagnosticList) -> [UInt8] {
     do {
-      return try FileReader.read(path)
+      return try FileReader.read(path, streams: streams)
     } catch {
       throw DiagnosticList([.error(error, at: nil)])
     }

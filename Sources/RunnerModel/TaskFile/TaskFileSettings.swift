@@ -47,6 +47,10 @@ package struct MatrixDeclaration: Sendable {
   /// entry matches; then each `include` entry extends the combinations it agrees with on
   /// the axes it names (an entry naming no axis extends every one), or, agreeing with none,
   /// is a combination of its own.
+  /// The most combinations a matrix may make, its axes multiplied out before any `exclude`,
+  /// plus its `include` entries (GitHub Actions allows 256 jobs a matrix).
+  package static let maximumCombinations = 1024
+
   package var combinations: [[(String, String)]] {
     var result: [[(String, String)]] = [[]]
     for axis in axes {

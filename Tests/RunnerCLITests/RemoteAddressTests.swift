@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// A remote cache's address as people write it, and a server that trickles: a password and a
+/// signed query in the address reach the server and never the console; a body sent a byte at a
+/// time is dropped at the timeout.
+@Suite struct RemoteAddressTests {
+  static let deadline = Duration.seconds(120)
+
+  static let graph = """
+    tasks:
+      a: { sources: [in.txt], outputs: [out.txt], run: cp in.txt out.txt }
+    """
+
+  @Test(
+    .enabled(
+      if: ProcessInfo.processInfo.environment["RUNNER_TEST_BASIC_CACHE"] != nil,
+      "no nginx named (.ci/remote-servers.sh start DIR)"))
+  func aPasswordAndAQueryInTheAddressReachTheServer() throws {
+    let url = ProcessInfo.processInfo.environment["RUNNER_TEST_BASIC_CACHE"]!
+    let seed = UUID().uuidString
+    let (first, second) = (try TaskFileProject(Self.graph), try TaskFileProject(Self.graph))
+    defer { first.remove() }
+    defer { second.remove() }
+    try first.write("in.txt", seed)
+    try second.write("in.txt", seed)
+    let stored = try BinaryRunner.run(["--remote-cache", url, "a"], in: first.directory, deadline: Self.deadline)
+    #expect(stored.status == 0 && stored.stderr.contains("1 stored"), "\(stored.stderr)")
+    let restored = try BinaryRunner.run(["--remote-cache", url, "a"], in: second.directory, deadline: Self.deadline)
+    #expect(restored.stderr.contains("1 hit, 0 misses"), "\(restored.stderr)")
+    #expect(second.read("out.txt") == seed)
+    for output in [stored, restored] {
+      #expect(!(output.stdout + output.stderr).contains("test-pass") && !output.stderr.contains("signed"))
+    }
+    // Without the password: 401, a warning, and a correct build.
+    let bare = url.replacingOccurrences(of: "runner:test-pass@", with: "")
+    try first.write("in.txt", seed + "2")
+    let refused = try BinaryRunner.run(["--remote-cache", bare, "a"], in: first.directory, deadline: Self.deadline)
+    #expect(refused.status == 0 && refused.stderr.contains("401"), "\(refused.stderr)")
+  }
+
+  @Test func aBodySentAByteAtATimeIsDroppedAtTheTimeout() throws {
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    server.arguments = [
+      "python3", "-c",
+      """
+      import socket, sys, threading, time
+      s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(16)
+      print(s.getsockname()[1], flush=True)
+      def serve(c):
+          try:
+              c.recv(65536)
+              c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 1000000\\r\\n\\r\\n')
+              while True:
+                  c.sendall(b'x'); time.sleep(0.5)
+          except OSError:
+              pass
+      while True:
+          c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+      """,
+    ]
+    let out = Pipe()
+    server.standardOutput = out
+    try server.run()
+    // SIGKILL: a process Foundation starts may have SIGTERM blocked.
+    defer { kill(server.processIdentifier, SIGKILL) }
+    let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let project = try TaskFileProject(Self.graph)
+    defer { project.remove() }
+    try project.write("in.txt", "x")
+    let output = try BinaryRunner.run(
+      ["--remote-cache", "http://127.0.0.1:\(port)/c", "--remote-timeout", "2s", "a"], in: project.directory,
+      deadline: .seconds(40))
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stderr.contains("timed out after 2"), "\(output.stderr)")
+    #expect(project.read("out.txt") == "x")
+  }
+}
