@@ -119,7 +119,7 @@ package final class IncrementalStore: Sendable {
     }
     var values = Dictionary(baseEnvironment.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
     for name in task.keyEnvironment { values[name] = inherited[name] }
-    for entry in task.environment { values[entry.name] = entry.value.render(lookup) }
+    for entry in task.environment { values[entry.name] = entry.origin == .unset ? nil : entry.value.render(lookup) }
     for name in secretNames { values[name] = nil }
     for name in task.secretNames { values[name] = nil }
     return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: secrets.masking($0.value)) }

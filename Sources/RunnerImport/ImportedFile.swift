@@ -41,12 +41,18 @@ package struct ImportedParam: Sendable {
   package var name: String
   /// nil with `required`; nil without it is the empty default.
   package var defaultValue: String?
+  /// A default a command prints (`default: { sh: CMD }`), run once when the file loads.
+  package var defaultCommand: String?
   package var required = false
   package var description: String?
 
-  package init(name: String, defaultValue: String? = nil, required: Bool = false, description: String? = nil) {
+  package init(
+    name: String, defaultValue: String? = nil, defaultCommand: String? = nil, required: Bool = false,
+    description: String? = nil
+  ) {
     self.name = name
     self.defaultValue = defaultValue
+    self.defaultCommand = defaultCommand
     self.required = required
     self.description = description
   }
@@ -56,6 +62,8 @@ package struct ImportedParam: Sendable {
 package struct ImportedDependency: Sendable {
   package var name: String
   package var with: [(name: String, value: String)] = []
+  /// A call's `for:` values (`${{ item }}` in `with` stands for each).
+  package var forEach: [String] = []
 
   package init(_ name: String, with: [(name: String, value: String)] = []) {
     self.name = name

@@ -174,6 +174,18 @@ extension JustfileConversion {
     let line = assignment.line
     let exported = assignment.isExported || settings.export
     var notes: [String] = []
+    if case .backtick(let command) = assignment.expression {
+      // Run once, when the file loads, as just runs it: a param whose default the command
+      // prints (`default: { sh: … }`), in every task's environment.
+      file.params.append(ImportedParam(name: name, defaultCommand: command))
+      bindings[assignment.name] = .param(name)
+      if name != assignment.name {
+        report.approximate(
+          assignment.name, at: line,
+          "renamed \(name): a shell variable name cannot hold '-' (each use reads ${\(name)})")
+      }
+      return
+    }
     let pieces: [JustPiece]
     do throws(JustValueProblem) {
       pieces = try self.pieces(assignment.expression, JustScope(), &notes)

@@ -77,6 +77,8 @@ extension JustfileConversion {
       return [.variable(variable)]
     case .inline(let expression):
       return try pieces(expression, scope, &notes)
+    case .param(let variable):
+      return [.parameter(variable)]
     case .missing(let variable):
       if scope.foldsVariables { throw .notCarried("'\(name)' is not carried over (see its definition)") }
       return [.variable(variable)]

@@ -75,6 +75,8 @@ enum JustBinding: Sendable {
   /// Not in `env`: each use is replaced by the expression's value itself (its text, as just
   /// splices it, or an environment read with a default, which only the shell can write).
   case inline(JustExpression)
+  /// A file param (a backtick's value, computed when the file loads), read as a param.
+  case param(String)
   /// Left out (reported where it is defined); uses read `${NAME}`, for the user to provide.
   case missing(String)
 }

@@ -21,7 +21,15 @@ extension TaskfileImporter {
       return []
     }
     if let name = field("task")?.scalar {
-      return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
+      guard let loop = field("for") else {
+        return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
+      }
+      // `for:` on a call: runner's own `for:`, `{{.ITEM}}` becoming `${{ item }}`.
+      var looped = context
+      looped.inCallLoop = true
+      var call = ImportedDependency(name, with: passed(fields, looped, &report))
+      call.forEach = loopItems(loop, &report).compactMap { $0 }
+      return [.call(call)]
     }
     guard let command = field("cmd")?.scalar else {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
@@ -152,6 +160,7 @@ extension TaskfileImporter {
     -> String
   {
     convertTemplates(text, line: line, shell: false, &report) { name, _, report in
+      if name == "ITEM", context.inCallLoop { return .text("${{ item }}") }
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))
       }

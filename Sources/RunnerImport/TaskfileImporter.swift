@@ -17,6 +17,8 @@ struct TaskfileImporter {
     var inlineVars: [String: String] = [:]
     /// For each task, the vars callers pass it (`task:` with `vars:`), which become its params.
     var passedVars: [String: [String]] = [:]
+    /// Converting a call's `vars` under its `for:`: `{{.ITEM}}` is runner's `${{ item }}`.
+    var inCallLoop = false
   }
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
@@ -126,11 +128,15 @@ struct TaskfileImporter {
           context.inlineVars[entry.name] = value
           spliced.append((entry.name, line))
         }
+      } else if let command = shellOf(entry.value), !command.contains("{{") {
+        // Run once per run, in the file's directory, as go-task runs it: a param whose
+        // default a command prints (the command line may still set it).
+        params.append(ImportedParam(name: entry.name, defaultCommand: command))
       } else if let command = shellOf(entry.value) {
         context.commandVars[entry.name] = command
         report.approximate(
           "\(what): \(entry.name): {sh: …}", at: line,
-          "runner has no command-valued variables: each {{.\(entry.name)}} runs '\(command)' where it is used")
+          "its command reads templates: each {{.\(entry.name)}} runs '\(command)' where it is used")
       } else {
         report.notCarried("\(what): \(entry.name)", at: line, "only strings and sh: are imported")
       }

@@ -90,9 +90,11 @@ package struct TasksFileWriter {
   }
 
   func call(_ dependency: ImportedDependency) -> String {
-    guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name)) }" }
+    let loop =
+      dependency.forEach.isEmpty ? "" : ", for: [\(dependency.forEach.map { Self.scalar($0) }.joined(separator: ", "))]"
+    guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name))\(loop) }" }
     let values = dependency.with.map { "\(Self.scalar($0.name)): \(Self.scalar($0.value))" }
-    return "{ task: \(Self.scalar(dependency.name)), with: { \(values.joined(separator: ", ")) } }"
+    return "{ task: \(Self.scalar(dependency.name))\(loop), with: { \(values.joined(separator: ", ")) } }"
   }
 
   func params(_ params: [ImportedParam], indent: String) -> String {
@@ -100,7 +102,11 @@ package struct TasksFileWriter {
     var out = "\(indent)params:\n"
     for param in params {
       var fields: [String] = []
-      if let value = param.defaultValue { fields.append("default: \(Self.scalar(value))") }
+      if let command = param.defaultCommand {
+        fields.append("default: { sh: \(Self.scalar(command)) }")
+      } else if let value = param.defaultValue {
+        fields.append("default: \(Self.scalar(value))")
+      }
       if param.required { fields.append("required: true") }
       if let description = param.description { fields.append("desc: \(Self.scalar(description))") }
       if fields.isEmpty { fields.append("default: \"\"") }

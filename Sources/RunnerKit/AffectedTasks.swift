@@ -14,10 +14,19 @@ struct AffectedTasks {
   /// What the changes were compared with, as said to the user (`origin/main`, a ref, `HEAD`).
   var base = ""
 
+  /// What `changedFiles` found: the base as said to the user, the commit (or `HEAD`) it is,
+  /// the repository's top directory, and the changed files as absolute paths.
+  struct Changes {
+    var base: String
+    var commit: String
+    var root: String
+    var files: [String]
+  }
+
   /// The files git reports as changed since `ref` (nil: the merge base with the upstream
-  /// branch, else HEAD), as absolute paths; or the reason it could not tell.
-  static func changedFiles(in directory: String, ref: String?) async -> Result<(base: String, files: [String]), Problem>
-  {
+  /// branch; without one, with the default branch — `origin/HEAD`, `main` or `master` — else
+  /// HEAD), as absolute paths; or the reason it could not tell.
+  static func changedFiles(in directory: String, ref: String?) async -> Result<Changes, Problem> {
     guard case .success(let top) = await git(["rev-parse", "--show-toplevel"], in: directory) else {
       return .failure(Problem(text: "--affected needs a git repository, and '\(directory)' is not in one"))
     }
@@ -37,6 +46,10 @@ struct AffectedTasks {
               + "fetch more history, or name the base: --affected=REF)"))
       }
       (base, shown) = (merge.trimmingSuffix("\n"), "the merge base with " + upstream.trimmingSuffix("\n"))
+    } else if let (branch, merge) = await defaultBranchBase(in: root) {
+      // No upstream (a new local branch): HEAD would make the branch's own commits count for
+      // nothing.
+      (base, shown) = (merge, "the merge base with \(branch) (no upstream branch)")
     } else {
       (base, shown) = ("HEAD", "HEAD")
     }
@@ -50,11 +63,27 @@ struct AffectedTasks {
     if case .success(let text) = await git(["ls-files", "--others", "--exclude-standard", "-z"], in: root) {
       names += text.split(separator: "\0").map(String.init)
     }
-    return .success((shown, Array(Set(names.map { root + "/" + $0 })).sorted()))
+    return .success(
+      Changes(base: shown, commit: base, root: root, files: Array(Set(names.map { root + "/" + $0 })).sorted()))
   }
 
-  /// Chooses among `selection`'s members.
-  init(selection: GraphSelection, changed: [String], base: String) {
+  /// The first of the default branch's usual names that git knows and that HEAD shares history
+  /// with, and the merge base.
+  static func defaultBranchBase(in root: String) async -> (String, String)? {
+    var candidates = ["main", "master", "origin/main", "origin/master"]
+    if case .success(let head) = await git(["rev-parse", "--abbrev-ref", "origin/HEAD"], in: root) {
+      candidates.insert(head.trimmingSuffix("\n"), at: 0)
+    }
+    for branch in candidates {
+      guard case .success(let merge) = await git(["merge-base", "HEAD", branch], in: root) else { continue }
+      return (branch, merge.trimmingSuffix("\n"))
+    }
+    return nil
+  }
+
+  /// Chooses among `selection`'s members. A changed task file chooses the tasks whose
+  /// definitions changed in it (`definitions`), not all of its tasks.
+  init(selection: GraphSelection, changed: [String], base: String, definitions: AffectedDefinitions = .init()) {
     self.base = base
     let graph = selection.graph
     let changedSet = Set(changed)
@@ -64,8 +93,19 @@ struct AffectedTasks {
     }
     for task in selection.members {
       let definition = graph[task]
-      if let file = Self.definingFiles(definition, in: graph.file).first(where: changedSet.contains) {
-        reasons[task] = "\(shown(file)) changed"
+      var defined: String?
+      for file in Self.definingFiles(definition, in: graph.file) where changedSet.contains(file) {
+        guard let entry = definitions.changedTasks[file], let tasks = entry else {
+          defined = "\(shown(file)) changed"  // a .env file, or the whole task file
+          break
+        }
+        if tasks.contains(Self.writtenName(of: definition, in: graph.file)) {
+          defined = "its definition in \(shown(file)) changed"
+          break
+        }
+      }
+      if let defined {
+        reasons[task] = defined
         continue
       }
       guard !definition.sources.isEmpty else { continue }
@@ -82,6 +122,18 @@ struct AffectedTasks {
     }
   }
 
+  /// The task's name as its file writes it: without the include's namespace, the params or
+  /// matrix values of its node, or the part of it a task call made.
+  static func writtenName(of task: TaskDefinition, in file: TaskFile) -> String {
+    var name = Substring(task.taskName ?? task.name)
+    if let hash = name.firstIndex(of: "#") { name = name[..<hash] }
+    if file.scopes.indices.contains(task.scope) {
+      let namespace = file.scopes[task.scope].namespace
+      if !namespace.isEmpty, name.hasPrefix(namespace + ":") { name = name.dropFirst(namespace.count + 1) }
+    }
+    return String(name)
+  }
+
   /// A task's working directory, canonical; `root` is the task file's, canonical.
   static func directory(of task: TaskDefinition, root: String) -> String {
     guard let directory = task.directory else { return root }
@@ -91,11 +143,6 @@ struct AffectedTasks {
   /// The files a task is defined by, as absolute paths: the root task file, the included files
   /// it is written in, the `.env` files it reads.
   static func definingFiles(_ task: TaskDefinition, in file: TaskFile) -> [String] {
-    func absolute(_ path: String, _ directory: String) -> String {
-      let full = path.hasPrefix("/") ? path : directory + "/" + path
-      let parent = TaskFileLoader.directory(of: full)
-      return FilePath.canonical(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
-    }
     var files = [absolute(file.path, ".")]
     files += file.dotenv.map { absolute($0.path, file.directory) }
     var scope: Int? = task.scope < file.scopes.count ? task.scope : nil
@@ -110,6 +157,18 @@ struct AffectedTasks {
         $0.path, file.scopes.indices.contains(task.scope) ? file.scopes[task.scope].fileDirectory : file.directory)
     }
     return files
+  }
+
+  /// The root task file and every included one, as absolute paths.
+  static func taskFiles(of file: TaskFile) -> [String] {
+    [absolute(file.path, ".")] + file.scopes.dropFirst().map { absolute($0.path, ".") }
+  }
+
+  /// `path` (relative to `directory`) absolute, its folder canonical: as git's names are made.
+  static func absolute(_ path: String, _ directory: String) -> String {
+    let full = path.hasPrefix("/") ? path : directory + "/" + path
+    let parent = TaskFileLoader.directory(of: full)
+    return FilePath.canonical(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
   }
 
   /// Runs git; its stdout, or failure.

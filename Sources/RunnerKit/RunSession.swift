@@ -158,7 +158,9 @@ package struct RunSession: Sendable {
   /// Runner's environment plus the file's `env`: the base of every task's environment.
   package static func environment(of graph: TaskGraph) -> [String: String] {
     var environment = ProcessEnvironment.current
-    for entry in graph.file.environment { environment[entry.name] = entry.value.render { _, _ in nil } }
+    for entry in graph.file.environment {
+      environment[entry.name] = entry.origin == .unset ? nil : entry.value.render { _, _ in nil }
+    }
     return environment
   }
 

@@ -142,14 +142,18 @@ public final class Runner: Sendable {
   private func affected(_ selection: GraphSelection, dryRun: Bool) async -> (selection: GraphSelection?, code: Int32) {
     guard let affected = options.affected else { return (selection, 0) }
     let graph = selection.graph
-    let changed: (base: String, files: [String])
+    let changed: AffectedTasks.Changes
     switch await AffectedTasks.changedFiles(in: graph.file.directory, ref: affected.ref) {
     case .success(let found): changed = found
     case .failure(let problem):
       DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
       return (nil, ExitStatus.usage)
     }
-    let chosen = AffectedTasks(selection: selection, changed: changed.files, base: changed.base)
+    let taskFiles = Set(AffectedTasks.taskFiles(of: graph.file)).intersection(changed.files)
+    let definitions = await AffectedDefinitions.find(
+      files: taskFiles.sorted(), base: changed.commit, root: changed.root)
+    let chosen = AffectedTasks(
+      selection: selection, changed: changed.files, base: changed.base, definitions: definitions)
     // A group chosen for what it depends on would pull in its other dependencies: groups do
     // nothing, so the tasks it holds that are affected stand for it.
     let names = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }

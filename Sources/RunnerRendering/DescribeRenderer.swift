@@ -100,6 +100,7 @@ package struct DescribeRenderer: Sendable {
       case .dotenv: origin = "\(entry.location.file):\(entry.location.line) (dotenv)"
       case .param: origin = "\(entry.location) (param)"
       case .commandLine: origin = "(the command line)"
+      case .unset: return "\(name) unset  \(entry.location) (env: null)"
       }
       return "\(name)=\(secrets.masking(entry.value.description))  \(origin)"
     }

@@ -69,7 +69,11 @@ package struct PlanRenderer: Sendable {
       lines = ["image: " + summary.joined(separator: " -> ")]
     }
     if let directory = task.directory { lines.append("in \(directory)") }
-    for entry in task.environment { lines.append("env \(entry.name)=\(secrets.masking(entry.value.description))") }
+    for entry in task.environment {
+      lines.append(
+        entry.origin == .unset
+          ? "env \(entry.name) unset" : "env \(entry.name)=\(secrets.masking(entry.value.description))")
+    }
     // What decides, at its turn, whether and how it runs.
     if let condition = task.condition { lines.append("if \(condition)") }
     for precondition in task.preconditions { lines.append("precondition $ \(precondition.command)") }

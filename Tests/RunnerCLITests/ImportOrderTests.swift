@@ -165,4 +165,65 @@ import Testing
     // A task call runs where it stands, after the commands above it.
     #expect(try Self.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
   }
+
+  /// A var computed by a command (`sh:`) is computed once, as a param's `default: { sh: }`;
+  /// a call's `for:` is runner's `for:`.
+  @Test(.enabled(if: task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskCommandVarsAndCallLoopsImportAsTheirOwnKeys() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        STAMP: { sh: 'echo once >> sh.log; echo s1' }
+      tasks:
+        default:
+          cmds:
+            - 'echo "step: start {{.STAMP}}"'
+            - for: [amd64, arm64]
+              task: build
+              vars: { ARCH: '{{.ITEM}}' }
+            - 'echo "step: end {{.STAMP}}"'
+        build:
+          cmds:
+            - 'echo "step: build {{.ARCH}} {{.STAMP}}"'
+
+      """)
+    let original = try Self.steps(Self.task!, ["default"], in: project.directory)
+    #expect(original == ["step: start s1", "step: build amd64 s1", "step: build arm64 s1", "step: end s1"])
+    #expect(project.read("sh.log") == "once\n")
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("sh.log"))
+    #expect(try Self.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+    #expect(project.read("sh.log") == "once\n", "the command ran once, when the file loaded")
+    let written = project.read("tasks.yml") ?? ""
+    #expect(written.contains("STAMP: { default: { sh: "), "\(written)")
+    #expect(written.contains("for: [amd64, arm64]") && written.contains("${{ item }}"), "\(written)")
+  }
+
+  /// A justfile's backtick variable is computed once, as a param's `default: { sh: }`.
+  @Test(.enabled(if: just != nil, "just is not installed (pip install rust-just)"))
+  func aJustBacktickVariableImportsAsACommandDefault() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      stamp := `echo once >> sh.log; echo s1`
+
+      default: (build "x")
+          @echo "step: default {{stamp}}"
+
+      build mode:
+          @echo "step: build {{mode}} {{stamp}}"
+
+      """)
+    let original = try Self.steps(Self.just!, [], in: project.directory)
+    #expect(original == ["step: build x s1", "step: default s1"])
+    #expect(project.read("sh.log") == "once\n")
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("sh.log"))
+    #expect(try Self.runnerSteps(project, "justfile", []) == original)
+    #expect(project.read("sh.log") == "once\n", "the command ran once, when the file loaded")
+  }
 }

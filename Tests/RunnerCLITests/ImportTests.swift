@@ -88,6 +88,10 @@ import Testing
         try project.write(String(words[1]), "tasks:\n  stub: \"true\"\n")
       }
     }
+    // Params whose default a command prints run it when the file loads (as go-task and just
+    // run theirs): the commands the corpus uses need a repository and a .nvmrc.
+    _ = try project.shell(
+      "git init -q . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x && echo 20 > .nvmrc")
     let listed = try project.run("--list")
     #expect(listed.status == 0, "\(listed.stderr)\n\(project.read("tasks.yml") ?? "")")
   }

@@ -119,6 +119,10 @@ package struct OperationContext: Sendable {
   package func environment() -> [String: String] {
     var result = baseEnvironment
     for entry in task.environment {
+      if entry.origin == .unset {
+        result[entry.name] = nil
+        continue
+      }
       result[entry.name] = entry.value.render { name, key in
         (inputs[name] as? any OutputProviding)?.outputs[key]
       }

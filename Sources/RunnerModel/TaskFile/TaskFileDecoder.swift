@@ -252,8 +252,18 @@ struct TaskFileDecoder: YAMLEntrySink {
               at: item)
             continue
           }
-          if let call = dependency(item, what: what) {
-            result.append(Command(text: "task: \(call.name)", location: call.location, call: call))
+          // `for: [a, b]`: the call once per value, in order, `${{ item }}` standing for it.
+          var repeated: [YAMLNode] = [item]
+          if let values = entries.first(where: { $0.name == "for" }) {
+            let call = YAMLNode(.mapping(entries.filter { $0.name != "for" }), at: item.location)
+            repeated = (reader.strings(values.value, what: "'for' in \(what)") ?? []).map {
+              call.replacingItem(with: $0.0)
+            }
+          }
+          for item in repeated {
+            if let call = dependency(item, what: what) {
+              result.append(Command(text: "task: \(call.name)", location: call.location, call: call))
+            }
           }
         } else if let text = item.scalar {
           if Template.containsExpression(text) { reader.fail(.expressionOutsideEnv(task: task, key: "run"), at: item) }
@@ -323,12 +333,13 @@ struct TaskFileDecoder: YAMLEntrySink {
     guard let entries = reader.mapping(node, what: what()) else { return [] }
     var result: [EnvironmentEntry] = []
     for entry in entries {
-      // `A: ~` or `A:` sets an empty value, as in GitHub Actions.
-      guard case .scalar(let written, _) = entry.value.kind else {
+      // `A: ~` or `A:` sets an empty value, as in GitHub Actions; `A: null` unsets A.
+      guard case .scalar(let written, let plain) = entry.value.kind else {
         reader.wrongType("'\(entry.name)' in \(what())", expected: "a string", entry.value)
         continue
       }
       let text = entry.value.isNull ? "" : written
+      let unset = plain && ["null", "Null", "NULL"].contains(written)
       if entry.name.isEmpty || entry.name.contains("=") || entry.name.contains("\0") {
         reader.fail(
           .invalidValue(what: "environment variable name '\(entry.name)'", reason: "is not valid"), at: entry.key)
@@ -339,7 +350,9 @@ struct TaskFileDecoder: YAMLEntrySink {
         if task == nil, !template.references.isEmpty {
           reader.fail(.malformedExpression(text, reason: "the file's 'env' cannot read task outputs"), at: entry.value)
         }
-        result.append(EnvironmentEntry(name: entry.name, value: template, location: entry.value.location))
+        result.append(
+          EnvironmentEntry(
+            name: entry.name, value: template, location: entry.value.location, origin: unset ? .unset : .env))
       } catch {
         reader.fail(error, at: entry.value)
       }

@@ -137,6 +137,8 @@ package struct IncludeScope: Sendable {
 /// Where a variable of a task's environment comes from, for `--describe`.
 package enum EnvironmentOrigin: Sendable, Hashable {
   case env
+  /// `NAME: null` in an `env`: the variable is removed, not set.
+  case unset
   case dotenv
   case param
   case commandLine

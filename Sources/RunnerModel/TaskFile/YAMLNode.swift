@@ -49,3 +49,20 @@ package struct YAMLEntry: Sendable {
     return ""
   }
 }
+
+extension YAMLNode {
+  /// This node with `${{ item }}` replaced by `value` in every scalar: one round of a call's
+  /// `for:`.
+  func replacingItem(with value: String) -> YAMLNode {
+    var node = self
+    switch kind {
+    case .scalar(let text, let plain):
+      node.kind = .scalar(text.replacing("${{ item }}", with: value).replacing("${{item}}", with: value), plain: plain)
+    case .sequence(let items):
+      node.kind = .sequence(items.map { $0.replacingItem(with: value) })
+    case .mapping(let entries):
+      node.kind = .mapping(entries.map { YAMLEntry(key: $0.key, value: $0.value.replacingItem(with: value)) })
+    }
+    return node
+  }
+}

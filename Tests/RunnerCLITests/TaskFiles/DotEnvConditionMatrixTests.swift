@@ -28,6 +28,28 @@ import Testing
       "\(output.stdout)")
   }
 
+  /// `NAME: null` removes a variable from what the task inherits (runner's environment, the
+  /// file's `env`); `~` and an empty value still set it to the empty string.
+  @Test func aNullEnvValueUnsetsTheVariable() throws {
+    let project = try TaskFileProject(
+      """
+      env: { FROM_FILE: file, GONE_TOO: null }
+      tasks:
+        show:
+          env: { INHERITED: null, FROM_FILE: null, EMPTY: ~ }
+          run: 'for v in INHERITED FROM_FILE GONE_TOO EMPTY; do eval "echo $v=\\${$v-unset}"; done'
+      """)
+    defer { project.remove() }
+    let output = try project.run(["show"], environment: ["INHERITED": "x", "GONE_TOO": "y"])
+    #expect(output.status == 0, "\(output.stderr)")
+    for line in ["INHERITED=unset", "FROM_FILE=unset", "GONE_TOO=unset", "EMPTY="] {
+      #expect(output.stdout.contains("show | \(line)\n"), "\(line): \(output.stdout)")
+    }
+    let described = try project.run("--describe", "show")
+    #expect(described.stdout.contains("INHERITED unset  tasks.yml:4:23 (env: null)"), "\(described.stdout)")
+    #expect(try project.run("-n", "show").stdout.contains("env FROM_FILE unset"))
+  }
+
   @Test func aMissingDotenvIsAnErrorAtItsLine() throws {
     let project = try TaskFileProject("tasks:\n  a:\n    dotenv: [nope.env]\n    run: echo\n")
     defer { project.remove() }

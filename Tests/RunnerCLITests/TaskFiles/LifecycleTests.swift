@@ -50,6 +50,8 @@ import Testing
       """)
     #expect(once.contains("status=143"), "\(once) \(project.read("out.txt") ?? "")")
     #expect(project.read("cleaned.txt") == "cleaned\n", "\(project.read("out.txt") ?? "")")
+    // The first interrupt says what it did not stop, and how to.
+    #expect(project.read("out.txt")?.contains("cleanup tasks still run (interrupt again to cancel them)") == true)
     _ = try project.shell("rm -f started cleaned.txt")
     let twice = try project.shell(
       """
@@ -156,6 +158,41 @@ extension LifecycleTests {
     let unknown = try project.run("--affected=nope", "all")
     #expect(unknown.status == 2)
     #expect(unknown.stderr.contains("git knows no commit 'nope'"), "\(unknown.stderr)")
+  }
+
+  /// A branch with no upstream is compared with its merge base with the default branch, and
+  /// an edit of the task file chooses the tasks whose definitions changed (not a comment).
+  @Test func affectedComparesTaskDefinitionsAndFindsTheDefaultBranch() throws {
+    let project = try TaskFileProject(
+      """
+      env: { MODE: dev }
+      tasks:
+        api: { sources: [api.go], run: echo api }
+        web: { run: echo web }
+        docs: { sources: [docs.md], run: echo docs }
+        all: { deps: [api, web, docs] }
+      """)
+    defer { project.remove() }
+    let setup = try project.shell(
+      """
+      echo a > api.go; echo d > docs.md
+      git init -q -b main . && git add -A && git -c user.email=t@t -c user.name=t commit -qm one
+      git checkout -q -b feature && echo e >> docs.md && git -c user.email=t@t -c user.name=t commit -qam two && echo ok
+      """)
+    #expect(setup.contains("ok"), "\(setup)")
+    let branch = try project.run("-n", "--affected", "all")
+    #expect(branch.stdout.contains("affected since the merge base with main (no upstream branch)"), "\(branch.stdout)")
+    #expect(branch.stdout.contains("docs: docs.md changed") && !branch.stdout.contains("api:"), "\(branch.stdout)")
+    _ = try project.shell("git checkout -q main && echo '# a comment' >> tasks.yml")
+    let comment = try project.run("-n", "--affected", "all")
+    #expect(comment.stdout.contains("nothing affected"), "a comment changes no task: \(comment.stdout)")
+    _ = try project.shell("sed -i 's/echo web/echo website/' tasks.yml")
+    let edited = try project.run("-n", "--affected", "all")
+    #expect(edited.stdout.contains("web: its definition in tasks.yml changed"), "\(edited.stdout)")
+    #expect(!edited.stdout.contains("api:") && !edited.stdout.contains("docs:"), "\(edited.stdout)")
+    _ = try project.shell("sed -i 's/MODE: dev/MODE: prod/' tasks.yml")
+    let everything = try project.run("-n", "--affected", "all")
+    #expect(everything.stdout.contains("api: tasks.yml changed"), "a file-wide key: \(everything.stdout)")
   }
 
   @Test func affectedOutsideARepositoryIsAnError() throws {

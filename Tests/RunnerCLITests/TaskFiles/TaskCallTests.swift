@@ -138,6 +138,47 @@ import Testing
     #expect(project.read("log") == original)
   }
 
+  /// `for:` repeats a call over values, in order, as go-task's `for:` on a call does.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
+  func aCallRepeatedOverValuesRunsAsGoTaskRunsIt() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        build: { params: { ARCH: none }, run: 'echo "build $ARCH" >> log' }
+        dist:
+          run:
+            - echo start >> log
+            - task: build
+              for: [amd64, arm64, amd64]
+              with: { ARCH: "${{ item }}" }
+            - echo packed >> log
+      """)
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        build: { cmds: ['echo "build {{.ARCH}}" >> log'] }
+        dist:
+          cmds:
+            - echo start >> log
+            - for: [amd64, arm64]
+              task: build
+              vars: { ARCH: '{{.ITEM}}' }
+            - echo packed >> log
+      """)
+    let (status, _) = try ImportOrderTests.run(ImportOrderTests.task!, ["dist"], in: project.directory)
+    #expect(status == 0)
+    let original = project.read("log")
+    #expect(original == "start\nbuild amd64\nbuild arm64\npacked\n")
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("log"))
+    // runner's list repeats amd64: a node that already ran is reused, as for any call.
+    let output = try project.run("dist")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == original, "\(output.stdout)")
+  }
+
   static let dispatch = """
     params: { os: linux }
     tasks:
