@@ -77,4 +77,76 @@ import Testing
     #expect(output.stderr.contains("timed out after 2"), "\(output.stderr)")
     #expect(project.read("out.txt") == "x")
   }
+
+  /// A task whose upload an interrupt cut short is not left up to date and never uploaded: the
+  /// next run runs it again and uploads it.
+  @Test func anUploadCutShortIsDoneByTheNextRun() throws {
+    let project = try TaskFileProject(Self.graph)
+    defer { project.remove() }
+    try project.write("in.txt", "x")
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // GET: 404 at once. PUT: 201 at once, or never an answer while the file 'hang' exists.
+    server.arguments = [
+      "python3", "-c",
+      """
+      import os, socket, sys, threading
+      s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(16)
+      print(s.getsockname()[1], flush=True)
+      def serve(c):
+          try:
+              data = b''
+              while b'\\r\\n\\r\\n' not in data:
+                  chunk = c.recv(65536)
+                  if not chunk: return
+                  data += chunk
+              head = data.split(b'\\r\\n')[0].decode()
+              with open('server.log', 'a') as log: log.write(head + '\\n')
+              if head.startswith('PUT') and os.path.exists('hang'):
+                  threading.Event().wait()
+              if head.startswith('PUT'):
+                  length = int([l for l in data.decode(errors='replace').split('\\r\\n') if l.lower().startswith('content-length:')][0].split(':')[1])
+                  body = data.split(b'\\r\\n\\r\\n', 1)[1]
+                  while len(body) < length: body += c.recv(65536)
+                  c.sendall(b'HTTP/1.1 201 Created\\r\\nContent-Length: 0\\r\\n\\r\\n')
+              else:
+                  c.sendall(b'HTTP/1.1 404 Not Found\\r\\nContent-Length: 0\\r\\n\\r\\n')
+              serve(c)
+          except OSError:
+              pass
+      while True:
+          c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+      """,
+    ]
+    server.currentDirectoryURL = project.directory
+    let out = Pipe()
+    server.standardOutput = out
+    try server.run()
+    defer { kill(server.processIdentifier, SIGKILL) }
+    let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let url = "http://127.0.0.1:\(port)/c"
+    try project.write("hang", "")
+    let first = Process()
+    first.executableURL = BinaryRunner.executable
+    first.arguments = ["--remote-cache", url, "--remote-timeout", "60s", "a"]
+    first.currentDirectoryURL = project.directory
+    first.standardOutput = FileHandle.nullDevice
+    first.standardError = FileHandle.nullDevice
+    try first.run()
+    let limit = ContinuousClock.now + Self.deadline
+    while !(project.read("server.log") ?? "").contains("PUT"), ContinuousClock.now < limit {
+      usleep(20_000)  // waiting for the upload to start, not moving a clock
+    }
+    #expect(project.read("server.log")?.contains("PUT") == true, "the upload started")
+    kill(first.processIdentifier, SIGINT)
+    first.waitUntilExit()
+    #expect(first.terminationStatus == 130)
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("hang"))
+    try project.write("server.log", "")
+    let second = try BinaryRunner.run(["--remote-cache", url, "a"], in: project.directory, deadline: Self.deadline)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(second.stderr.contains("1 stored"), "the next run uploads it: \(second.stderr)")
+    #expect(project.read("server.log")?.contains("PUT /c/ac/") == true, "\(project.read("server.log") ?? "")")
+  }
 }

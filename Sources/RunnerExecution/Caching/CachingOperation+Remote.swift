@@ -45,15 +45,19 @@ extension CachingOperation {
   }
 
   /// Gives what the task's run stored in the local cache to the remote cache.
-  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async {
+  ///
+  /// - Returns: whether an upload was started (false when there is nothing or no one to give it to).
+  @discardableResult
+  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async -> Bool {
     guard let remote = store.settings.remote, remote.uploads, !remote.isOff,
       let key = remoteKey(prepared, context), let entry = try? store.cache.load(prepared.fingerprint.value)
-    else { return }
+    else { return false }
     // Its log is masked already; a value is the dependents' input and is kept as it is, here only.
     if entry.values.contains(where: { store.secrets.reveals($0.value) }) {
       store.warn("\(context.task.name): not uploaded: an output value holds a secret")
-      return
+      return false
     }
     await remote.store(entry, for: key, task: context.task.name, warn: store.warn)
+    return true
   }
 }

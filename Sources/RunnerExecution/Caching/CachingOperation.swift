@@ -138,7 +138,12 @@ struct CachingOperation: TaskOperation {
       throw error
     }
     let recorded = record(result, fingerprint, log: capture.lines, context)
-    await storeRemote(prepared, context)
+    if await storeRemote(prepared, context), Task.isCancelled {
+      // An upload an interrupt cut short: forgotten here too, so that the next run runs the
+      // task again and uploads it (up to date here, it would never be uploaded).
+      store.update(task.name, nil)
+      store.cache.discard(fingerprint.value)
+    }
     return recorded
   }
 

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// Turns a decoded task file into the tasks a graph is made of: one node per task and
 /// distinct param values (`build`, `build[mode=release]`), one per matrix combination
@@ -164,7 +165,9 @@ struct TaskFileExpander {
     for name in scope[task] where values[name] != baseline[task][name] {
       shown.append((name, values[name] ?? ""))
     }
-    if !shown.isEmpty { node.name += "[" + shown.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "]" }
+    if !shown.isEmpty {
+      node.name += "[" + shown.map { "\($0.0)=\(Self.nameValue($0.1))" }.joined(separator: ",") + "]"
+    }
     node.values = shown
     memo[key] = node.index
     nodes.append(node)
@@ -189,6 +192,22 @@ struct TaskFileExpander {
     prepare(node.index, task: definition, values: values, matrix: matrixValues)
     pending.append(node.index)
     return node.index
+  }
+
+  /// A value as a node's name shows it: as written, or quoted as a JSON string when it holds
+  /// what would make two nodes' names one (`,` `]` `=` `"`), a blank or a control character:
+  /// `pre[P="a,Q=b"]` is not `pre[P=a,Q=b]`. A late value's expression stays as written.
+  static func nameValue(_ value: String) -> String {
+    // A value read when the call starts shows its expression, as written.
+    if value.hasPrefix("${{"), value.hasSuffix("}}") { return value }
+    guard
+      value.unicodeScalars.contains(where: {
+        ",]=\"\\".unicodeScalars.contains($0) || $0.value <= 0x20 || $0.value == 0x7F
+      })
+    else { return value }
+    var quoted = ""
+    JSONValue.escape(value, into: &quoted)
+    return quoted
   }
 
   /// A matrix task's combinations, worked out once.

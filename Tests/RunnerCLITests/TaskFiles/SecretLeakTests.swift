@@ -131,6 +131,6 @@ import Testing
     let output = try project.run("main")
     #expect(output.status == 0, "\(output.stderr)")
     #expect(!output.stdout.contains("\n✓ deploy succeeded"), "\(output.stdout)")
-    #expect(output.stdout.contains("pre[P=x\\n✓ deploy succeeded\\e[2K]"), "\(output.stdout)")
+    #expect(output.stdout.contains("pre[P=\"x\\n✓ deploy succeeded\\u001b[2K\"]"), "\(output.stdout)")
   }
 }
