@@ -179,6 +179,10 @@ extension JustfileConversion {
       // prints (`default: { sh: … }`), in every task's environment.
       file.params.append(ImportedParam(name: name, defaultCommand: command))
       bindings[assignment.name] = .param(name)
+      report.approximate(
+        assignment.source, at: line,
+        "a param with default: { sh: … }, run once when the file loads, with sh and runner's own environment "
+          + "(just runs it with its shell and the exported variables)")
       if name != assignment.name {
         report.approximate(
           assignment.name, at: line,

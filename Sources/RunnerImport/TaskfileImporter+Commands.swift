@@ -25,10 +25,15 @@ extension TaskfileImporter {
         return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
       }
       // `for:` on a call: runner's own `for:`, `{{.ITEM}}` becoming `${{ item }}`.
+      let items = loopItems(loop, &report).compactMap { $0 }
+      guard !items.isEmpty else {
+        if case .sequence(let values) = loop.kind, values.isEmpty { return [] }  // nothing to call
+        return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
+      }
       var looped = context
       looped.inCallLoop = true
       var call = ImportedDependency(name, with: passed(fields, looped, &report))
-      call.forEach = loopItems(loop, &report).compactMap { $0 }
+      call.forEach = items
       return [.call(call)]
     }
     guard let command = field("cmd")?.scalar else {

@@ -21,7 +21,8 @@ extension TaskfileImporter {
     case .mapping(let fields):
       // A task's vars first: every other field reads them.
       if let own = fields.first(where: { $0.name == "vars" }) {
-        task.params = vars(own.value, &context, &report, what: "vars")
+        // A task's sh: vars run in its dir, for it alone: they stay `$(command)` where used.
+        task.params = vars(own.value, &context, &report, what: "vars", fileLevel: false)
         for name in task.params.map(\.name) {
           context.inlineVars[name] = nil
           context.commandVars[name] = nil

@@ -113,9 +113,9 @@ struct TaskfileImporter {
   /// `vars` of the file or a task: plain values become params (so the command line or a
   /// caller's `vars` set them), command-valued ones `$(command)` where used, and values with
   /// shell syntax or templates are spliced where used.
-  func vars(_ node: YAMLNode, _ context: inout Context, _ report: inout ImportReport, what: String)
-    -> [ImportedParam]
-  {
+  func vars(
+    _ node: YAMLNode, _ context: inout Context, _ report: inout ImportReport, what: String, fileLevel: Bool = true
+  ) -> [ImportedParam] {
     guard case .mapping(let entries) = node.kind else { return [] }
     var params: [ImportedParam] = []
     var spliced: [(name: String, line: Int)] = []
@@ -128,15 +128,20 @@ struct TaskfileImporter {
           context.inlineVars[entry.name] = value
           spliced.append((entry.name, line))
         }
-      } else if let command = shellOf(entry.value), !command.contains("{{") {
-        // Run once per run, in the file's directory, as go-task runs it: a param whose
-        // default a command prints (the command line may still set it).
+      } else if let command = shellOf(entry.value), !command.contains("{{"), fileLevel {
+        // The file's: run once per run, in the file's directory, as go-task runs it; a param
+        // whose default a command prints (the command line may still set it).
         params.append(ImportedParam(name: entry.name, defaultCommand: command))
+        report.approximate(
+          "\(what): \(entry.name): {sh: …}", at: line,
+          "a param with default: { sh: … }, run once when the file loads, with sh and runner's own environment "
+            + "(go-task's interpreter is bash-like and reads the file's env)")
       } else if let command = shellOf(entry.value) {
         context.commandVars[entry.name] = command
         report.approximate(
           "\(what): \(entry.name): {sh: …}", at: line,
-          "its command reads templates: each {{.\(entry.name)}} runs '\(command)' where it is used")
+          (command.contains("{{") ? "its command reads templates" : "runner has no command-valued variables of a task")
+            + ": each {{.\(entry.name)}} runs '\(command)' where it is used")
       } else {
         report.notCarried("\(what): \(entry.name)", at: line, "only strings and sh: are imported")
       }

@@ -94,12 +94,17 @@ struct AffectedTasks {
     for task in selection.members {
       let definition = graph[task]
       var defined: String?
+      // The file the task is written in; an including file chooses it only as a whole.
+      let own = Self.absolute(
+        graph.file.scopes.indices.contains(definition.scope)
+          ? graph.file.scopes[definition.scope].path : graph.file.path,
+        ".")
       for file in Self.definingFiles(definition, in: graph.file) where changedSet.contains(file) {
         guard let entry = definitions.changedTasks[file], let tasks = entry else {
           defined = "\(shown(file)) changed"  // a .env file, or the whole task file
           break
         }
-        if tasks.contains(Self.writtenName(of: definition, in: graph.file)) {
+        if file == own, tasks.contains(Self.writtenName(of: definition, in: graph.file)) {
           defined = "its definition in \(shown(file)) changed"
           break
         }

@@ -103,7 +103,13 @@ package struct JSONGraphRenderer: Sendable {
     if !task.params.isEmpty { member("params", .array(task.params.map(ListRenderer.json))) }
     if let condition = task.condition { member("if", .string(condition.description)) }
     if !task.environment.isEmpty {
-      member("env", .object(task.environment.map { ($0.name, .string(secrets.masking($0.value.description))) }))
+      // An unset variable (`X: null`) is null, an empty one "".
+      member(
+        "env",
+        .object(
+          task.environment.map {
+            ($0.name, $0.origin == .unset ? .null : .string(secrets.masking($0.value.description)))
+          }))
     }
     if let prediction = predictions[node] {
       member(

@@ -44,20 +44,22 @@ extension CachingOperation {
     return restore(prepared.fingerprint, context, note: Self.remoteNote, stored: stored)
   }
 
-  /// Gives what the task's run stored in the local cache to the remote cache.
-  ///
-  /// - Returns: whether an upload was started (false when there is nothing or no one to give it to).
-  @discardableResult
-  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async -> Bool {
-    guard let remote = store.settings.remote, remote.uploads, !remote.isOff,
-      let key = remoteKey(prepared, context), let entry = try? store.cache.load(prepared.fingerprint.value)
-    else { return false }
+  /// Gives what the task's run stored in the local cache to the remote cache. Until the upload
+  /// is done, `.runner/uploads` names it (`IncrementalStore.markUploadPending`): one cut short
+  /// is made by a later run.
+  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async {
+    let fingerprint = prepared.fingerprint.value
+    guard let remote = store.settings.remote, remote.uploads, !remote.isOff else { return }
+    guard let key = remoteKey(prepared, context), let entry = try? store.cache.load(fingerprint) else {
+      return store.uploadDone(fingerprint)  // nothing to give (evicted, cleaned): nothing pending
+    }
     // Its log is masked already; a value is the dependents' input and is kept as it is, here only.
     if entry.values.contains(where: { store.secrets.reveals($0.value) }) {
       store.warn("\(context.task.name): not uploaded: an output value holds a secret")
-      return false
+      return store.uploadDone(fingerprint)
     }
+    store.markUploadPending(fingerprint)
     await remote.store(entry, for: key, task: context.task.name, warn: store.warn)
-    return true
+    if !Task.isCancelled, !remote.isOff { store.uploadDone(fingerprint) }
   }
 }

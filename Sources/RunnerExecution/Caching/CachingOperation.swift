@@ -36,7 +36,8 @@ struct CachingOperation: TaskOperation {
     }
     let prepared = prepare(context)
     if let previous = prepared.previous,
-      let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs)
+      let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs),
+      !store.uploadPending(prepared.fingerprint.value)
     {
       return .finished(result)
     }
@@ -113,6 +114,13 @@ struct CachingOperation: TaskOperation {
     let concluded = context.attempt == 1 ? prepared : nil
     let prepared = concluded ?? prepare(context)
     let fingerprint = prepared.fingerprint
+    if !store.settings.forces(task.index), store.uploadPending(fingerprint.value), let previous = prepared.previous,
+      let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
+    {
+      // Up to date, but an earlier run's upload of it was cut short: made now.
+      await storeRemote(prepared, context)
+      return result
+    }
     if !store.settings.forces(task.index) {
       if concluded == nil, let previous = prepared.previous,
         let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
@@ -138,12 +146,7 @@ struct CachingOperation: TaskOperation {
       throw error
     }
     let recorded = record(result, fingerprint, log: capture.lines, context)
-    if await storeRemote(prepared, context), Task.isCancelled {
-      // An upload an interrupt cut short: forgotten here too, so that the next run runs the
-      // task again and uploads it (up to date here, it would never be uploaded).
-      store.update(task.name, nil)
-      store.cache.discard(fingerprint.value)
-    }
+    await storeRemote(prepared, context)
     return recorded
   }
 

@@ -57,12 +57,31 @@ extension YAMLNode {
     var node = self
     switch kind {
     case .scalar(let text, let plain):
-      node.kind = .scalar(text.replacing("${{ item }}", with: value).replacing("${{item}}", with: value), plain: plain)
+      node.kind = .scalar(Self.replacingItem(in: text, with: value), plain: plain)
     case .sequence(let items):
       node.kind = .sequence(items.map { $0.replacingItem(with: value) })
     case .mapping(let entries):
       node.kind = .mapping(entries.map { YAMLEntry(key: $0.key, value: $0.value.replacingItem(with: value)) })
     }
     return node
+  }
+
+  /// `text` with each `${{ item }}` (any blanks inside the braces) replaced by `value`.
+  static func replacingItem(in text: String, with value: String) -> String {
+    var out = ""
+    var rest = Substring(text)
+    while let open = rest.firstRange(of: "${{") {
+      out += rest[..<open.lowerBound]
+      let inner = rest[open.upperBound...].drop { $0 == " " }
+      let after = inner.dropFirst("item".count).drop { $0 == " " }
+      if inner.hasPrefix("item"), after.hasPrefix("}}") {
+        out += value
+        rest = after.dropFirst(2)
+      } else {
+        out += "${{"
+        rest = rest[open.upperBound...]
+      }
+    }
+    return out + rest
   }
 }

@@ -195,6 +195,28 @@ extension LifecycleTests {
     #expect(everything.stdout.contains("api: tasks.yml changed"), "a file-wide key: \(everything.stdout)")
   }
 
+  /// An included task is chosen by an edit of its own definition, not of a root task of the
+  /// same short name.
+  @Test func affectedComparesAnIncludedTaskInItsOwnFile() throws {
+    let project = try TaskFileProject(
+      "includes:\n  lib: lib/tasks.yml\ntasks:\n  build: echo root\n  all: { deps: [build, 'lib:build'] }\n")
+    defer { project.remove() }
+    try project.write("lib/tasks.yml", "tasks:\n  build: echo lib\n")
+    let setup = try project.shell(
+      """
+      git init -q -b main . && git add -A && git -c user.email=t@t -c user.name=t commit -qm one
+      sed -i 's/echo root/echo root2/' tasks.yml && echo ok
+      """)
+    #expect(setup.contains("ok"), "\(setup)")
+    let root = try project.run("-n", "--affected", "all")
+    #expect(root.stdout.contains("  build: its definition in tasks.yml changed"), "\(root.stdout)")
+    #expect(!root.stdout.contains("lib:build"), "\(root.stdout)")
+    _ = try project.shell("git checkout -q tasks.yml && sed -i 's/echo lib/echo lib2/' lib/tasks.yml")
+    let included = try project.run("-n", "--affected", "all")
+    #expect(included.stdout.contains("lib:build: its definition in lib/tasks.yml changed"), "\(included.stdout)")
+    #expect(!included.stdout.contains("  build:"), "\(included.stdout)")
+  }
+
   @Test func affectedOutsideARepositoryIsAnError() throws {
     let project = try TaskFileProject("tasks:\n  a: { sources: [x], run: 'true' }\n")
     defer { project.remove() }

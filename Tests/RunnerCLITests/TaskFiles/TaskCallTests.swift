@@ -179,6 +179,32 @@ import Testing
     #expect(project.read("log") == original, "\(output.stdout)")
   }
 
+  /// `for:` items are plain text: one holding `${{` is an error at its place; `${{item}}` may
+  /// be written with any blanks inside the braces.
+  @Test func forItemsArePlainText() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        greet: { params: { WHO: x }, run: 'echo "hi $WHO" >> log' }
+        all:
+          run:
+            - task: greet
+              for: [a, b]
+              with: { WHO: "${{item}}-${{  item  }}" }
+      """)
+    defer { project.remove() }
+    #expect(try project.run("all").status == 0)
+    #expect(project.read("log") == "hi a-a\nhi b-b\n")
+    try project.write(
+      "tasks.yml",
+      "tasks:\n  greet: { params: { WHO: x }, run: 'true' }\n  all:\n    run:\n"
+        + "      - { task: greet, for: ['${{ runner.os }}'], with: { WHO: '${{ item }}' } }\n")
+    let output = try project.run("all")
+    #expect(output.status == 2)
+    #expect(
+      output.stderr.contains("tasks.yml:5:") && output.stderr.contains("its items are plain text"), "\(output.stderr)")
+  }
+
   static let dispatch = """
     params: { os: linux }
     tasks:
