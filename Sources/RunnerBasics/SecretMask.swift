@@ -139,6 +139,9 @@ package struct SecretMask: Sendable {
 /// Set once the task file is loaded (`hide`), and for remote headers.
 package enum PrintMask {
   private static let current = Mutex(SecretMask.none)
+  /// Whether `current` holds anything: read without the lock on every write (most runs have
+  /// no secret, and the console writes once per read of a task's output).
+  private static let hidesAnything = Atomic(false)
 
   package static var mask: SecretMask { current.withLock { $0 } }
 
@@ -147,12 +150,14 @@ package enum PrintMask {
     guard !mask.isEmpty else { return }
     let escaped = mask.withEscapedForms()
     current.withLock { $0 = $0.union(escaped) }
+    hidesAnything.store(true, ordering: .releasing)
   }
 
   /// Calls `body` with `bytes`, or with a masked copy when they hold a secret.
   package static func withMasked<R>(
     _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
   ) -> R {
+    guard hidesAnything.load(ordering: .acquiring) else { return body(bytes) }
     let mask = Self.mask
     guard !mask.isEmpty, let masked = mask.masked(UnsafeRawBufferPointer(bytes)) else { return body(bytes) }
     return masked.withUnsafeBufferPointer(body)

@@ -1,5 +1,6 @@
 import Glibc
 import RunnerBasics
+import RunnerModel
 
 /// Whether runner can start its threads and one task under the limits on processes: the
 /// user's `ulimit -u` (RLIMIT_NPROC, which counts threads; root is exempt) and the cgroup's
@@ -71,19 +72,8 @@ enum ProcessLimit {
     return (maximum, current)
   }
 
-  /// A small file's text (a /proc or /sys file, whose size `stat` does not tell).
+  /// A /proc or /sys file's text (FileReader reads to the end: `stat` tells no size there).
   static func text(_ path: String) -> String? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      if count <= 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    (try? FileReader.read(path)).map { String(decoding: $0, as: UTF8.self) }
   }
 }

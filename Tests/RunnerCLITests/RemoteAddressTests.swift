@@ -40,33 +40,20 @@ import Testing
   }
 
   @Test func aBodySentAByteAtATimeIsDroppedAtTheTimeout() throws {
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = [
-      "python3", "-c",
-      """
-      import socket, sys, threading, time
-      s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(16)
-      print(s.getsockname()[1], flush=True)
-      def serve(c):
-          try:
-              c.recv(65536)
-              c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 1000000\\r\\n\\r\\n')
-              while True:
-                  c.sendall(b'x'); time.sleep(0.5)
-          except OSError:
-              pass
-      while True:
-          c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
-      """,
-    ]
-    let out = Pipe()
-    server.standardOutput = out
-    try server.run()
-    // SIGKILL: a process Foundation starts may have SIGTERM blocked.
-    defer { kill(server.processIdentifier, SIGKILL) }
-    let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let server = try LoopbackServer(
+      serving: """
+        import time
+        def serve(c):
+            try:
+                c.recv(65536)
+                c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Length: 1000000\\r\\n\\r\\n')
+                while True:
+                    c.sendall(b'x'); time.sleep(0.5)
+            except OSError:
+                pass
+        """)
+    defer { server.stop() }
+    let port = server.port
     let project = try TaskFileProject(Self.graph)
     defer { project.remove() }
     try project.write("in.txt", "x")
@@ -84,47 +71,34 @@ import Testing
     let project = try TaskFileProject(Self.graph)
     defer { project.remove() }
     try project.write("in.txt", "x")
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     // GET: 404 at once. PUT: 201 at once, or never an answer while the file 'hang' exists.
-    server.arguments = [
-      "python3", "-c",
-      """
-      import os, socket, sys, threading
-      s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(16)
-      print(s.getsockname()[1], flush=True)
-      def serve(c):
-          try:
-              data = b''
-              while b'\\r\\n\\r\\n' not in data:
-                  chunk = c.recv(65536)
-                  if not chunk: return
-                  data += chunk
-              head = data.split(b'\\r\\n')[0].decode()
-              with open('server.log', 'a') as log: log.write(head + '\\n')
-              if head.startswith('PUT') and os.path.exists('hang'):
-                  threading.Event().wait()
-              if head.startswith('PUT'):
-                  length = int([l for l in data.decode(errors='replace').split('\\r\\n') if l.lower().startswith('content-length:')][0].split(':')[1])
-                  body = data.split(b'\\r\\n\\r\\n', 1)[1]
-                  while len(body) < length: body += c.recv(65536)
-                  c.sendall(b'HTTP/1.1 201 Created\\r\\nContent-Length: 0\\r\\n\\r\\n')
-              else:
-                  c.sendall(b'HTTP/1.1 404 Not Found\\r\\nContent-Length: 0\\r\\n\\r\\n')
-              serve(c)
-          except OSError:
-              pass
-      while True:
-          c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
-      """,
-    ]
-    server.currentDirectoryURL = project.directory
-    let out = Pipe()
-    server.standardOutput = out
-    try server.run()
-    defer { kill(server.processIdentifier, SIGKILL) }
-    let port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let server = try LoopbackServer(
+      serving: """
+        import os
+        def serve(c):
+            try:
+                data = b''
+                while b'\\r\\n\\r\\n' not in data:
+                    chunk = c.recv(65536)
+                    if not chunk: return
+                    data += chunk
+                head = data.split(b'\\r\\n')[0].decode()
+                with open('server.log', 'a') as log: log.write(head + '\\n')
+                if head.startswith('PUT') and os.path.exists('hang'):
+                    threading.Event().wait()
+                if head.startswith('PUT'):
+                    length = int([l for l in data.decode(errors='replace').split('\\r\\n') if l.lower().startswith('content-length:')][0].split(':')[1])
+                    body = data.split(b'\\r\\n\\r\\n', 1)[1]
+                    while len(body) < length: body += c.recv(65536)
+                    c.sendall(b'HTTP/1.1 201 Created\\r\\nContent-Length: 0\\r\\n\\r\\n')
+                else:
+                    c.sendall(b'HTTP/1.1 404 Not Found\\r\\nContent-Length: 0\\r\\n\\r\\n')
+                serve(c)
+            except OSError:
+                pass
+        """, in: project.directory)
+    defer { server.stop() }
+    let port = server.port
     let url = "http://127.0.0.1:\(port)/c"
     try project.write("hang", "")
     let first = Process()
@@ -153,4 +127,35 @@ import Testing
     let third = try BinaryRunner.run(["--remote-cache", url, "a"], in: project.directory, deadline: Self.deadline)
     #expect(third.status == 0 && !(project.read("server.log") ?? "").contains("PUT"), "\(third.stderr)")
   }
+}
+
+/// A Python HTTP server on a free loopback port: the script's `serve(c)` answers each
+/// connection, on a thread of its own.
+struct LoopbackServer {
+  let process = Process()
+  let port: String
+
+  init(serving script: String, in directory: URL? = nil) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c",
+      """
+      import socket, threading
+      \(script)
+      s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(16)
+      print(s.getsockname()[1], flush=True)
+      while True:
+          c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+      """,
+    ]
+    process.currentDirectoryURL = directory
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    port = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// SIGKILL: a process Foundation starts may have SIGTERM blocked.
+  func stop() { kill(process.processIdentifier, SIGKILL) }
 }

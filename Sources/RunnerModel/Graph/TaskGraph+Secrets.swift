@@ -32,9 +32,11 @@ extension TaskGraph {
   /// keeps the names, which tell nodes and their state apart.
   /// Control characters in a name (a param's value with a newline or an escape) are written
   /// out (`\n`, `\e`), so no name can fake a line of the console.
-  package func namesMasked(by mask: SecretMask) -> TaskGraph {
+  ///
+  /// - Returns: nil when no name changes (the usual case: the names are checked once).
+  func namesMasked(by mask: SecretMask) -> TaskGraph? {
     let shown = { (name: String) in mask.masking(name).escapingControlCharacters() }
-    guard tasks.contains(where: { shown($0.name) != $0.name }) else { return self }
+    guard tasks.contains(where: { shown($0.name) != $0.name }) else { return nil }
     var file = self.file
     for index in file.tasks.indices { file.tasks[index].name = shown(file.tasks[index].name) }
     return TaskGraph(self, file: file)
@@ -52,9 +54,7 @@ extension TaskGraph {
 extension GraphSelection {
   /// This selection over `graph.namesMasked(by:)`.
   package func namesMasked(by mask: SecretMask) -> GraphSelection {
-    let shown = graph.namesMasked(by: mask)
-    guard shown.tasks.indices.contains(where: { shown[$0].name != graph[$0].name }) else { return self }
-    return GraphSelection(self, graph: shown)
+    graph.namesMasked(by: mask).map { GraphSelection(self, graph: $0) } ?? self
   }
 
   private init(_ selection: GraphSelection, graph: TaskGraph) {
