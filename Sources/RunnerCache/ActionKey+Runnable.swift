@@ -86,6 +86,7 @@ extension TaskGraph {
     let task = self[index]
     if let refusal = task.remoteExecutionRefusal { return refusal }
     if !task.waitFor.isEmpty { return "its wait_for gates are checked here" }
+    if task.wholeTask != nil { return "it is one part of a task with calls, which runs here" }
     let secrets = secretNames(of: index)
     if !secrets.isEmpty {
       return

@@ -52,11 +52,13 @@ package struct ActionKey: Sendable {
     var salt = ContentHasher()
     salt.add(Self.format)
     Fingerprint.addPatterns(of: task, to: &salt)
+    Fingerprint.addWhole(of: task, to: &salt)
     salt.add(dependencies)
     if directory == nil { salt.add("dir " + (task.directory ?? "")) }
     var command = ActionMessages.Command(arguments: Self.arguments(of: task))
     command.environment = environment
-    command.outputPaths = Array(Set(Fingerprint.outputPatterns(of: task)))
+    command.outputPaths = Array(
+      Set(Fingerprint.outputPatterns(of: task) + (task.wholeTask.map { $0.key.isEmpty ? [] : $0.outputs } ?? [])))
     command.workingDirectory = directory ?? ""
     var files: [InputFile] = []
     var selfContained = directory != nil

@@ -60,6 +60,13 @@ package struct Fingerprint: Sendable {
       .digest.hash
   }
 
+  /// The source patterns to expand, in groups whose `!` exclusions apply to the group alone:
+  /// one for most tasks, one per task for the first part of a task decided as one (`WholeTask`).
+  static func sourceGroups(of task: TaskDefinition) -> [[String]] {
+    if let groups = task.wholeTask?.sourceGroups, !groups.isEmpty { return groups }
+    return [sourcePatterns(of: task)]
+  }
+
   /// The task's `sources`, plus the files an image task loads.
   static func sourcePatterns(of task: TaskDefinition) -> [String] {
     var patterns = task.sources
@@ -98,6 +105,12 @@ package struct Fingerprint: Sendable {
     return hasher.finalize()
   }
 
+  /// Whether the task hands on output files: its own, or, for a part of a task decided as one,
+  /// the whole task's (what stands in for it must not depend on which part stood in).
+  package static func declaresOutputs(_ task: TaskDefinition) -> Bool {
+    !outputPatterns(of: task).isEmpty || !(task.wholeTask?.outputs.isEmpty ?? true)
+  }
+
   /// The task's `outputs`, plus the files an image task saves.
   package static func outputPatterns(of task: TaskDefinition) -> [String] {
     var patterns = task.outputs
@@ -127,7 +140,24 @@ package struct Fingerprint: Sendable {
       hasher.add("image")
       for step in steps { hasher.add(String(describing: step.kind)) }
     }
+    addWhole(of: task, to: &hasher)
     return hasher.finalize()
+  }
+
+  /// For the first part of a task decided as one (`WholeTask`): the whole task, and what its
+  /// calls reach.
+  static func addWhole(of task: TaskDefinition, to hasher: inout ContentHasher) {
+    guard let whole = task.wholeTask, !whole.key.isEmpty else { return }
+    hasher.add("whole")
+    hasher.add(Int64(whole.key.count))
+    for line in whole.key { hasher.add(line) }
+    hasher.add(Int64(whole.outputs.count))
+    for pattern in whole.outputs { hasher.add(pattern) }
+    hasher.add(Int64(whole.sourceGroups.count))
+    for group in whole.sourceGroups {
+      hasher.add(Int64(group.count))
+      for pattern in group { hasher.add(pattern) }
+    }
   }
 
   /// The declared `sources` and `outputs` patterns (a change re-runs the task).

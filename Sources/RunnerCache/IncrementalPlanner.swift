@@ -38,8 +38,32 @@ package struct IncrementalPlanner {
     var predictions: [Int: CachePrediction] = [:]
     /// What each predicted task would hand on: contribution and output values.
     var handed: [Int: (Fingerprint.Dependency, [String: String])] = [:]
+    /// The later parts of tasks decided as one (`WholeTask`), by their first part.
+    var firstParts: [Int: Int] = [:]
+    for node in selection.members where graph[node].wholeTask != nil {
+      for part in graph.laterParts(of: node) { firstParts[part] = node }
+    }
     for node in selection.stages.joined() {
       let task = graph[node]
+      if let first = firstParts[node], predictions[first]?.status == .run {
+        // The whole task runs: so does this part, and what it hands on is not known.
+        predictions[node] = CachePrediction(.run, "'\(graph[first].name)' will run")
+        continue
+      }
+      if let first = firstParts[node], let decided = predictions[first],
+        decided.status == .upToDate || decided.status == .restore
+      {
+        // Up to date or restored as one with its first part.
+        predictions[node] = decided
+        if let (dependency, values) = handed[first] {
+          handed[node] = (
+            Fingerprint.Dependency(
+              name: task.name, fingerprint: dependency.fingerprint, outputDigest: dependency.outputDigest),
+            values
+          )
+        }
+        continue
+      }
       let record = store.record(task.name)
       if case .group = task.action {
         predictions[node] = CachePrediction(.always, "a group")
@@ -96,7 +120,7 @@ package struct IncrementalPlanner {
             name: task.name,
             fingerprint: Fingerprint.standIn(
               fingerprint: fingerprint.value, dependencies: fingerprint.dependencies,
-              declaresOutputs: !Fingerprint.outputPatterns(of: task).isEmpty),
+              declaresOutputs: Fingerprint.declaresOutputs(task)),
             outputDigest: result.digest),
           result.values
         )
@@ -146,7 +170,7 @@ package struct IncrementalPlanner {
     guard let record, record.fingerprint != nil else { return "no previous run" }
     if record.operation != fingerprint.operation {
       if case .image = task.action { return "image steps changed" }
-      return "command changed"
+      return task.wholeTask == nil ? "command changed" : "its commands or a task it calls changed"
     }
     if record.directory != fingerprint.directory { return "directory changed" }
     if record.environment != fingerprint.environment { return "environment changed" }

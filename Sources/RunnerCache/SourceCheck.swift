@@ -27,7 +27,9 @@ package struct SourceCheck: Sendable {
     task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false,
     verdict: RecordChecks.Verdict? = nil
   ) {
-    let patterns = Fingerprint.sourcePatterns(of: task)
+    let groups = Fingerprint.sourceGroups(of: task)
+    // One group (most tasks) keys the walk by its patterns as before; groups are kept apart.
+    let patterns = groups.count == 1 ? groups[0] : groups.flatMap { $0 + ["\u{0}"] }
     let key = SourceWalk.key(patterns: patterns, directory: workingDirectory)
     let verdict = verdict.flatMap {
       $0.fingerprint != nil && $0.fingerprint == previous.flatMap(\.fingerprint) && $0.directory == workingDirectory
@@ -41,7 +43,13 @@ package struct SourceCheck: Sendable {
       reused = true
     } else {
       var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
-      paths = SourceGlob.expand(patterns, in: workingDirectory, recording: &recorder)
+      if groups.count == 1 {
+        paths = SourceGlob.expand(groups[0], in: workingDirectory, recording: &recorder)
+      } else {
+        var found = Set<String>()
+        for group in groups { found.formUnion(SourceGlob.expand(group, in: workingDirectory, recording: &recorder)) }
+        paths = found.sorted()
+      }
       self.walk = recorder?.finish(key: key)
     }
     if reused, verdict?.sourcesHold == true, let previous {

@@ -30,7 +30,7 @@ extension TaskfileImporter {
       }
       for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
     }
-    dropSettingsOfACaller(&task, line: entry.key.location.line, &report)
+    noteSourcesOfACaller(task, line: entry.key.location.line, &report)
     // Vars callers pass that the task does not define become params it takes.
     for name in context.passedVars[entry.name] ?? [] where !task.params.contains(where: { $0.name == name }) {
       task.params.append(ImportedParam(name: name, defaultValue: ""))
@@ -224,20 +224,15 @@ extension TaskfileImporter {
     }
   }
 
-  /// A task with task calls cannot have sources, outputs or `if` in runner: they are left out.
-  func dropSettingsOfACaller(_ task: inout ImportedTask, line: Int, _ report: inout ImportReport) {
-    guard task.commands.contains(where: { if case .call = $0 { return true } else { return false } }) else { return }
-    var dropped: [String] = []
-    if !task.sources.isEmpty { dropped.append("sources") }
-    if !task.outputs.isEmpty { dropped.append("generates") }
-    if task.condition != nil { dropped.append("status/if/platforms") }
-    guard !dropped.isEmpty else { return }
-    task.sources = []
-    task.outputs = []
-    task.condition = nil
-    report.notCarried(
-      "\(dropped.joined(separator: ", ")) of \(task.name)", at: line,
-      "a runner task that calls other tasks cannot have sources, outputs or if: put them on the tasks it calls")
+  /// A task with task calls and sources is up to date as one in runner too, but its key also
+  /// covers what its calls reach: an edit there runs it again, where go-task calls it up to date.
+  func noteSourcesOfACaller(_ task: ImportedTask, line: Int, _ report: inout ImportReport) {
+    guard !task.sources.isEmpty,
+      task.commands.contains(where: { if case .call = $0 { return true } else { return false } })
+    else { return }
+    report.approximate(
+      "sources of \(task.name), which calls other tasks", at: line,
+      "runner also runs it again when a file or the definition of a task it calls changes")
   }
 
   /// Letters (of any script), digits, `_`, `-`, `.` and `:`.

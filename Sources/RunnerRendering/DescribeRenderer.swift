@@ -51,7 +51,9 @@ package struct DescribeRenderer: Sendable {
     if task.isService {
       rows.append(("service", ["yes: ready when its gates pass after it starts, stopped when nothing needs it"]))
     }
-    if !task.sources.isEmpty { rows.append(("sources", task.sources)) }
+    // A task with calls decided as one checks its sources, and its calls', on its first part.
+    let sources = task.sources.isEmpty ? first?.sources ?? [] : task.sources
+    if !sources.isEmpty { rows.append(("sources", sources)) }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if !task.waitFor.isEmpty {
       rows.append(

@@ -21,6 +21,9 @@ package struct CachedResult: OutputProviding, FingerprintProviding, RunNoteProvi
   package var fingerprint: String?
   package var outputDigest: String
   package var note: String?
+  /// The first part of a task decided as one found it up to date or restored it: the result
+  /// stands for every part, and the calls are not made (`WholeTask`).
+  package var decidesParts = false
 }
 
 /// The same for an image task, with its image.

@@ -47,10 +47,12 @@ extension CachingOperation {
   /// Gives what the task's run stored in the local cache to the remote cache. Until the upload
   /// is done, `.runner/uploads` names it (`IncrementalStore.markUploadPending`): one cut short
   /// is made by a later run.
-  func storeRemote(_ prepared: Prepared, _ context: OperationContext) async {
+  ///
+  /// - Parameter key: the Action, when another part of the task worked it out (`WholeTask`).
+  func storeRemote(_ prepared: Prepared, _ context: OperationContext, key: ActionKey? = nil) async {
     let fingerprint = prepared.fingerprint.value
     guard let remote = store.settings.remote, remote.uploads, !remote.isOff else { return }
-    guard let key = remoteKey(prepared, context), let entry = try? store.cache.load(fingerprint) else {
+    guard let key = key ?? remoteKey(prepared, context), let entry = try? store.cache.load(fingerprint) else {
       return store.uploadDone(fingerprint)  // nothing to give (evicted, cleaned): nothing pending
     }
     // Its log is masked already; a value is the dependents' input and is kept as it is, here only.

@@ -13,6 +13,8 @@ struct CachingOperation: TaskOperation {
   let inner: any TaskOperation
   let store: IncrementalStore
   let cacheable: Bool
+  /// What the parts of tasks decided as one did so far in this run.
+  let parts: WholeTaskRuns
   /// The fingerprint and record worked out by `conclude`, when it could not finish the task.
   var prepared: Prepared?
 
@@ -22,10 +24,11 @@ struct CachingOperation: TaskOperation {
     var checked: SourceCheck?
   }
 
-  init(inner: any TaskOperation, store: IncrementalStore, cacheable: Bool) {
+  init(inner: any TaskOperation, store: IncrementalStore, cacheable: Bool, parts: WholeTaskRuns) {
     self.inner = inner
     self.store = store
     self.cacheable = cacheable
+    self.parts = parts
   }
 
   /// A shell task that is up to date finishes on the scheduler's thread. Image tasks (their
@@ -39,7 +42,7 @@ struct CachingOperation: TaskOperation {
       let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs),
       !store.uploadPending(prepared.fingerprint.value)
     {
-      return .finished(result)
+      return .finished(standsForParts(result, context))
     }
     var next = self
     next.prepared = prepared
@@ -105,6 +108,7 @@ struct CachingOperation: TaskOperation {
     let task = context.task
     guard cacheable else {
       store.prefetch.noteChange()
+      if let whole = task.wholeTask { return try await runLaterPart(whole, context) }
       let result = try await inner.run(context)
       try Self.checkOutputsExist(task, context)
       return recordUncached(result, context)
@@ -119,20 +123,23 @@ struct CachingOperation: TaskOperation {
     {
       // Up to date, but an earlier run's upload of it was cut short: made now.
       await storeRemote(prepared, context)
-      return result
+      return standsForParts(result, context)
     }
     if !store.settings.forces(task.index) {
       if concluded == nil, let previous = prepared.previous,
         let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
       {
-        return result
+        return standsForParts(result, context)
       }
-      if store.settings.useCache, let result = restore(fingerprint, context) { return result }
-      if let result = await restoreRemote(prepared, context) { return result }
+      if store.settings.useCache, let result = restore(fingerprint, context) {
+        return standsForParts(result, context)
+      }
+      if let result = await restoreRemote(prepared, context) { return standsForParts(result, context) }
     }
     if Task.isCancelled { throw .cancelled }
     if context.remoteSlot { return try await executeRemotely(prepared, context) }
     store.prefetch.noteChange()
+    if Self.decides(task) { return try await runFirstPart(prepared, context) }
     let capture = LogCapture(forward: context.output)
     var running = context
     running.output = TaskOutput(
@@ -188,7 +195,7 @@ struct CachingOperation: TaskOperation {
       refreshed.outputs = outputs
       refreshed.sources = fingerprint.sources
       refreshed.walk = fingerprint.walk
-      store.update(context.task.name, refreshed)
+      keep(refreshed, context)
     }
     return CachedResult.make(
       outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
@@ -250,13 +257,12 @@ struct CachingOperation: TaskOperation {
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     let digest = Fingerprint.outputDigest(
       values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
-    store.update(
-      context.task.name,
+    keep(
       TaskRecord(
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
         outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk),
-      storedInCache: stored)
+      context, storedInCache: stored)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
       note: note)
@@ -314,13 +320,12 @@ struct CachingOperation: TaskOperation {
         cacheable = false
       }
     }
-    store.update(
-      task.name,
+    keep(
       TaskRecord(
         fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
         environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
         outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
-      storedInCache: storedBytes)
+      context, storedInCache: storedBytes)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest, note: nil)
   }
@@ -329,6 +334,6 @@ struct CachingOperation: TaskOperation {
   func standIn(_ fingerprint: Fingerprint, _ context: OperationContext) -> String? {
     Fingerprint.standIn(
       fingerprint: fingerprint.value, dependencies: fingerprint.dependencies,
-      declaresOutputs: !Fingerprint.outputPatterns(of: context.task).isEmpty)
+      declaresOutputs: Fingerprint.declaresOutputs(context.task))
   }
 }

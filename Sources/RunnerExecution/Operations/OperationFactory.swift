@@ -11,6 +11,8 @@ package struct OperationFactory: Sendable {
   let fetcher: any URLFetching
   /// The answers to the run's prompts.
   let answers: PromptAnswers
+  /// What the parts of tasks decided as one did so far in the run.
+  let parts = WholeTaskRuns()
 
   package init(
     reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil,
@@ -46,7 +48,7 @@ package struct OperationFactory: Sendable {
     }
     // A service is never up to date nor restored: it is started, and stopped.
     guard let store, !task.isService else { return operation }
-    return CachingOperation(inner: operation, store: store, cacheable: task.isCacheable)
+    return CachingOperation(inner: operation, store: store, cacheable: task.isCacheable, parts: parts)
   }
 }
 

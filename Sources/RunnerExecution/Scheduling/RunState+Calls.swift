@@ -49,8 +49,27 @@ extension RunState {
   /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
   mutating func skipUncalled() {
     guard !graph.calls.isEmpty, !stopping else { return }
-    for task in selection.members where !wanted[task] && states[task] == .pending {
-      set(task, .skipped, reason: "not called: no task that calls it reached the call")
+    let skipped = selection.members.filter { !wanted[$0] && states[$0] == .pending }
+    // A caller up to date or restored as a whole (`WholeTask`) made no call: its callees, and
+    // what only they needed, say so.
+    var decided: [Int: String] = [:]
+    for task in skipped {
+      for part in graph.runsAfter(task) {
+        guard let cached = results[part] as? CachedResult, cached.decidesParts, let whole = graph[part].wholeTask
+        else { continue }
+        decided[task] = "'\(whole.name)' is \(cached.note ?? CachedResult.upToDate)"
+        break
+      }
+    }
+    var work = Array(decided.keys)
+    while let next = work.popLast() {
+      for dependency in graph.dependencies[next] where !wanted[dependency] && decided[dependency] == nil {
+        decided[dependency] = decided[next]
+        work.append(dependency)
+      }
+    }
+    for task in skipped {
+      set(task, .skipped, reason: "not called: " + (decided[task] ?? "no task that calls it reached the call"))
     }
   }
 }

@@ -312,6 +312,15 @@ struct RunState {
         let parts = graph.laterParts(of: task)
         for part in parts where states[part] == .pending { set(part, .skipped, reason: skipped.reason) }
         for part in parts { releaseDependents(of: part) }
+      } else if let cached = value as? CachedResult, cached.decidesParts {
+        // The first part of a task decided as one: up to date or restored, the whole task is.
+        set(task, .succeeded, reason: cached.note)
+        let parts = graph.laterParts(of: task)
+        for part in parts where states[part] == .pending {
+          results[part] = value
+          set(part, .succeeded, reason: cached.note)
+        }
+        for part in parts { releaseDependents(of: part) }
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
         for callee in graph.calledWhenEnded(task) { want(callee) }

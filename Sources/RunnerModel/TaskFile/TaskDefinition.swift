@@ -85,6 +85,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var laterParts: [String] = []
     /// For a node made by a `with:` that reads outputs: the nodes whose outputs its values read.
     package var runtimeDependencies: [String] = []
+    /// For each part of a task split at its calls that has `sources`: the whole is up to date
+    /// or restored as one (`WholeTask`).
+    package var wholeTask: WholeTask? = nil
   }
 
   /// Shared while nobody writes; copied by the first write to a shared one.
@@ -145,6 +148,31 @@ package enum TaskAction: Sendable {
     case .image: return "image"
     }
   }
+}
+
+/// A task with `sources` split at its calls (`deploy#1`, …, `deploy`) is decided as one: its
+/// first part checks a key that covers every part and what the calls reach, and is up to date
+/// or restored for all of them; its last part, once every part has run, records the whole.
+package struct WholeTask: Sendable, Hashable {
+  /// The task's name, which is its last part's.
+  package var name: String
+  /// The task's `outputs`, which its last part declares.
+  package var outputs: [String]
+  /// On the first part: what the key covers besides its own commands (every command and call
+  /// of the `run` list, and the definition of each task the calls reach), as text.
+  package var key: [String] = []
+  /// On the first part: the source patterns the key expands, one group per task (its own
+  /// first, then each reached task's, seen from its directory), each group's `!` exclusions
+  /// applying to that group alone.
+  package var sourceGroups: [[String]] = []
+
+  package init(name: String, outputs: [String]) {
+    self.name = name
+    self.outputs = outputs
+  }
+
+  /// The first part's name, under which the whole task's record is kept too.
+  package var firstPart: String { name + "#1" }
 }
 
 package struct Command: Sendable, Hashable {

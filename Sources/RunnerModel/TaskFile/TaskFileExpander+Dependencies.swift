@@ -202,15 +202,9 @@ extension TaskFileExpander {
   /// for it: then the call reuses what ran).
   mutating func splitAtCalls(_ index: Int, task: Int, values: [String: String]) {
     guard case .shell(let commands) = nodes[index].action, commands.contains(where: { $0.call != nil }) else { return }
-    if !nodes[index].sources.isEmpty || !nodes[index].outputs.isEmpty {
-      diagnostics.append(
-        Diagnostic(
-          .error,
-          "task '\(file.tasks[task].name)' calls other tasks, so it cannot have 'sources' or 'outputs' "
-            + "(put them on the tasks it calls)", at: nodes[index].location))
-      return
-    }
     let whole = nodes[index]
+    // With `sources`, the whole task is decided as one: its first part checks, its last records.
+    let decided = whole.sources.isEmpty ? nil : WholeTask(name: whole.name, outputs: whole.outputs)
     let own = whole.dependencies
     var dependencies = own
     var pending: [Command] = []
@@ -227,7 +221,11 @@ extension TaskFileExpander {
       var segment = whole
       segment.name = whole.name + "#\(part)"
       segment.index = nodes.count
-      segment.action = pending.isEmpty ? .group : .shell(pending)
+      // A first part that decides for the whole needs an operation to decide in, even empty.
+      segment.action = pending.isEmpty && (first != nil || decided == nil) ? .group : .shell(pending)
+      segment.sources = first == nil ? whole.sources : []
+      segment.outputs = []
+      segment.wholeTask = decided
       segment.dependencies = dependencies
       segment.arguments = whole.arguments
       // The first part decides the task's `if:` for all of them.
@@ -265,9 +263,12 @@ extension TaskFileExpander {
           return edge
         }
     }
-    nodes[index].action = pending.isEmpty ? .group : .shell(pending)
+    // The last part records what the whole task made: it too needs an operation, even empty.
+    nodes[index].action = pending.isEmpty && decided == nil && whole.outputs.isEmpty ? .group : .shell(pending)
     nodes[index].dependencies = dependencies
     nodes[index].writtenRun = commands
+    nodes[index].sources = []
+    nodes[index].wholeTask = decided
     nodes[index].callDependencies = called
     if let first {
       nodes[index].condition = nil

@@ -98,6 +98,7 @@ struct TaskFileExpander {
     }
     for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }
     while let next = pending.popLast() { resolveDependencies(of: next) }
+    keyWholeTasks()
     giveArguments()
     guard diagnostics.isEmpty, usageErrors.isEmpty else { throw DiagnosticList(diagnostics + usageErrors) }
     var result = file
