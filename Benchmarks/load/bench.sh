@@ -8,7 +8,7 @@ runner=$(realpath "${1:-.build/release/runner}")
 tasks=${2:-10000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 "$(dirname "$0")/../../../shared/bench/gen_graph.py" tree "$tasks" "$dir" >/dev/null
+python3 "$(dirname "$0")/../peers/gen_graph.py" tree "$tasks" "$dir" >/dev/null
 echo "tasks.yml: $(wc -c < "$dir/tasks.yml") bytes, $tasks tasks (tree shape)"
 python3 - "$runner" "$dir/tasks.yml" <<'PY'
 import subprocess, sys, time

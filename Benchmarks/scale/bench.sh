@@ -4,21 +4,20 @@
 #   Benchmarks/scale/bench.sh RUNNER [SIZES] [SHAPES]
 #     RUNNER   a release build (swift build -c release; .build/release/runner)
 #     SIZES    default "10000 100000 1000000"
-#     SHAPES   default "wide tree" (../shared/bench/gen_graph.py: wide = N tasks under `all`,
+#     SHAPES   default "wide tree" (Benchmarks/peers/gen_graph.py: wide = N tasks under `all`,
 #              tree = layers of 50, two deps a task)
 #   NINJA_WIDE_MAX=100000   the largest wide graph ninja -n is timed on (it is quadratic there)
 #   RUN_SIZES="10000"   also run the graph (spawning `true` per task, -j2, with --events,
 #                       --junit, --trace and --timeline) at these sizes; none by default
 #
 # For each command: seconds and peak memory (GNU time), and the growth against the size 10×
-# smaller. ninja comes from the peers' venv (../shared/bench/compare.py installs it).
+# smaller. ninja comes from the peers' venv (Benchmarks/peers/compare.py installs it).
 set -euo pipefail
 runner=$(readlink -f "$1")
 sizes=${2:-"10000 100000 1000000"}
 shapes=${3:-"wide tree"}
 here=$(cd "$(dirname "$0")" && pwd)
-gen=$here/../../../shared/bench/gen_graph.py
-[ -f "$gen" ] || gen=$here/../../shared/bench/gen_graph.py
+gen=$here/../peers/gen_graph.py
 peers=${PEERS_VENV:-$HOME/.cache/runner-peers}
 [ -x "$peers/bin/ninja" ] || { python3 -m venv "$peers" && "$peers/bin/pip" install -q ninja; }
 work=${SCALE_DIR:-/tmp/runner-scale}

@@ -8,6 +8,8 @@
 ///                                                     executable; "-" stamp: none)
 /// O path hash size x|- device inode size mtime ctime  (an output file)
 /// V key value                                    (an output value)
+/// D outcome why variables dependencies          (the last decision that was not "up to date":
+///                                                ran, restored, …; why; `InputDigests`)
 /// W key                                          (how the sources were found: `SourceWalk`)
 /// L path device inode size mtime ctime           (a directory listed)
 /// P path f|l absent|directory|other              (a path looked up, following links or not)
@@ -50,6 +52,9 @@ extension BuildState {
       for file in record.sources { out.line("S", file: file) }
       for file in record.outputs { out.line("O", file: file) }
       for value in record.values { out.line("V", [value.key, value.value]) }
+      if let outcome = record.outcome {
+        out.line("D", [outcome.rawValue, record.why, record.variables, record.inputs])
+      }
       if let walk = record.walk {
         out.line("W", [walk.key])
         for listing in walk.listings { out.line("L", path: listing.path, stamp: listing.stamp) }

@@ -71,6 +71,14 @@ package struct TaskRecord: Sendable {
   package var outputDigest: String
   /// How `sources` were found, so an unchanged tree need not be walked again.
   package var walk: SourceWalk? = nil
+  /// How the run that made the record ended (nil for a task that is not cacheable, or a
+  /// record of an older runner), and why the task was not up to date then (`RunReason`).
+  package var outcome: Outcome? = nil
+  package var why = ""
+  /// Short digests of each keyed variable and each dependency's contribution (`InputDigests`),
+  /// so that a later run can name the one that changed.
+  package var variables = ""
+  package var inputs = ""
 
   package init(
     fingerprint: String?, operation: String, directory: String, environment: String, dependencies: String,

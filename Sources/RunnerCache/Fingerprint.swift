@@ -12,6 +12,10 @@ package struct Fingerprint: Sendable {
   package var sources: [FileRecord]
   /// What expanding the source patterns looked at (nil when it cannot be trusted next time).
   package var walk: SourceWalk?
+  /// The keyed variables and the dependencies' contributions the digests above were made of,
+  /// for `InputDigests` (a record names which one changed).
+  package var environmentValues: [(name: String, value: String)] = []
+  package var dependencyList: [Dependency] = []
 
   /// What one dependency contributes: its fingerprint (nil for a task that is not cacheable)
   /// and the digest of what it hands on.
@@ -53,6 +57,8 @@ package struct Fingerprint: Sendable {
       hasher.add(dependency.outputDigest)
     }
     self.dependencies = hasher.finalize()
+    environmentValues = environment
+    dependencyList = dependencies
     sources = checked.sources
     walk = checked.walk
     value =

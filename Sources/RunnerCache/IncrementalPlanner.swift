@@ -138,60 +138,23 @@ package struct IncrementalPlanner {
   private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
     CachePrediction, (digest: String, values: [String: String])?
   ) {
-    var reason: String
-    if let record, record.fingerprint == fingerprint.value {
-      let outputs = Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs)
-      let changed = zip(outputs, record.outputs).first { $0.hash != $1.hash || $0.hash == FileRecord.missing }
-      let imageKept: Bool
-      if case .image = task.action {
-        imageKept = store.settings.useCache && store.cache.contains(fingerprint.value)
-      } else {
-        imageKept = true
-      }
-      if changed == nil, imageKept {
-        return (
-          CachePrediction(.upToDate), (record.outputDigest, Dictionary(record.values, uniquingKeysWith: { $1 }))
-        )
-      }
-      reason =
-        changed.map { $0.0.hash == FileRecord.missing ? "\($0.0.path) is missing" : "\($0.0.path) changed" }
-        ?? "its image is not in the cache"
-    } else {
-      reason = Self.explain(record, fingerprint, task: task)
+    // The outputs count only while the key holds.
+    let outputs =
+      record.flatMap {
+        $0.fingerprint == fingerprint.value
+          ? Fingerprint.hashFiles($0.outputs.map(\.path), in: directory, previous: $0.outputs) : nil
+      } ?? []
+    var reason = RunReason.check(record, fingerprint, task: task, outputs: outputs)
+    if reason == nil, case .image = task.action, !(store.settings.useCache && store.cache.contains(fingerprint.value)) {
+      reason = .imageNotCached
+    }
+    guard let reason else {
+      let record = record!
+      return (CachePrediction(.upToDate), (record.outputDigest, Dictionary(record.values, uniquingKeysWith: { $1 })))
     }
     if store.settings.useCache, let entry = try? store.cache.peek(fingerprint.value) {
-      return (CachePrediction(.restore, reason), entry)
+      return (CachePrediction(.restore, reason.description), entry)
     }
-    return (CachePrediction(.run, reason), nil)
-  }
-
-  /// Why a fingerprint differs from the recorded one, naming the first changed file.
-  static func explain(_ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition) -> String {
-    guard let record, record.fingerprint != nil else { return "no previous run" }
-    if record.operation != fingerprint.operation {
-      if case .image = task.action { return "image steps changed" }
-      return task.wholeTask == nil ? "command changed" : "its commands or a task it calls changed"
-    }
-    if record.directory != fingerprint.directory { return "directory changed" }
-    if record.environment != fingerprint.environment { return "environment changed" }
-    let before = Dictionary(record.sources.map { ($0.path, $0) }, uniquingKeysWith: { $1 })
-    let after = Dictionary(fingerprint.sources.map { ($0.path, $0.hash) }, uniquingKeysWith: { $1 })
-    var changes: [String] = []
-    for file in fingerprint.sources {
-      if let old = before[file.path] {
-        if old.hash != file.hash {
-          changes.append("\(file.path) changed")
-        } else if old.executable != file.executable {
-          // The key holds the executable bit (REAPI's is_executable): `chmod +x` changes it.
-          changes.append("\(file.path) became \(file.executable ? "executable" : "not executable")")
-        }
-      } else {
-        changes.append("\(file.path) added")
-      }
-    }
-    for file in record.sources where after[file.path] == nil { changes.append("\(file.path) removed") }
-    if let first = changes.first { return first + (changes.count > 1 ? " (and \(changes.count - 1) more)" : "") }
-    if record.dependencies != fingerprint.dependencies { return "a dependency's outputs changed" }
-    return "sources or outputs patterns changed"
+    return (CachePrediction(.run, reason.description), nil)
   }
 }

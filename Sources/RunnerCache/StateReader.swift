@@ -1,3 +1,5 @@
+import RunnerModel
+
 /// Reads one segment of `.runner/state` (the format is in `BuildState+Codec.swift`) field by field,
 /// straight from the bytes: no array of lines, no array of fields per line. The no-op run
 /// reads tens of thousands of lines before it can start, so this is on its critical path.
@@ -50,6 +52,12 @@ struct StateReader {
         case UInt8(ascii: "S"): record.sources.append(try file())
         case UInt8(ascii: "O"): record.outputs.append(try file())
         case UInt8(ascii: "V"): record.values.append((try field(), try field()))
+        case UInt8(ascii: "D"):
+          guard let outcome = Outcome(rawValue: try field()) else { throw malformed("an unknown outcome") }
+          record.outcome = outcome
+          record.why = try field()
+          record.variables = try field()
+          record.inputs = try field()
         case UInt8(ascii: "W"): record.walk = SourceWalk(key: try field(), listings: [], probes: [])
         case UInt8(ascii: "L") where record.walk != nil:
           let path = try field()

@@ -27,7 +27,7 @@ final class NoOpWatcher: RunObserver {
         }
       case .waiting, .retrying, .serviceReady, .serviceStopping:
         seen.ruledOut = true
-      case .runStarted, .runFinished, .exited:
+      case .runStarted, .runFinished, .exited, .decided:
         break
       }
     }

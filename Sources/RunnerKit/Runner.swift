@@ -243,7 +243,7 @@ public final class Runner: Sendable {
   }
 
   /// Loads the task file (no selection: `--list` and `--describe` read the whole file).
-  private func loadGraph(bytes: [UInt8]? = nil) -> TaskGraph? {
+  func loadGraph(bytes: [UInt8]? = nil) -> TaskGraph? {
     let path = options.taskFile
     let loader = TaskFileLoader(
       invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
@@ -292,7 +292,7 @@ public final class Runner: Sendable {
     return false
   }
 
-  private func cacheSettings() -> CacheSettings? {
+  func cacheSettings() -> CacheSettings? {
     do {
       return try CacheSettings(
         force: options.force, noCache: options.noCache, noWait: options.noWait, environment: getenv("RUNNER_CACHE_MAX"))

@@ -70,6 +70,13 @@ package final class EventLogWriter: RunObserver {
       } else if let reason {
         members.append(("reason", .string(reason)))
       }
+    case .decided(let decision):
+      members.append(("event", .string("decided")))
+      switch decision {
+      case .upToDate: members.append(("decision", .string("up-to-date")))
+      case .restore(let reason): members += [("decision", .string("restore")), ("why", .string(reason.description))]
+      case .run(let reason): members += [("decision", .string("run")), ("why", .string(reason.description))]
+      }
     case .waiting(let gate):
       members += [("event", .string("waiting")), ("gate", .string(gate))]
     case .retrying(let attempt, let delay, let reason):

@@ -90,7 +90,7 @@ package struct RunRecord: Sendable {
       attempts[index].stopping = event.time
     case .runFinished(let summary):
       duration = summary.duration
-    case .state, .waiting:
+    case .state, .waiting, .decided:
       break
     }
   }

@@ -68,6 +68,13 @@ struct RunnerCommand: ParsableCommand {
       valueName: "task"), completion: .custom(RunnerCommand.completeTaskNames))
   var describe: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Say why a task ran or was restored the last time, what a run would do with it now and why, and what "
+        + "makes it run again.",
+      valueName: "task"), completion: .custom(RunnerCommand.completeTaskNames))
+  var explain: String?
+
   @Flag(help: "With --list: print JSON.")
   var json = false
 
@@ -196,6 +203,7 @@ struct RunnerCommand: ParsableCommand {
     let runner = Runner(options)
     if cleanCache { return (await runner.cleanCache(), runner) }
     if let describe { return (runner.describe(describe), runner) }
+    if let explain { return (await runner.explain(explain), runner) }
     if list { return (runner.list(json: json), runner) }
     if let graph { return (await runner.graph(graph), runner) }
     if dryRun { return (await runner.dryRun(), runner) }

@@ -79,7 +79,7 @@ extension CachingOperation {
     guard context.task.name == whole.name, let begun = parts.finish(whole.name) else {
       return recordUncached(result, context)
     }
-    let recorded = record(result, begun.prepared.fingerprint, log: begun.log, context)
+    let recorded = record(result, begun.prepared.fingerprint, log: begun.log, context, because: begun.prepared.reason)
     await storeRemote(begun.prepared, context, key: begun.remoteKey)
     return recorded
   }

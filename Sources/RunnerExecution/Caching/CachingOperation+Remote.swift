@@ -41,7 +41,9 @@ extension CachingOperation {
       store.warn("cannot keep '\(context.task.name)' from the remote cache: \(error); running it")
       return nil
     }
-    return restore(prepared.fingerprint, context, note: Self.remoteNote, stored: stored)
+    return restore(
+      prepared.fingerprint, context, note: Self.remoteNote, stored: stored, outcome: .restoredRemotely,
+      because: prepared.reason)
   }
 
   /// Gives what the task's run stored in the local cache to the remote cache. Until the upload

@@ -79,7 +79,10 @@ extension CachingOperation {
       throw .message("cannot keep the outputs of its remote run: \(error)")
     }
     let note = run.cached ? "ran remotely (the server's cache)" : "ran remotely on \(session.executor.name)"
-    guard let result = restore(prepared.fingerprint, context, note: note, stored: stored) else {
+    guard
+      let result = restore(
+        prepared.fingerprint, context, note: note, stored: stored, outcome: .executedRemotely, because: prepared.reason)
+    else {
       throw .message("cannot restore the outputs of its remote run")
     }
     try Self.checkOutputsExist(task, context)

@@ -22,6 +22,8 @@ struct CachingOperation: TaskOperation {
     var fingerprint: Fingerprint
     var previous: TaskRecord?
     var checked: SourceCheck?
+    /// Why the task is not up to date, once `run` found it so.
+    var reason: RunReason?
   }
 
   init(inner: any TaskOperation, store: IncrementalStore, cacheable: Bool, parts: WholeTaskRuns) {
@@ -116,7 +118,7 @@ struct CachingOperation: TaskOperation {
     // `conclude` already found the task not up to date, with this fingerprint (a retry works
     // it out again: the failed attempt may have changed files).
     let concluded = context.attempt == 1 ? prepared : nil
-    let prepared = concluded ?? prepare(context)
+    var prepared = concluded ?? prepare(context)
     let fingerprint = prepared.fingerprint
     if !store.settings.forces(task.index), store.uploadPending(fingerprint.value), let previous = prepared.previous,
       let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
@@ -131,12 +133,21 @@ struct CachingOperation: TaskOperation {
       {
         return standsForParts(result, context)
       }
-      if store.settings.useCache, let result = restore(fingerprint, context) {
+    }
+    let reason = store.settings.forces(task.index) ? RunReason.forced : why(prepared, context)
+    prepared.reason = reason
+    if !store.settings.forces(task.index) {
+      if store.settings.useCache, let result = restore(fingerprint, context, because: reason) {
+        context.output.recordDecision(.restore(because: reason))
         return standsForParts(result, context)
       }
-      if let result = await restoreRemote(prepared, context) { return standsForParts(result, context) }
+      if let result = await restoreRemote(prepared, context) {
+        context.output.recordDecision(.restore(because: reason))
+        return standsForParts(result, context)
+      }
     }
     if Task.isCancelled { throw .cancelled }
+    context.output.recordDecision(.run(because: reason))
     if context.remoteSlot { return try await executeRemotely(prepared, context) }
     store.prefetch.noteChange()
     if Self.decides(task) { return try await runFirstPart(prepared, context) }
@@ -152,9 +163,37 @@ struct CachingOperation: TaskOperation {
       store.update(task.name, nil)
       throw error
     }
-    let recorded = record(result, fingerprint, log: capture.lines, context)
+    let recorded = record(result, fingerprint, log: capture.lines, context, because: reason)
     await storeRemote(prepared, context)
     return recorded
+  }
+
+  /// Why the task, found not up to date, is not: the first difference from its record.
+  func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
+    let previous = prepared.previous
+    let outputs =
+      prepared.checked?.outputs
+      ?? previous.map {
+        Fingerprint.hashFiles($0.outputs.map(\.path), in: context.workingDirectory, previous: $0.outputs)
+      } ?? []
+    if let reason = RunReason.check(previous, prepared.fingerprint, task: context.task, outputs: outputs) {
+      return reason
+    }
+    if case .image = context.task.action { return .imageNotCached }
+    return .noRecord
+  }
+
+  /// The record of a run or a restore: how it ended and why, with the digests that let a
+  /// later run name the variable or dependency that changed.
+  func decided(_ record: TaskRecord, _ fingerprint: Fingerprint, _ outcome: Outcome, because reason: RunReason?)
+    -> TaskRecord
+  {
+    var record = record
+    record.outcome = outcome
+    record.why = reason?.description ?? ""
+    record.variables = InputDigests.variables(fingerprint.environmentValues)
+    record.inputs = InputDigests.dependencies(fingerprint.dependencyList)
+    return record
   }
 
   /// A task that succeeded without creating a declared output (a path, not a glob) fails,
@@ -207,7 +246,8 @@ struct CachingOperation: TaskOperation {
   /// - Parameter stored: the bytes the entry just added to the cache (one fetched from the
   ///   remote layer), which count towards its bound.
   func restore(
-    _ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache", stored: Int64 = 0
+    _ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache", stored: Int64 = 0,
+    outcome: Outcome = .restored, because reason: RunReason? = nil
   ) -> (any OperationResult)? {
     let entry: CacheEntry
     do {
@@ -258,10 +298,12 @@ struct CachingOperation: TaskOperation {
     let digest = Fingerprint.outputDigest(
       values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
     keep(
-      TaskRecord(
-        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
-        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-        outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk),
+      decided(
+        TaskRecord(
+          fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+          environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+          outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk),
+        fingerprint, outcome, because: reason),
       context, storedInCache: stored)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
@@ -270,7 +312,8 @@ struct CachingOperation: TaskOperation {
 
   /// Records a fresh run and stores it in the cache.
   func record(
-    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogChunk]?, _ context: OperationContext
+    _ result: any OperationResult, _ fingerprint: Fingerprint, log: [CacheEntry.LogChunk]?, _ context: OperationContext,
+    because reason: RunReason?
   ) -> any OperationResult {
     let task = context.task
     let values = (result as? any OutputProviding)?.outputs ?? [:]
@@ -321,10 +364,12 @@ struct CachingOperation: TaskOperation {
       }
     }
     keep(
-      TaskRecord(
-        fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
-        environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-        outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
+      decided(
+        TaskRecord(
+          fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
+          environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
+          outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
+        fingerprint, .ran, because: reason),
       context, storedInCache: storedBytes)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest, note: nil)

@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerModel
 
 /// Something that happened during a run, stamped with monotonic time since the run began.
 package struct RunEvent: Sendable {
@@ -6,6 +7,9 @@ package struct RunEvent: Sendable {
     case runStarted(tasks: Int, concurrency: Int)
     /// A task changed state; `attempt` counts from 1.
     case state(TaskState, attempt: Int, reason: String?)
+    /// A task's key check found it not up to date: it is restored, or runs, and why. (An up-to-date
+    /// task says so in its `succeeded` state.)
+    case decided(Decision)
     /// A task waits for a readiness gate.
     case waiting(gate: String)
     case retrying(attempt: Int, after: Duration, reason: String)

@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerModel
 import Synchronization
 
 /// A task's output sink: puts back together lines the reactor delivers in pieces, forwards
@@ -69,6 +70,11 @@ package final class TaskOutput: OutputLineSink {
       piece.withUnsafeBytes { emit(OutputLines($0), stream: stream, &state) }
       state.broken.insert(stream)
     }
+  }
+
+  /// Tells the run what the key check decided for this task (`RunEvent.Kind.decided`).
+  package func recordDecision(_ decision: Decision) {
+    observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: .decided(decision)))
   }
 
   /// Tells the run how a command of this task ended (`RunEvent.Kind.exited`).

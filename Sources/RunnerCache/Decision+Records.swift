@@ -1,0 +1,108 @@
+import RunnerModel
+
+extension RunReason {
+  /// Why a task is not up to date, or nil when it is: its key as recorded, and its recorded
+  /// output files (`outputs`, as they are now) as they were left.
+  package static func check(
+    _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, outputs: [FileRecord]
+  )
+    -> RunReason?
+  {
+    guard let record, record.fingerprint == fingerprint.value else { return between(record, fingerprint, task: task) }
+    return Self.outputs(now: outputs, recorded: record.outputs)
+  }
+
+  /// Why `fingerprint` differs from `record`'s, naming the first changed file, variable or
+  /// dependency where the record says enough.
+  package static func between(_ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition) -> RunReason {
+    guard let record, record.fingerprint != nil else { return .noRecord }
+    if record.operation != fingerprint.operation {
+      if case .image = task.action { return .commandChanged(image: true, calls: false) }
+      return .commandChanged(image: false, calls: task.wholeTask != nil)
+    }
+    if record.directory != fingerprint.directory { return .directoryChanged }
+    if record.environment != fingerprint.environment {
+      // A record of an older runner kept no digests to compare.
+      return .environmentChanged(
+        record.outcome == nil
+          ? nil : InputDigests.firstDifference(record.variables, InputDigests.variables(fingerprint.environmentValues)))
+    }
+    let before = Dictionary(record.sources.map { ($0.path, $0) }, uniquingKeysWith: { $1 })
+    var changes: [SourceChange] = []
+    var found = Set<String>()
+    for file in fingerprint.sources {
+      found.insert(file.path)
+      if let old = before[file.path] {
+        if old.hash != file.hash {
+          changes.append(SourceChange(path: file.path, kind: .changed))
+        } else if old.executable != file.executable {
+          changes.append(SourceChange(path: file.path, kind: .mode(executable: file.executable)))
+        }
+      } else {
+        changes.append(SourceChange(path: file.path, kind: .added))
+      }
+    }
+    for file in record.sources where !found.contains(file.path) {
+      changes.append(SourceChange(path: file.path, kind: .removed))
+    }
+    if let first = changes.first { return .sourceChanged(first, more: changes.count - 1) }
+    if record.dependencies != fingerprint.dependencies {
+      return .dependencyChanged(
+        record.outcome == nil
+          ? nil : InputDigests.firstDifference(record.inputs, InputDigests.dependencies(fingerprint.dependencyList)))
+    }
+    return .patternsChanged
+  }
+
+  /// The first recorded output file that is missing or not as recorded, if one is.
+  package static func outputs(now: [FileRecord], recorded: [FileRecord]) -> RunReason? {
+    guard let (file, _) = zip(now, recorded).first(where: { $0.hash != $1.hash || $0.hash == FileRecord.missing })
+    else { return nil }
+    return file.hash == FileRecord.missing ? .outputMissing(file.path) : .outputChanged(file.path)
+  }
+}
+
+/// Short digests of each keyed variable and each dependency's contribution, kept in a record
+/// so that a later run can name which one changed (the key holds only their digest together).
+/// Encoded as `name=digest` entries separated by U+001F, which no name contains.
+package enum InputDigests {
+  static let separator: Character = "\u{1F}"
+
+  /// Each variable's name and a short digest of its value.
+  package static func variables(_ environment: [(name: String, value: String)]) -> String {
+    encode(environment.map { ($0.name, short([$0.value])) })
+  }
+
+  /// Each dependency's name and a short digest of what stands in for it.
+  package static func dependencies(_ dependencies: [Fingerprint.Dependency]) -> String {
+    encode(dependencies.map { ($0.name, short([$0.fingerprint ?? "-", $0.outputDigest])) })
+  }
+
+  static func short(_ parts: [String]) -> String {
+    var hasher = ContentHasher()
+    for part in parts { hasher.add(part) }
+    return String(hasher.finalize().prefix(12))
+  }
+
+  static func encode(_ entries: [(String, String)]) -> String {
+    entries.sorted { $0.0 < $1.0 }.map { "\($0.0)=\($0.1)" }.joined(separator: String(separator))
+  }
+
+  static func decode(_ text: String) -> [String: String] {
+    var entries: [String: String] = [:]
+    for entry in text.split(separator: separator) {
+      guard let equals = entry.lastIndex(of: "=") else { continue }
+      entries[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+    }
+    return entries
+  }
+
+  /// The first name (in order) whose digest differs, or that one side lacks; nil when the
+  /// record kept none (a record of an older runner) or none differs.
+  static func firstDifference(_ recorded: String, _ now: String) -> String? {
+    guard !recorded.isEmpty || !now.isEmpty else { return nil }
+    let before = decode(recorded)
+    let after = decode(now)
+    return Set(before.keys).union(after.keys).sorted().first { before[$0] != after[$0] }
+  }
+}
