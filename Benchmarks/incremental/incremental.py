@@ -9,13 +9,17 @@ after the same change:
 Prints one line per path: 'PATH runner_ms ninja_ms ratio (lowest-highest)', the times being
 medians and the ratio the median of the paired ratios, with their spread.
 
-usage: incremental.py RUNNER [N] [RUNS] [--keep DIR]
+usage: incremental.py RUNNER [N] [RUNS] [--keep DIR]   (DIR is kept, for a profile)
 ninja: on PATH, or in $PEERS_VENV (default ~/.cache/runner-peers, made by ../peers/compare.py).
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
-args = [a for a in sys.argv[1:] if not a.startswith("--keep")]
-keep = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--keep=")), None)
+argv, keep = sys.argv[1:], None
+if "--keep" in argv:  # --keep DIR
+    at = argv.index("--keep"); keep = argv[at + 1]; del argv[at:at + 2]
+for a in list(argv):  # --keep=DIR
+    if a.startswith("--keep="): keep = a.split("=", 1)[1]; argv.remove(a)
+args = argv
 runner = os.path.realpath(args[0])
 n = int(args[1]) if len(args) > 1 else 10000
 runs = int(args[2]) if len(args) > 2 else 7

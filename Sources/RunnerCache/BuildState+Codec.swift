@@ -1,8 +1,9 @@
-/// The state file's format (version 4): a header line, then segments. A segment is lines of
+/// The state file's format (version 5; a file of version 4, which had no `D` lines, reads as
+/// well): a header line, then segments. A segment is lines of
 /// tab-separated, escaped fields, closed by a line with the SHA-256 of the segment's lines:
 ///
 /// ```
-/// runner-state 4
+/// runner-state 5
 /// T name fingerprint operation directory environment dependencies outputDigest
 /// S path hash size x|- device inode size mtime ctime  (a source of the task above; `x`:
 ///                                                     executable; "-" stamp: none)
@@ -79,6 +80,8 @@ extension BuildState {
     var tornAppend = false
     /// The file is a state of another format version.
     var otherVersion = false
+    /// The file is of the version before (read as it is, but to be written whole).
+    var previousVersion = false
   }
 
   /// Reads every whole segment, up to the first one that is cut short, does not match its
@@ -86,7 +89,11 @@ extension BuildState {
   /// empty, with `damage` saying why.
   static func decode(_ bytes: [UInt8], path: String) -> Decoded {
     var decoded = Decoded()
-    let header = Array(Self.header.utf8)
+    var header = Array(Self.header.utf8)
+    if bytes.starts(with: "runner-state \(previousVersion)\n".utf8) {
+      header = Array(bytes[..<header.count])
+      decoded.previousVersion = true
+    }
     guard bytes.count >= header.count, Array(bytes[..<header.count]) == header else {
       let first = bytes.prefix(64).prefix { $0 != UInt8(ascii: "\n") }
       decoded.damage = "not a state file of format \(formatVersion) ('\(String(decoding: first, as: UTF8.self))')"

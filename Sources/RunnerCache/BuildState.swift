@@ -10,7 +10,9 @@ import RunnerModel
 /// of being hashed gets no stamp, so a change within the file system's timestamp granularity
 /// is never missed.
 package struct BuildState: Sendable {
-  static let formatVersion = 4
+  static let formatVersion = 5
+  /// The version before, whose records (with no `D` lines) read as they are.
+  static let previousVersion = 4
 
   package var tasks: [String: TaskRecord] = [:]
 }

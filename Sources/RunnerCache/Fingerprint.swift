@@ -74,7 +74,7 @@ package struct Fingerprint: Sendable {
   }
 
   /// The task's `sources`, plus the files an image task loads.
-  static func sourcePatterns(of task: TaskDefinition) -> [String] {
+  package static func sourcePatterns(of task: TaskDefinition) -> [String] {
     var patterns = task.sources
     if case .image(let steps) = task.action {
       for step in steps { if case .load(.path(let path), _) = step.kind { patterns.append(path) } }

@@ -89,7 +89,9 @@ package final class StatePreload: Sendable {
     }
     let decoded = BuildState.decode(bytes, path: path)
     guard let damage = decoded.damage else {
-      return Loaded(state: decoded.state, stamp: status.stamp, wholeBytes: decoded.wholeBytes)
+      // A state of the version before is used, and written whole (with the new header) at the end.
+      return Loaded(
+        state: decoded.state, stamp: status.stamp, damaged: decoded.previousVersion, wholeBytes: decoded.wholeBytes)
     }
     if decoded.tornAppend {
       // An append cut short says nothing worth a warning: its tasks simply run again.

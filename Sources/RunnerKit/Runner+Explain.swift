@@ -23,20 +23,21 @@ extension Runner {
     let text = Self.explanation(
       of: graph[deciding], shownAs: graph[index], record: store.record(graph[deciding].name), now: prediction,
       dependencies: graph.dependencies[deciding].map { graph[$0].name },
-      variables: Fingerprint.keyedVariables(of: graph.file))
+      variables: Fingerprint.keyedVariables(of: graph.file), secrets: Set(graph.file.secretNames))
     Terminal.write(masked.masking(text), to: 1)
     return ExitStatus.success
   }
 
   static func explanation(
     of task: TaskDefinition, shownAs shown: TaskDefinition, record: TaskRecord?, now: CachePrediction?,
-    dependencies: [String], variables keyed: Set<String>
+    dependencies: [String], variables keyed: Set<String>, secrets: Set<String>
   ) -> String {
     var out = "\(shown.name) (\(shown.location))\n"
     if case .group = task.action {
       return out + "  a group: it runs nothing itself, and is done when its dependencies are\n"
     }
     guard task.isCacheable else {
+      if case .image = task.action { return out + "  it loads a URL: it runs every time a run selects it\n" }
       return out + "  no sources: it runs every time a run selects it (with `sources`, runner skips it while they"
         + " and its command are unchanged)\n"
     }
@@ -52,13 +53,14 @@ extension Runner {
     var causes = ["its command or directory changes"]
     if task.wholeTask != nil { causes[0] = "its commands, or those of a task it calls, change" }
     let variables = keyed.union(task.keyEnvironment).union(task.environment.map(\.name))
-      .subtracting(task.secretNames).sorted()
+      .subtracting(task.secretNames).subtracting(secrets).sorted()
     causes.append(
       variables.count == 1
         ? "the variable \(variables[0]) changes" : "one of the variables \(variables.joined(separator: ", ")) changes")
     let sources = record?.sources.count ?? 0
     causes.append(
-      "a file matching \(task.sources.joined(separator: ", ")) changes, appears or goes (\(sources) recorded)")
+      "a file matching \(Fingerprint.sourcePatterns(of: task).joined(separator: ", ")) changes, appears or goes "
+        + "(\(sources) recorded)")
     if !dependencies.isEmpty {
       let names = dependencies.map { "'\($0)'" }.joined(separator: ", ")
       causes.append(

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerExecution
+import RunnerModel
 
 /// Sends each event to several observers (the console, the event log, a test recorder), with
 /// the run's secrets masked in every reason it carries (a task's output comes masked already).
@@ -31,6 +32,8 @@ extension RunEvent {
       event.kind = .state(state, attempt: attempt, reason: mask.masking(reason))
     case .retrying(let attempt, let after, let reason) where mask.reveals(reason):
       event.kind = .retrying(attempt: attempt, after: after, reason: mask.masking(reason))
+    case .decided(let decision) where mask.reveals(decision.reason?.description ?? ""):
+      event.kind = .decided(decision.mapping(mask.masking))
     case .waiting(let gate) where mask.reveals(gate):
       event.kind = .waiting(gate: mask.masking(gate))
     case .runFinished(let summary):

@@ -30,6 +30,22 @@ final class WholeTaskRuns: Sendable {
   func finish(_ name: String) -> Run? { runs.withLock { $0.removeValue(forKey: name) } }
 }
 
+/// The reason found for each task of a run, found once: a retry, or a task handed back from a
+/// remote slot, keeps the first (the failed attempt dropped the record it was found from).
+final class TaskDecisions: Sendable {
+  private let reasons = Mutex<[Int: RunReason]>([:])
+
+  init() {}
+
+  /// The reason found for `task` before, or else `find()`'s, kept; `isNew` for the latter.
+  func reason(of task: Int, _ find: () -> RunReason) -> (reason: RunReason, isNew: Bool) {
+    if let known = reasons.withLock({ $0[task] }) { return (known, false) }
+    let found = find()
+    reasons.withLock { $0[task] = found }
+    return (found, true)
+  }
+}
+
 /// A task with `sources` split at its calls is up to date, restored or run as one: its first
 /// part decides (with a key over the whole, `TaskFileExpander.keyWholeTasks`), and when it runs,
 /// the last part records what all the parts did, under both names.

@@ -15,6 +15,8 @@ struct CachingOperation: TaskOperation {
   let cacheable: Bool
   /// What the parts of tasks decided as one did so far in this run.
   let parts: WholeTaskRuns
+  /// The reasons found so far in this run.
+  let decisions: TaskDecisions
   /// The fingerprint and record worked out by `conclude`, when it could not finish the task.
   var prepared: Prepared?
 
@@ -26,11 +28,14 @@ struct CachingOperation: TaskOperation {
     var reason: RunReason?
   }
 
-  init(inner: any TaskOperation, store: IncrementalStore, cacheable: Bool, parts: WholeTaskRuns) {
+  init(
+    inner: any TaskOperation, store: IncrementalStore, cacheable: Bool, parts: WholeTaskRuns, decisions: TaskDecisions
+  ) {
     self.inner = inner
     self.store = store
     self.cacheable = cacheable
     self.parts = parts
+    self.decisions = decisions
   }
 
   /// A shell task that is up to date finishes on the scheduler's thread. Image tasks (their
@@ -134,20 +139,25 @@ struct CachingOperation: TaskOperation {
         return standsForParts(result, context)
       }
     }
-    let reason = store.settings.forces(task.index) ? RunReason.forced : why(prepared, context)
+    // Found once a run: a retry, or a hand-back from a remote slot, keeps the first reason.
+    let (reason, isNew) = decisions.reason(of: task.index) {
+      if store.settings.force { return .forced }
+      if store.settings.forces(task.index) { return .serviceRestarted }
+      return why(prepared, context)
+    }
     prepared.reason = reason
     if !store.settings.forces(task.index) {
       if store.settings.useCache, let result = restore(fingerprint, context, because: reason) {
-        context.output.recordDecision(.restore(because: reason))
+        if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
       }
       if let result = await restoreRemote(prepared, context) {
-        context.output.recordDecision(.restore(because: reason))
+        if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
       }
     }
     if Task.isCancelled { throw .cancelled }
-    context.output.recordDecision(.run(because: reason))
+    if isNew { context.output.recordDecision(.run(because: reason)) }
     if context.remoteSlot { return try await executeRemotely(prepared, context) }
     store.prefetch.noteChange()
     if Self.decides(task) { return try await runFirstPart(prepared, context) }
@@ -171,11 +181,14 @@ struct CachingOperation: TaskOperation {
   /// Why the task, found not up to date, is not: the first difference from its record.
   func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
     let previous = prepared.previous
+    // The outputs count only while the key holds.
     let outputs =
-      prepared.checked?.outputs
-      ?? previous.map {
-        Fingerprint.hashFiles($0.outputs.map(\.path), in: context.workingDirectory, previous: $0.outputs)
-      } ?? []
+      previous?.fingerprint != prepared.fingerprint.value
+      ? []
+      : prepared.checked?.outputs
+        ?? previous.map {
+          Fingerprint.hashFiles($0.outputs.map(\.path), in: context.workingDirectory, previous: $0.outputs)
+        } ?? []
     if let reason = RunReason.check(previous, prepared.fingerprint, task: context.task, outputs: outputs) {
       return reason
     }

@@ -13,6 +13,8 @@ package struct OperationFactory: Sendable {
   let answers: PromptAnswers
   /// What the parts of tasks decided as one did so far in the run.
   let parts = WholeTaskRuns()
+  /// The reasons found for the run's tasks.
+  let decisions = TaskDecisions()
 
   package init(
     reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil,
@@ -48,7 +50,8 @@ package struct OperationFactory: Sendable {
     }
     // A service is never up to date nor restored: it is started, and stopped.
     guard let store, !task.isService else { return operation }
-    return CachingOperation(inner: operation, store: store, cacheable: task.isCacheable, parts: parts)
+    return CachingOperation(
+      inner: operation, store: store, cacheable: task.isCacheable, parts: parts, decisions: decisions)
   }
 }
 

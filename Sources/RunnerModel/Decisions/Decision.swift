@@ -38,6 +38,8 @@ package enum Outcome: String, Sendable, Equatable {
 package enum RunReason: Sendable, Equatable, CustomStringConvertible {
   /// `--force`.
   case forced
+  /// `--watch` started a service it depends on afresh: it runs again, up to date or not.
+  case serviceRestarted
   /// No record of a run: never ran, its record was dropped (a failure), or the state was
   /// discarded (damaged, or of another format).
   case noRecord
@@ -62,6 +64,7 @@ package enum RunReason: Sendable, Equatable, CustomStringConvertible {
   package var description: String {
     switch self {
     case .forced: return "--force"
+    case .serviceRestarted: return "a service it uses started again"
     case .noRecord: return "no previous run"
     case .commandChanged(let image, let calls):
       if image { return "image steps changed" }
@@ -76,6 +79,32 @@ package enum RunReason: Sendable, Equatable, CustomStringConvertible {
     case .outputChanged(let path): return "\(path) changed"
     case .imageNotCached: return "its image is not in the cache"
     case .patternsChanged: return "sources or outputs patterns changed"
+    }
+  }
+}
+
+extension Decision {
+  /// The same decision with `transform` applied to each path and name in its reason (masking).
+  package func mapping(_ transform: (String) -> String) -> Decision {
+    switch self {
+    case .upToDate: return self
+    case .restore(let reason): return .restore(because: reason.mapping(transform))
+    case .run(let reason): return .run(because: reason.mapping(transform))
+    }
+  }
+}
+
+extension RunReason {
+  /// The same reason with `transform` applied to each path and name in it.
+  package func mapping(_ transform: (String) -> String) -> RunReason {
+    switch self {
+    case .environmentChanged(let name?): return .environmentChanged(transform(name))
+    case .sourceChanged(let change, let more):
+      return .sourceChanged(SourceChange(path: transform(change.path), kind: change.kind), more: more)
+    case .dependencyChanged(let name?): return .dependencyChanged(transform(name))
+    case .outputMissing(let path): return .outputMissing(transform(path))
+    case .outputChanged(let path): return .outputChanged(transform(path))
+    default: return self
     }
   }
 }

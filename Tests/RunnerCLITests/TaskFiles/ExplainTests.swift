@@ -38,6 +38,7 @@ import Testing
       if let task = object?["task"] as? String, let decision = object?["decision"] as? String,
         let why = object?["why"] as? String
       {
+        #expect(found[task] == nil, "a second decided event for \(task)")
         found[task] = "\(decision): \(why)"
       }
     }
@@ -106,6 +107,23 @@ import Testing
         "  last recorded: it was restored from the cache, because out.o is missing\n  now: up to date\n"))
     #expect(
       try Self.decisions(project, "--force", "compile", environment: ["CC": "clang"])["compile"] == "run: --force")
+  }
+
+  @Test func aRetryKeepsTheReasonItsFirstAttemptWasGiven() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        flaky:
+          sources: [x.c]
+          retries: 1
+          run: 'test -f tried || { touch tried; exit 1; }; rm tried'
+      """)
+    defer { project.remove() }
+    try project.write("x.c", "1\n")
+    _ = try project.run("flaky")
+    try project.write("x.c", "2\n")
+    #expect(try Self.decisions(project, "flaky") == ["flaky": "run: x.c changed"])
+    #expect(try project.run("--explain", "flaky").stdout.contains("last recorded: it ran, because x.c changed\n"))
   }
 
   @Test func aTaskWithCallsIsExplainedByItsFirstPart() throws {
