@@ -147,7 +147,10 @@ package enum CacheFileSystem {
   package static func removeOrphanedTemporaries(in directory: String) -> Int64 {
     var freed: Int64 = 0
     for entry in list(directory) {
-      guard let mark = entry.name.firstRange(of: temporaryMark) else { continue }
+      // Every temporary name is hidden: the rest need no search.
+      guard entry.name.utf8.first == UInt8(ascii: "."), let mark = entry.name.firstRange(of: temporaryMark) else {
+        continue
+      }
       // A name without a pid is not ours to judge; a live writer's file stays.
       guard let pid = Int32(entry.name[mark.upperBound...].prefix { $0 != "-" }), pid > 0 else { continue }
       if kill(pid, 0) == 0 || errno != ESRCH { continue }

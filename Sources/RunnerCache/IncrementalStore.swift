@@ -53,6 +53,8 @@ package final class IncrementalStore: Sendable {
   }
 
   private let file: Mutex<FileState>
+  /// The directories this run has rid of a killed runner's temporary files (`cleanOnce`).
+  private let cleaned = Mutex(Set<String>())
   private let printWarnings: Bool
 
   /// Loads `.runner/state`; a corrupt or truncated state is discarded with a warning.
@@ -123,6 +125,13 @@ package final class IncrementalStore: Sendable {
     for name in secretNames { values[name] = nil }
     for name in task.secretNames { values[name] = nil }
     return values.sorted { $0.key < $1.key }.map { (name: $0.key, value: secrets.masking($0.value)) }
+  }
+
+  /// Removes a killed runner's temporary files from `directory`, the first time this run
+  /// writes there: a restore into a directory of 10 000 outputs lists it once, not per task.
+  package func cleanOnce(_ directory: String) {
+    guard cleaned.withLock({ $0.insert(directory).inserted }) else { return }
+    CacheFileSystem.removeOrphanedTemporaries(in: directory)
   }
 
   package func record(_ task: String) -> TaskRecord? {

@@ -282,14 +282,13 @@ struct CachingOperation: TaskOperation {
     }
     store.prefetch.noteChange()
     var outputs: [FileRecord] = []
-    var cleaned = Set<String>()
     for file in entry.files {
       let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
       do {
         let parent = CacheFileSystem.parent(of: full)
         try CacheFileSystem.makeDirectories(parent)
         // A runner killed while restoring here left its temporary file: it goes now (once a folder).
-        if cleaned.insert(parent).inserted { CacheFileSystem.removeOrphanedTemporaries(in: parent) }
+        store.cleanOnce(parent)
         try CacheFileSystem.restore(file, from: entry.path, to: full)
       } catch .corrupt(let path, let reason) {
         store.cache.discard(fingerprint.value)
