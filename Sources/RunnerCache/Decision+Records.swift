@@ -2,14 +2,15 @@ import RunnerModel
 
 extension RunReason {
   /// Why a task is not up to date, or nil when it is: its key as recorded, and its recorded
-  /// output files (`outputs`, as they are now) as they were left.
+  /// output files as they were left — hashed again in `directory` (only once the key holds)
+  /// unless `outputs` has them as they are now.
   package static func check(
-    _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, outputs: [FileRecord]
-  )
-    -> RunReason?
-  {
+    _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, directory: String,
+    outputs: [FileRecord]? = nil
+  ) -> RunReason? {
     guard let record, record.fingerprint == fingerprint.value else { return between(record, fingerprint, task: task) }
-    return Self.outputs(now: outputs, recorded: record.outputs)
+    let now = outputs ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs)
+    return Self.outputs(now: now, recorded: record.outputs)
   }
 
   /// Why `fingerprint` differs from `record`'s, naming the first changed file, variable or

@@ -138,13 +138,7 @@ package struct IncrementalPlanner {
   private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
     CachePrediction, (digest: String, values: [String: String])?
   ) {
-    // The outputs count only while the key holds.
-    let outputs =
-      record.flatMap {
-        $0.fingerprint == fingerprint.value
-          ? Fingerprint.hashFiles($0.outputs.map(\.path), in: directory, previous: $0.outputs) : nil
-      } ?? []
-    var reason = RunReason.check(record, fingerprint, task: task, outputs: outputs)
+    var reason = RunReason.check(record, fingerprint, task: task, directory: directory)
     if reason == nil, case .image = task.action, !(store.settings.useCache && store.cache.contains(fingerprint.value)) {
       reason = .imageNotCached
     }

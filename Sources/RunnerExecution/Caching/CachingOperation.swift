@@ -180,16 +180,10 @@ struct CachingOperation: TaskOperation {
 
   /// Why the task, found not up to date, is not: the first difference from its record.
   func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
-    let previous = prepared.previous
-    // The outputs count only while the key holds.
-    let outputs =
-      previous?.fingerprint != prepared.fingerprint.value
-      ? []
-      : prepared.checked?.outputs
-        ?? previous.map {
-          Fingerprint.hashFiles($0.outputs.map(\.path), in: context.workingDirectory, previous: $0.outputs)
-        } ?? []
-    if let reason = RunReason.check(previous, prepared.fingerprint, task: context.task, outputs: outputs) {
+    if let reason = RunReason.check(
+      prepared.previous, prepared.fingerprint, task: context.task, directory: context.workingDirectory,
+      outputs: prepared.checked?.outputs)
+    {
       return reason
     }
     if case .image = context.task.action { return .imageNotCached }

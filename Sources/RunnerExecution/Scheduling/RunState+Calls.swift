@@ -46,6 +46,18 @@ extension RunState {
       && readyRemote.first == nil && interactiveWaiting == nil && resourceBlocked.isEmpty
   }
 
+  /// The first part of a task with calls decided for the whole task — its `if:` was false, or
+  /// it was up to date or restored as one (`WholeTask`): the later parts end the same way, with
+  /// its result, and make no call.
+  mutating func endLaterParts(of task: Int, _ state: TaskState, reason: String?, result: (any OperationResult)?) {
+    let parts = graph.laterParts(of: task)
+    for part in parts where states[part] == .pending {
+      if let result { results[part] = result }
+      set(part, state, reason: reason)
+    }
+    for part in parts { releaseDependents(of: part) }
+  }
+
   /// Once nothing runs: tasks only a call would have needed, and no caller reached, are skipped.
   mutating func skipUncalled() {
     guard !graph.calls.isEmpty, !stopping else { return }

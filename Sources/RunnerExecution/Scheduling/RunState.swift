@@ -36,7 +36,7 @@ struct RunState {
   private(set) var interactiveRunning: Int?
   /// Called for a service's own events (ready, stopping).
   var onServiceEvent: (Int, RunEvent.Kind) -> Void = { _, _ in }
-  private(set) var results: [(any OperationResult)?]
+  var results: [(any OperationResult)?]
   /// Ready tasks for local slots, and for remote ones.
   var ready: ReadyQueue
   var readyRemote: ReadyQueue
@@ -308,19 +308,10 @@ struct RunState {
       results[task] = value
       if let skipped = value as? ConditionSkipped {
         set(task, .skipped, reason: skipped.reason)
-        // The first part of a task with calls: the whole task is skipped, and calls nothing.
-        let parts = graph.laterParts(of: task)
-        for part in parts where states[part] == .pending { set(part, .skipped, reason: skipped.reason) }
-        for part in parts { releaseDependents(of: part) }
-      } else if let cached = value as? CachedResult, cached.decidesParts {
-        // The first part of a task decided as one: up to date or restored, the whole task is.
+        endLaterParts(of: task, .skipped, reason: skipped.reason, result: nil)
+      } else if !graph.calls.isEmpty, let cached = value as? CachedResult, cached.decidesParts {
         set(task, .succeeded, reason: cached.note)
-        let parts = graph.laterParts(of: task)
-        for part in parts where states[part] == .pending {
-          results[part] = value
-          set(part, .succeeded, reason: cached.note)
-        }
-        for part in parts { releaseDependents(of: part) }
+        endLaterParts(of: task, .succeeded, reason: cached.note, result: value)
       } else {
         set(task, .succeeded, reason: (value as? any RunNoteProviding)?.note ?? elapsed)
         for callee in graph.calledWhenEnded(task) { want(callee) }
