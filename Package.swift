@@ -80,12 +80,12 @@ let package = Package(
     .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .target(name: "CRunnerShim"),
     // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["RunnerBasics"], path: "Tests/TestSupport"),
     // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
     // which share one scripted run.
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
     .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport", "RunnerModel"], exclude: ["Corpus"]),
-    .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache"]),
+    .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache", "TestSupport"]),
     .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
     .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
     .testTarget(

@@ -6,9 +6,9 @@ import RunnerModel
 /// it read and wrote with their content hashes and `stat` stamps.
 ///
 /// Content hashes are the truth; a stamp only lets a later run skip re-hashing a file whose
-/// `stat` is unchanged (as ninja trusts mtimes). A file changed within `FileRecord.trustWindow`
-/// of being hashed gets no stamp, so a change within the file system's timestamp granularity
-/// is never missed.
+/// `stat` is unchanged (as ninja trusts mtimes). A file `StampTrust` cannot vouch for (changed
+/// in the same tick of the file system's clock as it was hashed) gets no stamp, so a change
+/// within the file system's timestamp granularity is never missed.
 package struct BuildState: Sendable {
   static let formatVersion = 5
   /// The version before, whose records (with no `D` lines) read as they are.
@@ -19,17 +19,6 @@ package struct BuildState: Sendable {
 
 /// One file a task read or wrote.
 package struct FileRecord: Sendable, Equatable {
-  /// Nanoseconds: a file modified this recently when hashed is re-hashed next time. 2 s, or
-  /// `RUNNER_STAMP_WINDOW` (a duration such as `500ms`; tests of the binary set `0s` rather
-  /// than wait for their files to age).
-  package static let trustWindow: Int64 = {
-    let standard: Int64 = 2_000_000_000
-    guard let text = ProcessEnvironment.current["RUNNER_STAMP_WINDOW"], let window = parseDuration(text) else {
-      return standard
-    }
-    return window.components.seconds * 1_000_000_000 + window.components.attoseconds / 1_000_000_000
-  }()
-
   /// As the pattern spells it: relative to the task's directory, or absolute.
   package var path: String
   /// SHA-256 of the content; `missing` for a literal path that does not exist.

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 import RunnerModel
 
 /// The few file-system calls caching needs, on plain system calls (no Foundation).
@@ -37,13 +38,6 @@ package enum CacheFileSystem {
       modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
       changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
     return Status(stamp: stamp, mode: UInt32(info.st_mode))
-  }
-
-  /// Nanoseconds since the epoch.
-  package static func now() -> Int64 {
-    var time = timespec()
-    clock_gettime(CLOCK_REALTIME, &time)
-    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
   }
 
   static func describe(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
@@ -144,7 +138,8 @@ package enum CacheFileSystem {
   /// killed mid-write) and which are older than `orphanAge` (a writer in another PID namespace
   /// reads as dead), and returns how many bytes they held.
   @discardableResult
-  package static func removeOrphanedTemporaries(in directory: String) -> Int64 {
+  package static func removeOrphanedTemporaries(in directory: String, clock: any RunClock) -> Int64 {
+    let now = clock.wallNanoseconds
     var freed: Int64 = 0
     for entry in list(directory) {
       // Every temporary name is hidden: the rest need no search.
@@ -155,7 +150,7 @@ package enum CacheFileSystem {
       guard let pid = Int32(entry.name[mark.upperBound...].prefix { $0 != "-" }), pid > 0 else { continue }
       if kill(pid, 0) == 0 || errno != ESRCH { continue }
       let path = directory + "/" + entry.name
-      guard let found = status(path, follow: false), now() - found.stamp.modified > orphanAge else { continue }
+      guard let found = status(path, follow: false), now - found.stamp.modified > orphanAge else { continue }
       freed += found.stamp.size
       unlink(path)
     }

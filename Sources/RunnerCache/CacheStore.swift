@@ -1,5 +1,6 @@
 import Glibc
 import Imaging
+import RunnerBasics
 
 /// The local content-addressed cache: one entry file per fingerprint under
 /// `.runner/cache/<first two hex digits>/<fingerprint>`. An entry's modification time is its
@@ -9,6 +10,8 @@ package struct CacheStore: Sendable {
 
   let directory: String
   let maximumBytes: Int64
+  /// Judges the age of a killed runner's temporary files.
+  var clock: any RunClock = SystemClock()
 
   func path(for fingerprint: String) -> String {
     "\(directory)/\(fingerprint.prefix(2))/\(fingerprint)"
@@ -96,7 +99,7 @@ package struct CacheStore: Sendable {
     for bucket in CacheFileSystem.list(directory) where bucket.name.count == 2 {
       let bucketPath = directory + "/" + bucket.name
       // What a killed runner left half-written goes now; what a live one writes is not an entry.
-      CacheFileSystem.removeOrphanedTemporaries(in: bucketPath)
+      CacheFileSystem.removeOrphanedTemporaries(in: bucketPath, clock: clock)
       for entry in CacheFileSystem.list(bucketPath) {
         let path = bucketPath + "/" + entry.name
         guard let status = CacheFileSystem.status(path) else { continue }

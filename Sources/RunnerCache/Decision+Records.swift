@@ -6,10 +6,12 @@ extension RunReason {
   /// unless `outputs` has them as they are now.
   package static func check(
     _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, directory: String,
-    outputs: [FileRecord]? = nil
+    outputs: [FileRecord]? = nil, trust: StampTrust
   ) -> RunReason? {
     guard let record, record.fingerprint == fingerprint.value else { return between(record, fingerprint, task: task) }
-    let now = outputs ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs)
+    let now =
+      outputs
+      ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs, trust: trust)
     return Self.outputs(now: now, recorded: record.outputs)
   }
 

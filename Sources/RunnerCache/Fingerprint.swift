@@ -37,9 +37,10 @@ package struct Fingerprint: Sendable {
   ///   - checked: the task's sources as already checked (by `SourcePrefetch`); nil checks them now.
   package init(
     task: TaskDefinition, workingDirectory: String, environment: [(name: String, value: String)],
-    dependencies: [Dependency], previous: TaskRecord?, checked: SourceCheck? = nil
+    dependencies: [Dependency], previous: TaskRecord?, checked: SourceCheck? = nil, trust: StampTrust
   ) {
-    let checked = checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous)
+    let checked =
+      checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous, trust: trust)
     operation = checked.operation
     // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
     // same file named by another relative path) keeps its fingerprints.
@@ -214,10 +215,14 @@ package struct Fingerprint: Sendable {
   }
 
   /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
-  package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord]) -> [FileRecord] {
+  ///
+  /// - Parameter trust: judges which new stamps to keep (asked before the first `stat`).
+  package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], trust: StampTrust)
+    -> [FileRecord]
+  {
     // Usually the paths are the previous ones in the same order; a dictionary only otherwise.
     var known: [String: FileRecord]?
-    let now = CacheFileSystem.now()
+    let judge = trust.judge()
     return paths.indices.map { index in
       let path = paths[index]
       let full = path.hasPrefix("/") ? path : directory + "/" + path
@@ -235,10 +240,9 @@ package struct Fingerprint: Sendable {
       guard let content = CacheFileSystem.hashContent(full) else {
         return FileRecord(path: path, hash: FileRecord.missing)
       }
-      let recent = now - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
       return FileRecord(
         path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
-        stamp: recent ? nil : status.stamp)
+        stamp: judge.stamp(status.stamp))
     }
   }
 

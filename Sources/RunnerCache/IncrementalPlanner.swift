@@ -21,7 +21,7 @@ package struct IncrementalPlanner {
     IncrementalStore(
       directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment,
       keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
-      secrets: graph.secretMask(environment: environment))
+      secrets: graph.secretMask(environment: environment), touchesClock: false)
   }
 
   /// The predictions worth showing: for the tasks that can be up to date or restored, and only
@@ -111,7 +111,7 @@ package struct IncrementalPlanner {
       let fingerprint = Fingerprint(
         task: task, workingDirectory: directory,
         environment: store.keyEnvironment(task) { values[$0]?[$1] },
-        dependencies: dependencies, previous: record)
+        dependencies: dependencies, previous: record, trust: store.trust)
       let (prediction, result) = predict(task, record: record, fingerprint: fingerprint, directory: directory)
       predictions[node] = prediction
       if let result {
@@ -138,7 +138,7 @@ package struct IncrementalPlanner {
   private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
     CachePrediction, (digest: String, values: [String: String])?
   ) {
-    var reason = RunReason.check(record, fingerprint, task: task, directory: directory)
+    var reason = RunReason.check(record, fingerprint, task: task, directory: directory, trust: store.trust)
     if reason == nil, case .image = task.action, !(store.settings.useCache && store.cache.contains(fingerprint.value)) {
       reason = .imageNotCached
     }

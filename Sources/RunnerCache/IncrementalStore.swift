@@ -28,6 +28,10 @@ package final class IncrementalStore: Sendable {
   package let secrets: SecretMask
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
   package let prefetch: SourcePrefetch
+  /// Which file stamps this run's records keep (`.runner/clock` is its reference).
+  package let trust: StampTrust
+  /// The run's clock: the stamps' trust and the age of temporary files.
+  package let clock: any RunClock
 
   private struct Mutable {
     var state: BuildState
@@ -64,15 +68,19 @@ package final class IncrementalStore: Sendable {
   ///   - keyed: the variables of `environment` that count in every key (`Fingerprint.keyedVariables`).
   ///   - secretNames: the file's `secrets`; `secrets`: every secret value of the run.
   ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
+  ///   - touchesClock: judge new stamps by touching `.runner/clock` (`StampTrust`); false for
+  ///     a store that writes nothing (predictions), which judges by `clock` alone.
   package init(
     directory: String, settings: CacheSettings, environment: [String: String],
     keyed: Set<String> = Set(Fingerprint.keyedByDefault), secretNames: Set<String> = [], secrets: SecretMask = .none,
-    printWarnings: Bool = true
+    printWarnings: Bool = true, clock: any RunClock = SystemClock(), touchesClock: Bool = true
   ) {
     self.directory = directory
+    trust = StampTrust(mark: touchesClock ? directory + "/clock" : nil, clock: clock)
     self.settings = settings
     self.printWarnings = printWarnings
-    cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes)
+    cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes, clock: clock)
+    self.clock = clock
     self.secretNames = secretNames
     self.secrets = secrets
     baseEnvironment = Fingerprint.keyedEnvironment(environment, names: keyed.subtracting(secretNames)).map {
@@ -131,7 +139,7 @@ package final class IncrementalStore: Sendable {
   /// writes there: a restore into a directory of 10 000 outputs lists it once, not per task.
   package func cleanOnce(_ directory: String) {
     guard cleaned.withLock({ $0.insert(directory).inserted }) else { return }
-    CacheFileSystem.removeOrphanedTemporaries(in: directory)
+    CacheFileSystem.removeOrphanedTemporaries(in: directory, clock: clock)
   }
 
   package func record(_ task: String) -> TaskRecord? {

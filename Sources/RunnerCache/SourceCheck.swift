@@ -25,7 +25,7 @@ package struct SourceCheck: Sendable {
   ///     (`RecordChecks`); only for a check that is handed out while no file has changed.
   init(
     task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false,
-    verdict: RecordChecks.Verdict? = nil
+    verdict: RecordChecks.Verdict? = nil, trust: StampTrust
   ) {
     let groups = Fingerprint.sourceGroups(of: task)
     // One group (most tasks) keys the walk by its patterns as before; groups are kept apart.
@@ -42,7 +42,7 @@ package struct SourceCheck: Sendable {
       self.walk = walk
       reused = true
     } else {
-      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
+      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: trust.judge())
       if groups.count == 1 {
         paths = SourceGlob.expand(groups[0], in: workingDirectory, recording: &recorder)
       } else {
@@ -55,7 +55,7 @@ package struct SourceCheck: Sendable {
     if reused, verdict?.sourcesHold == true, let previous {
       sources = previous.sources
     } else {
-      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [])
+      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [], trust: trust)
     }
     operation = Fingerprint.operationDigest(task)
     if outputs, let previous {
@@ -63,7 +63,7 @@ package struct SourceCheck: Sendable {
         verdict?.outputsHold == true
         ? previous.outputs
         : Fingerprint.hashFiles(
-          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs)
+          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs, trust: trust)
     }
   }
 }

@@ -6,8 +6,8 @@ import Glibc
 /// Adding, removing or renaming an entry changes its directory's modification time, so a
 /// listed directory whose stamp is unchanged still holds the same names. Lookups that no
 /// listing covers (a literal path, or a symbolic link whose target may change kind) are kept
-/// as probes, replayed with `stat`. A directory changed within `FileRecord.trustWindow` of
-/// being listed is not trusted: the next run walks again, as it would without a record.
+/// as probes, replayed with `stat`. A directory whose stamp `StampTrust` cannot vouch for when
+/// it was listed is not trusted: the next run walks again, as it would without a record.
 package struct SourceWalk: Sendable, Equatable {
   /// The patterns and the directory they were expanded in (`key(patterns:directory:)`).
   var key: String
@@ -59,11 +59,11 @@ package struct SourceWalk: Sendable, Equatable {
     private var probes: [Probe] = []
     private var seen: Set<String> = []
     private var trusted = true
-    private let now: Int64
+    private let judge: StampTrust.Judge
 
-    /// - Parameter now: nanoseconds since the epoch, to judge which listings are recent.
-    init(now: Int64 = CacheFileSystem.now()) {
-      self.now = now
+    /// - Parameter judge: which listings are too recent to trust, asked before the first.
+    init(judge: StampTrust.Judge) {
+      self.judge = judge
     }
 
     mutating func status(_ path: String, follow: Bool = true) -> CacheFileSystem.Status? {
@@ -81,7 +81,7 @@ package struct SourceWalk: Sendable, Equatable {
         return CacheFileSystem.list(path)
       }
       let entries = CacheFileSystem.list(path)
-      if now - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow { trusted = false }
+      if !judge.trusts(status.stamp) { trusted = false }
       if listed[path] == nil { listingOrder.append(path) }
       var types: [String: UInt8] = [:]
       for entry in entries { types[entry.name] = entry.type }

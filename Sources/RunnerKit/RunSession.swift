@@ -80,7 +80,7 @@ package struct RunSession: Sendable {
         return ExitStatus.usage
       }
       // A runner killed while saving the state left a temporary file beside it.
-      CacheFileSystem.removeOrphanedTemporaries(in: directory)
+      CacheFileSystem.removeOrphanedTemporaries(in: directory, clock: SystemClock())
       store = IncrementalStore(
         directory: directory, settings: settings.caching, environment: environment,
         keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),

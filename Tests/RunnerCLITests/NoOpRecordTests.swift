@@ -4,10 +4,10 @@ import Testing
 /// `.runner/noop`: a run in which nothing ran is remembered, and the same run again concludes
 /// the same from `stat`s alone; never when anything it rests on changed.
 ///
-/// The binary runs with `RUNNER_STAMP_WINDOW=0s`, so a file's stamp is trusted as soon as it is
-/// hashed (by default not within 2 s of its last change) and the runs record stamps at once, as
-/// a user's would once the files have aged. Every file a test writes gets its own modification
-/// time in the past, so no rewrite can hide within the file system's timestamp granularity.
+/// A file written before a run starts is trusted by its stamp at once, and an output from the
+/// next run on (`StampTrust`), so the second run of a settled project records stamps as a
+/// user's would. Every file a test writes gets its own modification time in the past, so no
+/// rewrite can hide within the file system's timestamp granularity.
 @Suite struct NoOpRecordTests {
   static let remark = "(nothing changed since the last run)"
 
@@ -33,7 +33,7 @@ import Testing
 
     func run(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> BinaryRunner.Output {
       try BinaryRunner.run(
-        arguments, in: directory, environment: environment.merging(["RUNNER_STAMP_WINDOW": "0s"]) { $1 })
+        arguments, in: directory, environment: environment)
     }
 
     func write(_ name: String, _ text: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RunnerBasics
 import Testing
 
 @testable import RunnerCache
@@ -10,7 +11,9 @@ import Testing
 @Suite struct SourceWalkTests {
   let root: String
   /// Ten seconds from now, so every listing counts as old enough to trust.
-  let later = CacheFileSystem.now() + 10_000_000_000
+  let later = SystemClock().wallNanoseconds + 10_000_000_000
+  /// Judges by the clock alone (no reference file).
+  let trust = StampTrust(mark: nil)
 
   init() throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-walk-\(UUID().uuidString)").path
@@ -31,7 +34,7 @@ import Testing
   }
 
   func walk(_ patterns: [String]) -> (paths: [String], walk: SourceWalk?) {
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(now: later)
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: later))
     let paths = SourceGlob.expand(patterns, in: root, recording: &recorder)
     return (paths, recorder?.finish(key: SourceWalk.key(patterns: patterns, directory: root)))
   }
@@ -73,8 +76,9 @@ import Testing
     #expect(!literal.holds())
   }
 
-  @Test func aRecentlyChangedDirectoryIsNotTrusted() {
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder()
+  @Test func aDirectoryChangedAfterTheReferenceIsNotTrusted() {
+    let trust = StampTrust(mark: root + "/.mark")
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: trust.judge())
     try? "x".write(toFile: root + "/src/fresh.c", atomically: false, encoding: .utf8)
     _ = SourceGlob.expand(["src/*.c"], in: root, recording: &recorder)
     #expect(recorder?.finish(key: "k") == nil)
@@ -89,17 +93,20 @@ import Testing
     let record = TaskRecord(
       fingerprint: "", operation: "", directory: "", environment: "", dependencies: "",
       sources: [FileRecord(path: "src/a.c", hash: "")], outputs: [], values: [], outputDigest: "", walk: found)
-    let reused = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: record)
+    let reused = Fingerprint(
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, trust: trust)
     #expect(reused.sources.map(\.path) == ["src/a.c"])
     #expect(reused.walk == found)
 
     try "new".write(toFile: root + "/src/c.c", atomically: false, encoding: .utf8)
-    let fresh = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: record)
+    let fresh = Fingerprint(
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, trust: trust)
     #expect(fresh.sources.map(\.path) == ["src/a.c", "src/b.c", "src/c.c", "src/link.c"])
 
     var moved = record
     moved.walk?.key = "another pattern list"
-    let other = Fingerprint(task: task, workingDirectory: root, environment: [], dependencies: [], previous: moved)
+    let other = Fingerprint(
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: moved, trust: trust)
     #expect(other.sources.count == 4)
   }
 

@@ -28,7 +28,7 @@ extension CachingOperation {
       let directory = dependency.workingDirectory
       let paths = SourceGlob.expand(dependency.patterns, in: directory)
       let previous = store.record(dependency.name)?.outputs ?? []
-      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous)
+      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous, trust: store.trust)
       where output.hash != FileRecord.missing {
         guard let path = ActionKey.normalized(dependency.directory + "/" + output.path) else { continue }
         let digest = ActionMessages.Digest(hash: output.hash, size: output.size)

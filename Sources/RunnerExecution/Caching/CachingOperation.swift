@@ -71,7 +71,7 @@ struct CachingOperation: TaskOperation {
         environment: store.keyEnvironment(task) { name, key in
           (context.inputs[name] as? any OutputProviding)?.outputs[key]
         },
-        dependencies: dependencies, previous: previous, checked: checked)
+        dependencies: dependencies, previous: previous, checked: checked, trust: store.trust)
     }
     return Prepared(fingerprint: fingerprint, previous: previous, checked: checked)
   }
@@ -84,7 +84,7 @@ struct CachingOperation: TaskOperation {
     let patterns = Fingerprint.outputPatterns(of: task)
     guard !patterns.isEmpty else { return record(handingOn: result, digest: nil, context) }
     let paths = SourceGlob.expand(patterns, in: context.workingDirectory)
-    let files = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [])
+    let files = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], trust: store.trust)
     let values = (result as? any OutputProviding)?.outputs ?? [:]
     let image = (result as? any ImageProviding)?.image
     let digest = Fingerprint.outputDigest(values: values, files: files, pixels: image.map(Fingerprint.pixelDigest))
@@ -182,7 +182,7 @@ struct CachingOperation: TaskOperation {
   func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
     if let reason = RunReason.check(
       prepared.previous, prepared.fingerprint, task: context.task, directory: context.workingDirectory,
-      outputs: prepared.checked?.outputs)
+      outputs: prepared.checked?.outputs, trust: store.trust)
     {
       return reason
     }
@@ -224,7 +224,8 @@ struct CachingOperation: TaskOperation {
     guard previous.fingerprint == fingerprint.value else { return nil }
     let outputs =
       outputs
-      ?? Fingerprint.hashFiles(previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs)
+      ?? Fingerprint.hashFiles(
+        previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs, trust: store.trust)
     guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
       return nil
     }
@@ -329,6 +330,7 @@ struct CachingOperation: TaskOperation {
     var cacheable = store.settings.useCache && log != nil
     var outputs: [FileRecord] = []
     var contents: [String] = []
+    let judge = store.trust.judge()
     for path in paths {
       let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
       if cacheable, let status = CacheFileSystem.status(full), status.isRegular,
@@ -337,14 +339,14 @@ struct CachingOperation: TaskOperation {
         entry.files.append(
           CacheEntry.File(path: path, mode: status.mode & 0o7777, size: content.size, hash: content.hash))
         contents.append(full)
-        let recent = CacheFileSystem.now() - max(status.stamp.modified, status.stamp.changed) < FileRecord.trustWindow
         outputs.append(
           FileRecord(
             path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
-            stamp: recent ? nil : status.stamp))
+            stamp: judge.stamp(status.stamp)))
       } else {
         cacheable = false
-        outputs.append(contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: []))
+        outputs.append(
+          contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: [], trust: store.trust))
       }
     }
     let sortedValues = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }

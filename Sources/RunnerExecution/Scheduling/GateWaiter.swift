@@ -11,18 +11,20 @@ struct GateWaiter: Sendable {
   let directory: String
   /// What a `command:` gate runs with: the task's environment.
   var environment = ProcessEnvironment.current
+  /// Where the polls wait and the timeouts are measured.
+  var clock: any RunClock = SystemClock()
   var reactor: ProcessReactor = .shared
 
   /// - Returns: nil when all gates hold; otherwise why the first one failed.
   func wait() async -> String? {
     for gate in gates {
-      let deadline = gate.timeout.map { ContinuousClock.now.advanced(by: $0) }
+      let deadline = gate.timeout.map { clock.now.advanced(by: $0) }
       while await !holds(gate) {
         if Task.isCancelled { return "cancelled while waiting for \(gate)" }
-        if let deadline, let timeout = gate.timeout, ContinuousClock.now >= deadline {
+        if let deadline, let timeout = gate.timeout, clock.now >= deadline {
           return "\(gate) did not hold within \(formatDuration(timeout)) (wait_for at \(gate.location))"
         }
-        try? await Task.sleep(for: Self.interval)
+        try? await clock.sleep(for: Self.interval)
       }
     }
     return nil

@@ -19,6 +19,8 @@ package struct RunSettings: Sendable {
   package var secrets: SecretMask = .none
   /// The answers to the selected tasks' `prompt:`s.
   package var answers = PromptAnswers()
+  /// Where timeouts, retries' backoff and readiness polls wait (a test moves its own).
+  package var clock: any RunClock = SystemClock()
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

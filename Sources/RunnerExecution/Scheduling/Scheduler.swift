@@ -88,7 +88,8 @@ package struct Scheduler: Sendable {
           let always = selection.graph[task].always
           group.addTask(executorPreference: globalConcurrentExecutor) {
             let waiter = GateWaiter(
-              gates: selection.graph[task].waitFor, directory: directory, environment: environment)
+              gates: selection.graph[task].waitFor, directory: directory, environment: environment,
+              clock: settings.clock)
             // A cleanup's gates are checked after the run stopped too: outside its cancellation.
             let failure = always ? await Task { await waiter.wait() }.value : await waiter.wait()
             return .gate(task, failure: failure)
@@ -122,7 +123,7 @@ package struct Scheduler: Sendable {
             context.output = TaskOutput(
               task: task, observer: pool.relay(name: name), start: start, mask: settings.secrets)
             let handle = Task { [context] in
-              await Self.attempt(operation, context: context, retries: 0, emit: events)
+              await attempt(operation, context: context, retries: 0, emit: events)
             }
             let service = pool.keep(name, handle: handle)
             kept[task] = service
@@ -130,7 +131,7 @@ package struct Scheduler: Sendable {
             startGates(of: task, context: context, state: &state, group: &group, emit: emit)
             if state.servicesUp.contains(task) { service.markReady() }
           } else if selection.graph[task].isService {
-            let handle = Task { await Self.attempt(operation, context: context, retries: 0, emit: events) }
+            let handle = Task { await attempt(operation, context: context, retries: 0, emit: events) }
             services[task] = handle
             group.addTask {
               await withTaskCancellationHandler {
@@ -144,11 +145,11 @@ package struct Scheduler: Sendable {
             // Outside the group's cancellation: a cleanup runs after the run was stopped.
             group.addTask { [cleanups] in
               await cleanups.run(task) {
-                await Self.attempt(operation, context: context, retries: retries, emit: events)
+                await attempt(operation, context: context, retries: retries, emit: events)
               }
             }
           } else {
-            group.addTask { await Self.attempt(operation, context: context, retries: retries, emit: events) }
+            group.addTask { await attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
         // No caller can reach a call any more: what only a call needed is skipped (and lets
@@ -200,7 +201,10 @@ package struct Scheduler: Sendable {
     let directory = workingDirectory(of: task)
     let environment = context.environment()
     group.addTask(executorPreference: globalConcurrentExecutor) {
-      .serviceGate(task, failure: await GateWaiter(gates: gates, directory: directory, environment: environment).wait())
+      .serviceGate(
+        task,
+        failure: await GateWaiter(gates: gates, directory: directory, environment: environment, clock: settings.clock)
+          .wait())
     }
   }
 
@@ -290,7 +294,7 @@ package struct Scheduler: Sendable {
   }
 
   /// Runs one task with its timeout and retries (exponential backoff: 0.5 s, 1 s, 2 s, … up to 30 s).
-  static func attempt(
+  func attempt(
     _ operation: any TaskOperation, context: OperationContext, retries: Int, emit: @Sendable (RunEvent.Kind) -> Void
   ) async -> Completion {
     var context = context
@@ -304,7 +308,7 @@ package struct Scheduler: Sendable {
       }
       let delay = Duration.milliseconds(min(30_000, 500 << min(context.attempt - 1, 16)))
       emit(.retrying(attempt: context.attempt + 1, after: delay, reason: failure.description))
-      if (try? await Task.sleep(for: delay)) == nil {
+      if (try? await settings.clock.sleep(for: delay)) == nil {
         return .finished(task, .failure(.cancelled), tail: context.output.tail, attempts: context.attempt)
       }
       context.attempt += 1
@@ -313,7 +317,7 @@ package struct Scheduler: Sendable {
   }
 
   /// One attempt, raced against the task's timeout.
-  static func runOnce(_ operation: any TaskOperation, context: OperationContext) async -> Result<
+  func runOnce(_ operation: any TaskOperation, context: OperationContext) async -> Result<
     any OperationResult, TaskFailure
   > {
     let run = { @Sendable () async -> Result<any OperationResult, TaskFailure> in
@@ -326,6 +330,7 @@ package struct Scheduler: Sendable {
       }
     }
     guard let timeout = context.task.timeout else { return await run() }
+    let clock = settings.clock
     enum Race: Sendable {
       case done(Result<any OperationResult, TaskFailure>)
       case timerFired
@@ -335,7 +340,7 @@ package struct Scheduler: Sendable {
       race.addTask { .done(await run()) }
       race.addTask {
         do {
-          try await Task.sleep(for: timeout)
+          try await clock.sleep(for: timeout)
           return .timerFired
         } catch {
           return .timerCancelled

@@ -34,10 +34,9 @@ import Testing
     let project = try TaskFileProject("tasks:\n  build: { sources: [tool.sh], outputs: [out], run: cp tool.sh out }\n")
     defer { project.remove() }
     try project.write("tool.sh", "echo hi\n")
-    let environment = ["RUNNER_STAMP_WINDOW": "0s"]
-    #expect(try project.run(["build"], environment: environment).status == 0)
+    #expect(try project.run(["build"]).status == 0)
     _ = try project.shell("chmod +x tool.sh")
-    let plan = try project.run(["-n", "build"], environment: environment)
+    let plan = try project.run(["-n", "build"])
     #expect(plan.stdout.contains("tool.sh became executable"), "\(plan.stdout)")
   }
 

@@ -1,4 +1,6 @@
 import Foundation
+import RunnerBasics
+import TestSupport
 import Testing
 
 @testable import RunnerCache
@@ -132,5 +134,25 @@ import Testing
     #expect(remaining == 2500)
     #expect(!FileManager.default.fileExists(atPath: bucket.appendingPathComponent("ab01").path))
     #expect(FileManager.default.fileExists(atPath: temporary))
+  }
+
+  /// A killed writer's temporary file goes once the clock says it is `orphanAge` old, not before.
+  @Test func aDeadWritersTemporaryGoesOnceTheClockSaysItIsOld() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-cache-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let bucket = directory.appendingPathComponent("cd")
+    try FileManager.default.createDirectory(at: bucket, withIntermediateDirectories: true)
+    // No process has this pid: the writer is dead.
+    let orphan = bucket.appendingPathComponent(".cd01\(CacheFileSystem.temporaryMark)2147483646-7").path
+    #expect(FileManager.default.createFile(atPath: orphan, contents: Data(count: 100)))
+    let written = try #require(CacheFileSystem.status(orphan)).stamp.modified
+    let clock = TestClock(wall: written)
+    let store = CacheStore(directory: directory.path, maximumBytes: 1 << 30, clock: clock)
+    clock.advance(by: .seconds(600))
+    _ = store.evict()
+    #expect(FileManager.default.fileExists(atPath: orphan), "ten minutes exactly: it stays")
+    clock.advance(by: .seconds(1))
+    _ = store.evict()
+    #expect(!FileManager.default.fileExists(atPath: orphan))
   }
 }

@@ -20,7 +20,7 @@ import Testing
 
   /// A record of `src/*.c` → `out/a.o` as the files are now.
   func record() throws -> TaskRecord {
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(now: .max / 2)
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: .max / 2))
     let key = SourceWalk.key(patterns: ["src/*.c"], directory: base)
     _ = SourceGlob.expand(["src/*.c"], in: base, recording: &recorder)
     func file(_ path: String) -> FileRecord {
@@ -73,11 +73,11 @@ import Testing
       Fingerprint.Dependency(name: "a", fingerprint: "fa", outputDigest: "oa"),
     ]
     let task = TaskDefinition(name: "t", location: SourceLocation(file: "f", line: 1, column: 1), index: 0)
-    let check = SourceCheck(task: task, workingDirectory: base, previous: nil)
+    let check = SourceCheck(task: task, workingDirectory: base, previous: nil, trust: StampTrust(mark: nil))
     let expectation = FingerprintExpectation(
       fingerprint: Fingerprint(
         task: task, workingDirectory: base, environment: [("E", "e")], dependencies: assumed, previous: nil,
-        checked: check),
+        checked: check, trust: StampTrust(mark: nil)),
       dependencies: assumed.sorted { $0.name < $1.name })
     #expect(expectation.holds(for: assumed.reversed()))
     var changed = assumed

@@ -86,13 +86,15 @@ struct RunHarness {
 
   func run(
     _ targets: [String] = [], jobs: Int = 4, failFast: Bool = true, grace: Duration = .seconds(2),
-    observer: RecordingObserver = RecordingObserver()
+    observer: RecordingObserver = RecordingObserver(), clock: any RunClock = SystemClock()
   ) async throws -> (RunSummary, RecordingObserver) {
     let selection = try GraphSelection(graph: graph, targetNames: targets, wholeFile: true)
     let scratch = directory.appendingPathComponent(".scratch")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    var settings = RunSettings(concurrency: jobs, failFast: failFast, grace: grace)
+    settings.clock = clock
     let scheduler = Scheduler(
-      selection: selection, settings: RunSettings(concurrency: jobs, failFast: failFast, grace: grace),
+      selection: selection, settings: settings,
       observer: observer, scratchDirectory: scratch.path, baseEnvironment: ProcessInfo.processInfo.environment)
     let summary = await scheduler.run()
     return (summary, observer)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct SchedulerTests {
@@ -95,10 +96,19 @@ import Testing
     #expect(observer.finalState(of: harness.index("after")) == .succeeded)
   }
 
+  /// On a test clock: the timeout fires when the clock passes it, once the processes are up.
   @Test func timeoutKillsTheGroupAndSaysSo() async throws {
     let marker = "runner-to-\(UUID().uuidString.prefix(8))"
     let harness = try RunHarness("tasks:\n  slow: {run: \"sh -c 'sleep 300 & sleep 300' \(marker)\", timeout: 300ms}\n")
-    let (summary, _) = try await harness.run(grace: .milliseconds(500))
+    let clock = TestClock()
+    let run = Task { try await harness.run(grace: .milliseconds(500), clock: clock) }
+    for _ in 0..<500 where processes(containing: marker).count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(processes(containing: marker).count == 2, "the task's shell and the one it starts")
+    #expect(await clock.waitForSleepers(1))
+    clock.advance(by: .milliseconds(299))
+    #expect(clock.sleepers == 1, "not yet")
+    clock.advance(by: .milliseconds(1))
+    let (summary, _) = try await run.value
     #expect(summary.failures.first?.reason == .timedOut(.milliseconds(300)))
     #expect(await awaitNoProcesses(containing: marker).isEmpty)
   }
@@ -112,9 +122,11 @@ import Testing
           run: echo x >> tries; test $(wc -l < tries) -ge 3
           retries: 3
       """)
-    let (summary, observer) = try await harness.run()
+    let clock = TestClock(automatic: true)
+    let (summary, observer) = try await harness.run(clock: clock)
     #expect(summary.succeeded)
     #expect(harness.file("tries")?.split(separator: "\n").count == 3)
+    #expect(clock.sleeps == [.milliseconds(500), .seconds(1)], "the backoff doubles")
     let retries = observer.recorded.compactMap { event -> Int? in
       if case .retrying(let attempt, _, _) = event.kind { return attempt }
       return nil
@@ -145,7 +157,9 @@ import Testing
   @Test func aGateThatNeverHoldsFailsTheTaskNamingTheGate() async throws {
     let harness = try RunHarness(
       "tasks:\n  waits:\n    run: \"true\"\n    wait_for: {file: never-there, timeout: 300ms}\n")
-    let (summary, _) = try await harness.run()
+    let clock = TestClock(automatic: true)
+    let (summary, _) = try await harness.run(clock: clock)
+    #expect(clock.sleeps == Array(repeating: .milliseconds(100), count: 3), "polled until the timeout passed")
     let reason = summary.failures.first?.reason.description ?? ""
     #expect(reason.contains("file 'never-there' did not hold within 300ms"))
   }
