@@ -80,7 +80,7 @@ let package = Package(
     .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .target(name: "CRunnerShim"),
     // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
-    .target(name: "TestSupport", dependencies: ["RunnerBasics"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["RunnerBasics", "RunnerCache"], path: "Tests/TestSupport"),
     // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
     // which share one scripted run.
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),

@@ -6,7 +6,7 @@ import RunnerModel
 /// it read and wrote with their content hashes and `stat` stamps.
 ///
 /// Content hashes are the truth; a stamp only lets a later run skip re-hashing a file whose
-/// `stat` is unchanged (as ninja trusts mtimes). A file `StampTrust` cannot vouch for (changed
+/// `stat` is unchanged (as ninja trusts mtimes). A file `Disk` cannot vouch for (changed
 /// in the same tick of the file system's clock as it was hashed) gets no stamp, so a change
 /// within the file system's timestamp granularity is never missed.
 package struct BuildState: Sendable {

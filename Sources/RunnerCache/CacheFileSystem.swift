@@ -14,6 +14,14 @@ package enum CacheFileSystem {
     /// Status change time, nanoseconds since the epoch.
     package var changed: Int64
 
+    package init(device: Int64, inode: Int64, size: Int64, modified: Int64, changed: Int64) {
+      self.device = device
+      self.inode = inode
+      self.size = size
+      self.modified = modified
+      self.changed = changed
+    }
+
     /// Whether the file at `path` still has this stamp: the one check by which a recorded file
     /// is trusted unchanged (the no-op record, the records checked ahead, source walks).
     package func holds(at path: String) -> Bool {
@@ -24,6 +32,11 @@ package enum CacheFileSystem {
   package struct Status {
     package var stamp: Stamp
     package var mode: UInt32
+
+    package init(stamp: Stamp, mode: UInt32) {
+      self.stamp = stamp
+      self.mode = mode
+    }
     var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     package var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
     var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
@@ -291,5 +304,60 @@ package enum CacheFileSystem {
   /// Sets a file's modification time to now (the cache's last-use time).
   static func touch(_ path: String) {
     utimensat(AT_FDCWD, path, nil, 0)
+  }
+
+  /// Sets a regular file's times to now, making it if missing (never through a link, never
+  /// blocking on a FIFO), and returns its stamps before and after; nil when it cannot be
+  /// written, or when the file system is not one whose times come from this machine's clock
+  /// (`localClockFileSystems`: on SMB, NFS or sshfs a touch can be stamped by another clock
+  /// than a write).
+  static func touchMark(_ path: String) -> (before: Stamp, after: Stamp)? {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o644)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var before = stat()
+    var after = stat()
+    guard fstat(descriptor, &before) == 0, before.st_mode & S_IFMT == S_IFREG,
+      fileSystemType(device: UInt64(before.st_dev)).map(localClockFileSystems.contains) == true,
+      futimens(descriptor, nil) == 0, fstat(descriptor, &after) == 0
+    else { return nil }
+    let (old, new) = (stamp(of: before), stamp(of: after))
+    // A clock stepped back: the mark keeps its latest time, so each touch says so until the
+    // clock has caught up.
+    if new.modified < old.modified {
+      var times = [before.st_atim, before.st_mtim]
+      futimens(descriptor, &times)
+    }
+    return (old, new)
+  }
+
+  /// The file systems whose times the local kernel's clock sets, for writes and touches alike.
+  static let localClockFileSystems: Set<String> = [
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs", "bcachefs", "zfs", "overlay",
+  ]
+
+  /// The type of the file system mounted from `device` (`/proc/self/mountinfo`; Glibc's module
+  /// has no `fstatfs`), nil when no mount names it.
+  static func fileSystemType(device: UInt64) -> String? {
+    let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+    let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+    let wanted = "\(major):\(minor)"
+    guard let text = try? read("/proc/self/mountinfo") else { return nil }
+    for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+      // ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER
+      let fields = line.split(separator: " ")
+      guard fields.count > 2, fields[2] == wanted, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count
+      else { continue }
+      return String(fields[dash + 1])
+    }
+    return nil
+  }
+
+  static func stamp(of info: stat) -> Stamp {
+    Stamp(
+      device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)),
+      size: Int64(info.st_size),
+      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
   }
 }

@@ -6,12 +6,12 @@ extension RunReason {
   /// unless `outputs` has them as they are now.
   package static func check(
     _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, directory: String,
-    outputs: [FileRecord]? = nil, trust: StampTrust
+    outputs: [FileRecord]? = nil, disk: Disk
   ) -> RunReason? {
     guard let record, record.fingerprint == fingerprint.value else { return between(record, fingerprint, task: task) }
     let now =
       outputs
-      ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs, trust: trust)
+      ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs, disk: disk)
     return Self.outputs(now: now, recorded: record.outputs)
   }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Imaging
+import RunnerBasics
 import RunnerModel
 
 /// A task's fingerprint and the pieces it is made of (kept so a later run can say what changed).
@@ -37,10 +38,10 @@ package struct Fingerprint: Sendable {
   ///   - checked: the task's sources as already checked (by `SourcePrefetch`); nil checks them now.
   package init(
     task: TaskDefinition, workingDirectory: String, environment: [(name: String, value: String)],
-    dependencies: [Dependency], previous: TaskRecord?, checked: SourceCheck? = nil, trust: StampTrust
+    dependencies: [Dependency], previous: TaskRecord?, checked: SourceCheck? = nil, disk: Disk
   ) {
     let checked =
-      checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous, trust: trust)
+      checked ?? SourceCheck(task: task, workingDirectory: workingDirectory, previous: previous, disk: disk)
     operation = checked.operation
     // The task's `dir` as written, not the resolved path: the same checkout elsewhere (or the
     // same file named by another relative path) keeps its fingerprints.
@@ -216,17 +217,19 @@ package struct Fingerprint: Sendable {
 
   /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
   ///
-  /// - Parameter trust: judges which new stamps to keep (asked before the first `stat`).
-  package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], trust: StampTrust)
+  /// - Parameter disk: judges which new stamps to keep (asked before the first `stat`).
+  package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], disk: Disk)
     -> [FileRecord]
   {
     // Usually the paths are the previous ones in the same order; a dictionary only otherwise.
     var known: [String: FileRecord]?
-    let judge = trust.judge()
+    let judge = disk.judge()
     return paths.indices.map { index in
       let path = paths[index]
-      let full = path.hasPrefix("/") ? path : directory + "/" + path
-      guard let status = CacheFileSystem.status(full) else { return FileRecord(path: path, hash: FileRecord.missing) }
+      let full = FilePath.resolve(path, in: directory)
+      guard let status = disk.files.status(full, follow: true) else {
+        return FileRecord(path: path, hash: FileRecord.missing)
+      }
       let old: FileRecord?
       if index < previous.count, previous[index].path == path {
         old = previous[index]
@@ -237,7 +240,7 @@ package struct Fingerprint: Sendable {
       if let old, let stamp = old.stamp, stamp == status.stamp {
         return old
       }
-      guard let content = CacheFileSystem.hashContent(full) else {
+      guard let content = disk.files.hashContent(full) else {
         return FileRecord(path: path, hash: FileRecord.missing)
       }
       return FileRecord(

@@ -40,7 +40,7 @@ package struct FingerprintExpectation: Sendable {
     }
     fingerprint = Fingerprint(
       task: task, workingDirectory: workingDirectory, environment: environment, dependencies: assumed,
-      previous: nil, checked: check, trust: store.trust)
+      previous: nil, checked: check, disk: store.disk)
     self.dependencies = assumed.sorted { $0.name < $1.name }
   }
 

@@ -1,3 +1,4 @@
+import RunnerBasics
 import RunnerModel
 
 /// Predicts, without running anything, what a run would do with each selected task.
@@ -111,7 +112,7 @@ package struct IncrementalPlanner {
       let fingerprint = Fingerprint(
         task: task, workingDirectory: directory,
         environment: store.keyEnvironment(task) { values[$0]?[$1] },
-        dependencies: dependencies, previous: record, trust: store.trust)
+        dependencies: dependencies, previous: record, disk: store.disk)
       let (prediction, result) = predict(task, record: record, fingerprint: fingerprint, directory: directory)
       predictions[node] = prediction
       if let result {
@@ -132,13 +133,13 @@ package struct IncrementalPlanner {
   func workingDirectory(of task: TaskDefinition) -> String {
     let base = selection.graph.file.directory
     guard let directory = task.directory else { return base }
-    return directory.hasPrefix("/") ? directory : base + "/" + directory
+    return FilePath.resolve(directory, in: base)
   }
 
   private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
     CachePrediction, (digest: String, values: [String: String])?
   ) {
-    var reason = RunReason.check(record, fingerprint, task: task, directory: directory, trust: store.trust)
+    var reason = RunReason.check(record, fingerprint, task: task, directory: directory, disk: store.disk)
     if reason == nil, case .image = task.action, !(store.settings.useCache && store.cache.contains(fingerprint.value)) {
       reason = .imageNotCached
     }

@@ -29,7 +29,7 @@ package final class IncrementalStore: Sendable {
   /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
   package let prefetch: SourcePrefetch
   /// Which file stamps this run's records keep (`.runner/clock` is its reference).
-  package let trust: StampTrust
+  package let disk: Disk
   /// The run's clock: the stamps' trust and the age of temporary files.
   package let clock: any RunClock
 
@@ -68,7 +68,7 @@ package final class IncrementalStore: Sendable {
   ///   - keyed: the variables of `environment` that count in every key (`Fingerprint.keyedVariables`).
   ///   - secretNames: the file's `secrets`; `secrets`: every secret value of the run.
   ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
-  ///   - touchesClock: judge new stamps by touching `.runner/clock` (`StampTrust`); false for
+  ///   - touchesClock: judge new stamps by touching `.runner/clock` (`Disk`); false for
   ///     a store that writes nothing (predictions), which judges by `clock` alone.
   package init(
     directory: String, settings: CacheSettings, environment: [String: String],
@@ -76,7 +76,7 @@ package final class IncrementalStore: Sendable {
     printWarnings: Bool = true, clock: any RunClock = SystemClock(), touchesClock: Bool = true
   ) {
     self.directory = directory
-    trust = StampTrust(mark: touchesClock ? directory + "/clock" : nil, clock: clock)
+    disk = Disk(mark: touchesClock ? directory + "/clock" : nil, clock: clock)
     self.settings = settings
     self.printWarnings = printWarnings
     cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes, clock: clock)

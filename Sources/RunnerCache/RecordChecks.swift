@@ -1,3 +1,4 @@
+import RunnerBasics
 import Synchronization
 
 /// The files each recorded task read and wrote, compared with the file system as soon as the
@@ -91,12 +92,12 @@ final class RecordChecks: Sendable {
     if record.directory == "." {
       directory = base
     } else {
-      directory = record.directory.hasPrefix("/") ? record.directory : base + "/" + record.directory
+      directory = FilePath.resolve(record.directory, in: base)
     }
     func holds(_ files: [FileRecord]) -> Bool {
       files.allSatisfy { file in
         guard let stamp = file.stamp else { return false }
-        let full = file.path.hasPrefix("/") ? file.path : directory + "/" + file.path
+        let full = FilePath.resolve(file.path, in: directory)
         return stamp.holds(at: full)
       }
     }

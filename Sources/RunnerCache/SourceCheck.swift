@@ -25,7 +25,7 @@ package struct SourceCheck: Sendable {
   ///     (`RecordChecks`); only for a check that is handed out while no file has changed.
   init(
     task: TaskDefinition, workingDirectory: String, previous: TaskRecord?, outputs: Bool = false,
-    verdict: RecordChecks.Verdict? = nil, trust: StampTrust
+    verdict: RecordChecks.Verdict? = nil, disk: Disk
   ) {
     let groups = Fingerprint.sourceGroups(of: task)
     // One group (most tasks) keys the walk by its patterns as before; groups are kept apart.
@@ -37,12 +37,12 @@ package struct SourceCheck: Sendable {
     }
     let paths: [String]
     var reused = false
-    if let previous, let walk = previous.walk, walk.key == key, verdict?.walkHolds ?? walk.holds() {
+    if let previous, let walk = previous.walk, walk.key == key, verdict?.walkHolds ?? walk.holds(in: disk.files) {
       paths = previous.sources.map(\.path)
       self.walk = walk
       reused = true
     } else {
-      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: trust.judge())
+      var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: disk.judge(), files: disk.files)
       if groups.count == 1 {
         paths = SourceGlob.expand(groups[0], in: workingDirectory, recording: &recorder)
       } else {
@@ -55,7 +55,7 @@ package struct SourceCheck: Sendable {
     if reused, verdict?.sourcesHold == true, let previous {
       sources = previous.sources
     } else {
-      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [], trust: trust)
+      sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [], disk: disk)
     }
     operation = Fingerprint.operationDigest(task)
     if outputs, let previous {
@@ -63,7 +63,7 @@ package struct SourceCheck: Sendable {
         verdict?.outputsHold == true
         ? previous.outputs
         : Fingerprint.hashFiles(
-          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs, trust: trust)
+          previous.outputs.map(\.path), in: workingDirectory, previous: previous.outputs, disk: disk)
     }
   }
 }

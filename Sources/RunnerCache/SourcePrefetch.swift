@@ -62,7 +62,7 @@ package final class SourcePrefetch: Sendable {
         let previous = store.record(item.task.name)
         var check = SourceCheck(
           task: item.task, workingDirectory: item.workingDirectory, previous: previous, outputs: true,
-          verdict: checks?.take(item.task.name), trust: store.trust)
+          verdict: checks?.take(item.task.name), disk: store.disk)
         check.record = previous
         if previous != nil {
           check.expected = FingerprintExpectation(

@@ -6,7 +6,7 @@ import Glibc
 /// Adding, removing or renaming an entry changes its directory's modification time, so a
 /// listed directory whose stamp is unchanged still holds the same names. Lookups that no
 /// listing covers (a literal path, or a symbolic link whose target may change kind) are kept
-/// as probes, replayed with `stat`. A directory whose stamp `StampTrust` cannot vouch for when
+/// as probes, replayed with `stat`. A directory whose stamp `Disk` cannot vouch for when
 /// it was listed is not trusted: the next run walks again, as it would without a record.
 package struct SourceWalk: Sendable, Equatable {
   /// The patterns and the directory they were expanded in (`key(patterns:directory:)`).
@@ -44,12 +44,12 @@ package struct SourceWalk: Sendable, Equatable {
   }
 
   /// Whether the file system still looks as it did: every listing's stamp and every probe's kind.
-  func holds() -> Bool {
+  func holds(in files: any FileSystem = LocalFileSystem()) -> Bool {
     for listing in listings {
-      guard let status = CacheFileSystem.status(listing.path), status.isDirectory, status.stamp == listing.stamp
+      guard let status = files.status(listing.path, follow: true), status.isDirectory, status.stamp == listing.stamp
       else { return false }
     }
-    return probes.allSatisfy { Self.kind(of: CacheFileSystem.status($0.path, follow: $0.follow)) == $0.kind }
+    return probes.allSatisfy { Self.kind(of: files.status($0.path, follow: $0.follow)) == $0.kind }
   }
 
   /// Collects what a walk looks at (`SourceGlob` calls it for every `stat` and listing).
@@ -59,15 +59,19 @@ package struct SourceWalk: Sendable, Equatable {
     private var probes: [Probe] = []
     private var seen: Set<String> = []
     private var trusted = true
-    private let judge: StampTrust.Judge
+    private let judge: Disk.Judge
+    let files: any FileSystem
 
-    /// - Parameter judge: which listings are too recent to trust, asked before the first.
-    init(judge: StampTrust.Judge) {
+    /// - Parameters:
+    ///   - judge: which listings are too recent to trust, asked before the first.
+    ///   - files: where the walk looks.
+    init(judge: Disk.Judge, files: any FileSystem = LocalFileSystem()) {
       self.judge = judge
+      self.files = files
     }
 
     mutating func status(_ path: String, follow: Bool = true) -> CacheFileSystem.Status? {
-      let status = CacheFileSystem.status(path, follow: follow)
+      let status = files.status(path, follow: follow)
       if seen.insert((follow ? "f" : "l") + path).inserted {
         probes.append(Probe(path: path, follow: follow, kind: SourceWalk.kind(of: status)))
       }
@@ -76,11 +80,11 @@ package struct SourceWalk: Sendable, Equatable {
 
     mutating func list(_ path: String) -> [(name: String, type: UInt8)] {
       // The stamp is taken before the listing: a change in between makes the next run walk again.
-      guard let status = CacheFileSystem.status(path), status.isDirectory else {
+      guard let status = files.status(path, follow: true), status.isDirectory else {
         trusted = false
-        return CacheFileSystem.list(path)
+        return files.list(path)
       }
-      let entries = CacheFileSystem.list(path)
+      let entries = files.list(path)
       if !judge.trusts(status.stamp) { trusted = false }
       if listed[path] == nil { listingOrder.append(path) }
       var types: [String: UInt8] = [:]

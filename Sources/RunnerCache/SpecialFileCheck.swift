@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 import RunnerModel
 
 /// `sources` and `outputs` that name a FIFO, a device or a socket outright: a run refuses them
@@ -13,10 +14,10 @@ package enum SpecialFileCheck {
       let task = graph[index]
       guard !task.sources.isEmpty || !task.outputs.isEmpty else { continue }
       let base = graph.file.directory
-      let directory = task.directory.map { $0.hasPrefix("/") ? $0 : base + "/" + $0 } ?? base
+      let directory = task.directory.map { FilePath.resolve($0, in: base) } ?? base
       for (key, patterns) in [("sources", task.sources), ("outputs", task.outputs)] {
         for pattern in patterns where !pattern.hasPrefix("!") && !pattern.contains(where: { "*?[{".contains($0) }) {
-          let full = pattern.hasPrefix("/") ? pattern : directory + "/" + pattern
+          let full = FilePath.resolve(pattern, in: directory)
           var info = stat()
           guard stat(full, &info) == 0 else { continue }
           let type = info.st_mode & S_IFMT

@@ -142,7 +142,7 @@ struct AffectedTasks {
   /// A task's working directory, canonical; `root` is the task file's, canonical.
   static func directory(of task: TaskDefinition, root: String) -> String {
     guard let directory = task.directory else { return root }
-    return FilePath.canonical(directory.hasPrefix("/") ? directory : root + "/" + directory)
+    return FilePath.canonical(FilePath.resolve(directory, in: root))
   }
 
   /// The files a task is defined by, as absolute paths: the root task file, the included files
@@ -171,7 +171,7 @@ struct AffectedTasks {
 
   /// `path` (relative to `directory`) absolute, its folder canonical: as git's names are made.
   static func absolute(_ path: String, _ directory: String) -> String {
-    let full = path.hasPrefix("/") ? path : directory + "/" + path
+    let full = FilePath.resolve(path, in: directory)
     let parent = TaskFileLoader.directory(of: full)
     return FilePath.canonical(parent) + "/" + full[full.index(after: full.lastIndex(of: "/")!)...]
   }

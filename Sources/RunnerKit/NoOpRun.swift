@@ -65,13 +65,13 @@ extension NoOpRecord {
         // Whether it is up to date also depends on its image in the cache.
         return nil
       case .shell:
-        guard note == CachedResult.upToDate, let record = state.tasks[definition.name], let walk = record.walk
+        guard note == Concluded.upToDate.words, let record = state.tasks[definition.name], let walk = record.walk
         else { return nil }
         let directory = workingDirectory(index)
         var files: [File] = []
         for file in record.sources + record.outputs {
           guard let stamp = file.stamp else { return nil }
-          files.append(File(path: file.path.hasPrefix("/") ? file.path : directory + "/" + file.path, stamp: stamp))
+          files.append(File(path: FilePath.resolve(file.path, in: directory), stamp: stamp))
         }
         // The name is for the console only: masked, as a run shows it.
         tasks.append(

@@ -43,7 +43,7 @@ enum RemoteSetup {
     }
     var certificates = options.certificateAuthority
     if certificates == nil, let ca = written?.certificateAuthority {
-      certificates = ca.hasPrefix("/") ? ca : file.directory + "/" + ca
+      certificates = FilePath.resolve(ca, in: file.directory)
     }
     let timeout = options.timeout ?? written?.timeout ?? defaultTimeout
     var sessions = Sessions()

@@ -80,11 +80,11 @@ package struct RunSession: Sendable {
         return ExitStatus.usage
       }
       // A runner killed while saving the state left a temporary file beside it.
-      CacheFileSystem.removeOrphanedTemporaries(in: directory, clock: SystemClock())
+      CacheFileSystem.removeOrphanedTemporaries(in: directory, clock: settings.clock)
       store = IncrementalStore(
         directory: directory, settings: settings.caching, environment: environment,
         keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
-        secrets: settings.secrets)
+        secrets: settings.secrets, clock: settings.clock)
       // A runner a task starts here fails at once rather than wait for this lock forever.
       if !locks.isEmpty {
         let held = environment[RunLock.variable].map { $0 + ":" } ?? ""

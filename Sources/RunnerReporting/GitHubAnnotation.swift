@@ -56,7 +56,7 @@ package struct GitHubAnnotation: Sendable, Equatable {
   /// `path` relative to `workspace` when it lies under it (both resolved, symlinks included),
   /// else as it is.
   static func relative(_ path: String, to workspace: String, from directory: String) -> String {
-    let absolute = path.hasPrefix("/") ? path : directory + "/" + path
+    let absolute = FilePath.resolve(path, in: directory)
     let workspace = workspace.count > 1 && workspace.hasSuffix("/") ? String(workspace.dropLast()) : workspace
     let slash = absolute.lastIndex(of: "/")!
     let parent = slash == absolute.startIndex ? "/" : String(absolute[..<slash])

@@ -70,7 +70,7 @@ package enum ReportFile {
       let length = readlink(current, &buffer, buffer.count - 1)
       guard length > 0 else { return current }
       let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      current = link.hasPrefix("/") ? link : CacheFileSystem.parent(of: current) + "/" + link
+      current = FilePath.resolve(link, in: CacheFileSystem.parent(of: current))
     }
     return nil
   }

@@ -5,7 +5,7 @@ import Testing
 /// the same from `stat`s alone; never when anything it rests on changed.
 ///
 /// A file written before a run starts is trusted by its stamp at once, and an output from the
-/// next run on (`StampTrust`), so the second run of a settled project records stamps as a
+/// next run on (`Disk`), so the second run of a settled project records stamps as a
 /// user's would. Every file a test writes gets its own modification time in the past, so no
 /// rewrite can hide within the file system's timestamp granularity.
 @Suite struct NoOpRecordTests {

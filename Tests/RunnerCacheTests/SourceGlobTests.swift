@@ -78,7 +78,7 @@ import Testing
 
   @Test func linkedFileContentCounts() {
     let records = Fingerprint.hashFiles(
-      ["Sources/link.swift", "Sources/main.swift"], in: root, previous: [], trust: StampTrust(mark: nil))
+      ["Sources/link.swift", "Sources/main.swift"], in: root, previous: [], disk: Disk(mark: nil))
     #expect(records[0].hash == records[1].hash)
   }
 }

@@ -13,7 +13,7 @@ import Testing
   /// Ten seconds from now, so every listing counts as old enough to trust.
   let later = SystemClock().wallNanoseconds + 10_000_000_000
   /// Judges by the clock alone (no reference file).
-  let trust = StampTrust(mark: nil)
+  let disk = Disk(mark: nil)
 
   init() throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-walk-\(UUID().uuidString)").path
@@ -77,8 +77,8 @@ import Testing
   }
 
   @Test func aDirectoryChangedAfterTheReferenceIsNotTrusted() {
-    let trust = StampTrust(mark: root + "/.mark")
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: trust.judge())
+    let disk = Disk(mark: root + "/.mark")
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: disk.judge())
     try? "x".write(toFile: root + "/src/fresh.c", atomically: false, encoding: .utf8)
     _ = SourceGlob.expand(["src/*.c"], in: root, recording: &recorder)
     #expect(recorder?.finish(key: "k") == nil)
@@ -94,19 +94,19 @@ import Testing
       fingerprint: "", operation: "", directory: "", environment: "", dependencies: "",
       sources: [FileRecord(path: "src/a.c", hash: "")], outputs: [], values: [], outputDigest: "", walk: found)
     let reused = Fingerprint(
-      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, trust: trust)
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, disk: disk)
     #expect(reused.sources.map(\.path) == ["src/a.c"])
     #expect(reused.walk == found)
 
     try "new".write(toFile: root + "/src/c.c", atomically: false, encoding: .utf8)
     let fresh = Fingerprint(
-      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, trust: trust)
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: record, disk: disk)
     #expect(fresh.sources.map(\.path) == ["src/a.c", "src/b.c", "src/c.c", "src/link.c"])
 
     var moved = record
     moved.walk?.key = "another pattern list"
     let other = Fingerprint(
-      task: task, workingDirectory: root, environment: [], dependencies: [], previous: moved, trust: trust)
+      task: task, workingDirectory: root, environment: [], dependencies: [], previous: moved, disk: disk)
     #expect(other.sources.count == 4)
   }
 

@@ -8,8 +8,10 @@ import Testing
 
 /// Which stamps a record keeps: judged by the file system's own clock (a mark touched before
 /// the stamps were taken), and by the run's clock for a file on another device.
-@Suite struct StampTrustTests {
+@Suite final class StampTrustTests {
   let root: String
+
+  deinit { try? FileManager.default.removeItem(atPath: root) }
 
   init() throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-trust-\(UUID().uuidString)").path
@@ -22,43 +24,52 @@ import Testing
   }
 
   @Test func aFileChangedAfterTheMarkIsNeverTrusted() throws {
-    let trust = StampTrust(mark: root + "/clock")
-    let judge = trust.judge()
+    let disk = Disk(mark: root + "/clock")
+    let judge = disk.judge()
     #expect(FileManager.default.fileExists(atPath: root + "/clock"), "the mark is touched")
     let stamp = try write("new.txt")
     #expect(!judge.trusts(stamp))
     // A clock that says the file is old changes nothing: the mark is on the same device.
-    #expect(!StampTrust.Judge(device: stamp.device, reference: judge.reference, wall: .max / 2).trusts(stamp))
+    #expect(!Disk.Judge(device: stamp.device, reference: judge.reference, wall: .max / 2).trusts(stamp))
   }
 
   @Test func onTheMarksDeviceOnlyTheMarkCounts() throws {
     let stamp = try write("old.txt")
     let changed = max(stamp.modified, stamp.changed)
     // The clock says the file changed this very moment; the mark was touched after it.
-    #expect(StampTrust.Judge(device: stamp.device, reference: changed + 1, wall: changed).trusts(stamp))
+    #expect(Disk.Judge(device: stamp.device, reference: changed + 1, wall: changed).trusts(stamp))
     // Touched in the same tick as the change: a second change could keep the stamp.
-    #expect(!StampTrust.Judge(device: stamp.device, reference: changed, wall: .max / 2).trusts(stamp))
+    #expect(!Disk.Judge(device: stamp.device, reference: changed, wall: .max / 2).trusts(stamp))
   }
 
   @Test func onAnotherDeviceTheClockJudgesWithItsWindow() throws {
     let stamp = try write("elsewhere.txt")
     let changed = max(stamp.modified, stamp.changed)
     let clock = TestClock(wall: changed)
-    let trust = StampTrust(mark: nil, clock: clock)
-    #expect(!trust.judge().trusts(stamp))
+    let disk = Disk(mark: nil, clock: clock)
+    #expect(!disk.judge().trusts(stamp))
     clock.advance(by: .milliseconds(1999))
-    #expect(!trust.judge().trusts(stamp))
+    #expect(!disk.judge().trusts(stamp))
     clock.advance(by: .milliseconds(1))
-    #expect(trust.judge().trusts(stamp))
-    let other = StampTrust.Judge(device: stamp.device &+ 1, reference: .max, wall: changed + StampTrust.window)
+    #expect(disk.judge().trusts(stamp))
+    let other = Disk.Judge(device: stamp.device &+ 1, reference: .max, wall: changed + Disk.window)
     #expect(other.trusts(stamp), "a mark on another device does not judge this file")
+  }
+
+  @Test func aMarkThatIsAFIFOIsNeitherOpenedForEverNorTrusted() throws {
+    #expect(mkfifo(root + "/clock", 0o644) == 0)
+    let stamp = try write("file.txt")
+    let clock = TestClock(wall: max(stamp.modified, stamp.changed))
+    let judge = Disk(mark: root + "/clock", clock: clock).judge()
+    #expect(judge.device == nil, "no reference: the clock judges")
+    #expect(!judge.trusts(stamp))
   }
 
   @Test func aMarkThatCannotBeTouchedLeavesTheClockToJudge() throws {
     let stamp = try write("file.txt")
     let changed = max(stamp.modified, stamp.changed)
-    let clock = TestClock(wall: changed + StampTrust.window)
-    let judge = StampTrust(mark: root + "/missing/clock", clock: clock).judge()
+    let clock = TestClock(wall: changed + Disk.window)
+    let judge = Disk(mark: root + "/missing/clock", clock: clock).judge()
     #expect(judge.device == nil)
     #expect(judge.trusts(stamp))
   }
@@ -66,14 +77,16 @@ import Testing
   /// The mark is touched again once the clock has moved a quarter second, not before.
   @Test func theMarkIsTouchedAgainOnlyAfterTheInterval() throws {
     let clock = TestClock()
-    let trust = StampTrust(mark: root + "/clock", clock: clock)
-    let first = trust.judge()
+    let disk = Disk(mark: root + "/clock", clock: clock)
+    let first = disk.judge()
     var old = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
     #expect(utimensat(AT_FDCWD, root + "/clock", &old, 0) == 0)
-    #expect(trust.judge().reference == first.reference, "too soon: the same reference")
-    clock.advance(by: StampTrust.refreshInterval)
+    #expect(disk.judge().reference == first.reference, "too soon: the same reference")
+    #expect(
+      try #require(CacheFileSystem.status(root + "/clock")).stamp.modified == 1_000_000_000_000_000_000, "not touched")
+    clock.advance(by: Disk.refreshInterval)
     let touched = try #require(CacheFileSystem.status(root + "/clock")).stamp.modified
-    #expect(trust.judge().reference >= first.reference)
+    #expect(disk.judge().reference >= first.reference)
     #expect(try #require(CacheFileSystem.status(root + "/clock")).stamp.modified > touched, "touched again")
   }
 }

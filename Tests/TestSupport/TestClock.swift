@@ -4,9 +4,10 @@ import Synchronization
 /// A clock that moves only when told, so a test of a timeout, a retry's backoff or a stamp's
 /// age neither waits nor races the machine.
 ///
-/// `automatic`: every sleep moves the clock to its own end and returns at once (a retry's
-/// backoff, a timeout that must fire). Otherwise a sleep waits until `advance(by:)` passes its
-/// end, and `sleepers` says how many wait.
+/// `automatic`: every sleep moves the one clock to its own end and returns at once (a retry's
+/// backoff, a timeout that must fire), so in a run with a timeout and another sleep the
+/// timeout fires at once too. Otherwise a sleep waits until `advance(by:)` passes its end, and
+/// `sleepers` says how many wait: a test that never advances leaves them waiting.
 package final class TestClock: RunClock {
   private struct Sleeper {
     var id: Int

@@ -5,9 +5,6 @@ import RunnerCache
 /// runs. A remote result goes through the local cache — saved there, then restored as a local
 /// entry is — so it is checked and written the same way; a fault is a miss.
 extension CachingOperation {
-  /// The note of a task restored from the remote cache.
-  static let remoteNote = "restored from remote cache"
-
   /// The task's Action, when a remote cache is in use and the key is the fingerprint's.
   func remoteKey(_ prepared: Prepared, _ context: OperationContext) -> ActionKey? {
     guard store.settings.remote != nil, store.settings.useCache else { return nil }
@@ -42,7 +39,7 @@ extension CachingOperation {
       return nil
     }
     return restore(
-      prepared.fingerprint, context, note: Self.remoteNote, stored: stored, outcome: .restoredRemotely,
+      prepared.fingerprint, context, concluded: .restoredRemotely, stored: stored, outcome: .restoredRemotely,
       because: prepared.reason)
   }
 

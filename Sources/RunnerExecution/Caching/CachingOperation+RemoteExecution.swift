@@ -28,7 +28,7 @@ extension CachingOperation {
       let directory = dependency.workingDirectory
       let paths = SourceGlob.expand(dependency.patterns, in: directory)
       let previous = store.record(dependency.name)?.outputs ?? []
-      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous, trust: store.trust)
+      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous, disk: store.disk)
       where output.hash != FileRecord.missing {
         guard let path = ActionKey.normalized(dependency.directory + "/" + output.path) else { continue }
         let digest = ActionMessages.Digest(hash: output.hash, size: output.size)
@@ -78,10 +78,11 @@ extension CachingOperation {
     } catch {
       throw .message("cannot keep the outputs of its remote run: \(error)")
     }
-    let note = run.cached ? "ran remotely (the server's cache)" : "ran remotely on \(session.executor.name)"
+    let concluded = Concluded.ranRemotely(on: run.cached ? nil : session.executor.name)
     guard
       let result = restore(
-        prepared.fingerprint, context, note: note, stored: stored, outcome: .executedRemotely, because: prepared.reason)
+        prepared.fingerprint, context, concluded: concluded, stored: stored, outcome: .executedRemotely,
+        because: prepared.reason)
     else {
       throw .message("cannot restore the outputs of its remote run")
     }

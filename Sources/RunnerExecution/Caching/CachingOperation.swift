@@ -1,5 +1,6 @@
 import Glibc
 import Imaging
+import RunnerBasics
 import RunnerCache
 import RunnerModel
 
@@ -71,7 +72,7 @@ struct CachingOperation: TaskOperation {
         environment: store.keyEnvironment(task) { name, key in
           (context.inputs[name] as? any OutputProviding)?.outputs[key]
         },
-        dependencies: dependencies, previous: previous, checked: checked, trust: store.trust)
+        dependencies: dependencies, previous: previous, checked: checked, disk: store.disk)
     }
     return Prepared(fingerprint: fingerprint, previous: previous, checked: checked)
   }
@@ -84,12 +85,13 @@ struct CachingOperation: TaskOperation {
     let patterns = Fingerprint.outputPatterns(of: task)
     guard !patterns.isEmpty else { return record(handingOn: result, digest: nil, context) }
     let paths = SourceGlob.expand(patterns, in: context.workingDirectory)
-    let files = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], trust: store.trust)
+    let files = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], disk: store.disk)
     let values = (result as? any OutputProviding)?.outputs ?? [:]
     let image = (result as? any ImageProviding)?.image
     let digest = Fingerprint.outputDigest(values: values, files: files, pixels: image.map(Fingerprint.pixelDigest))
     return record(
-      handingOn: CachedResult.make(outputs: values, image: image, fingerprint: nil, outputDigest: digest, note: nil),
+      handingOn: CachedResult.make(
+        outputs: values, image: image, fingerprint: nil, outputDigest: digest, concluded: nil),
       digest: digest, context)
   }
 
@@ -182,7 +184,7 @@ struct CachingOperation: TaskOperation {
   func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
     if let reason = RunReason.check(
       prepared.previous, prepared.fingerprint, task: context.task, directory: context.workingDirectory,
-      outputs: prepared.checked?.outputs, trust: store.trust)
+      outputs: prepared.checked?.outputs, disk: store.disk)
     {
       return reason
     }
@@ -207,7 +209,7 @@ struct CachingOperation: TaskOperation {
   /// naming it, as Bazel does: otherwise the next run would call it up to date.
   static func checkOutputsExist(_ task: TaskDefinition, _ context: OperationContext) throws(TaskFailure) {
     for pattern in task.outputs where !pattern.contains(where: { "*?[{!".contains($0) }) {
-      let full = pattern.hasPrefix("/") ? pattern : context.workingDirectory + "/" + pattern
+      let full = FilePath.resolve(pattern, in: context.workingDirectory)
       // Not followed: a link the task made is an output even if it points nowhere yet.
       if CacheFileSystem.status(full, follow: false) == nil {
         throw .message("declared output '\(pattern)' was not created")
@@ -225,7 +227,7 @@ struct CachingOperation: TaskOperation {
     let outputs =
       outputs
       ?? Fingerprint.hashFiles(
-        previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs, trust: store.trust)
+        previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs, disk: store.disk)
     guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
       return nil
     }
@@ -246,7 +248,7 @@ struct CachingOperation: TaskOperation {
     }
     return CachedResult.make(
       outputs: Dictionary(previous.values, uniquingKeysWith: { $1 }), image: image,
-      fingerprint: standIn(fingerprint, context), outputDigest: previous.outputDigest, note: CachedResult.upToDate)
+      fingerprint: standIn(fingerprint, context), outputDigest: previous.outputDigest, concluded: .upToDate)
   }
 
   /// Restores outputs, values and log from the cache entry for this fingerprint, if there is a sound one.
@@ -254,7 +256,7 @@ struct CachingOperation: TaskOperation {
   /// - Parameter stored: the bytes the entry just added to the cache (one fetched from the
   ///   remote layer), which count towards its bound.
   func restore(
-    _ fingerprint: Fingerprint, _ context: OperationContext, note: String = "restored from cache", stored: Int64 = 0,
+    _ fingerprint: Fingerprint, _ context: OperationContext, concluded: Concluded = .restored, stored: Int64 = 0,
     outcome: Outcome = .restored, because reason: RunReason? = nil
   ) -> (any OperationResult)? {
     let entry: CacheEntry
@@ -278,7 +280,7 @@ struct CachingOperation: TaskOperation {
     store.prefetch.noteChange()
     var outputs: [FileRecord] = []
     for file in entry.files {
-      let full = file.path.hasPrefix("/") ? file.path : context.workingDirectory + "/" + file.path
+      let full = FilePath.resolve(file.path, in: context.workingDirectory)
       do {
         let parent = CacheFileSystem.parent(of: full)
         try CacheFileSystem.makeDirectories(parent)
@@ -314,7 +316,7 @@ struct CachingOperation: TaskOperation {
       context, storedInCache: stored)
     return CachedResult.make(
       outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest,
-      note: note)
+      concluded: concluded)
   }
 
   /// Records a fresh run and stores it in the cache.
@@ -330,9 +332,9 @@ struct CachingOperation: TaskOperation {
     var cacheable = store.settings.useCache && log != nil
     var outputs: [FileRecord] = []
     var contents: [String] = []
-    let judge = store.trust.judge()
+    let judge = store.disk.judge()
     for path in paths {
-      let full = path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
+      let full = FilePath.resolve(path, in: context.workingDirectory)
       if cacheable, let status = CacheFileSystem.status(full), status.isRegular,
         let content = CacheFileSystem.hashContent(full)
       {
@@ -346,7 +348,7 @@ struct CachingOperation: TaskOperation {
       } else {
         cacheable = false
         outputs.append(
-          contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: [], trust: store.trust))
+          contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: [], disk: store.disk))
       }
     }
     let sortedValues = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
@@ -380,7 +382,7 @@ struct CachingOperation: TaskOperation {
         fingerprint, .ran, because: reason),
       context, storedInCache: storedBytes)
     return CachedResult.make(
-      outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest, note: nil)
+      outputs: values, image: image, fingerprint: standIn(fingerprint, context), outputDigest: digest, concluded: nil)
   }
 
   /// What stands in for this task in its dependents' keys (`Fingerprint.standIn`).

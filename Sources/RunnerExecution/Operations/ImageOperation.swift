@@ -1,4 +1,5 @@
 import Imaging
+import RunnerBasics
 import RunnerModel
 
 /// A result that carries an image, handed to dependents in memory (no temporary file).
@@ -75,7 +76,7 @@ package struct ImageOperation: TaskOperation {
   }
 
   func resolve(_ path: String, _ context: OperationContext) -> String {
-    path.hasPrefix("/") ? path : context.workingDirectory + "/" + path
+    FilePath.resolve(path, in: context.workingDirectory)
   }
 
   /// Applies one step; errors name the step and where it is written.

@@ -33,7 +33,7 @@ struct GateWaiter: Sendable {
   func holds(_ gate: ReadinessGate) async -> Bool {
     switch gate.condition {
     case .file(let path):
-      let full = path.hasPrefix("/") ? path : directory + "/" + path
+      let full = FilePath.resolve(path, in: directory)
       return access(full, F_OK) == 0
     case .tcp(let host, let port):
       return Self.canConnect(host: host, port: port)

@@ -69,7 +69,7 @@ extension RunState {
       for part in graph.runsAfter(task) {
         guard let cached = results[part] as? CachedResult, cached.decidesParts, let whole = graph[part].wholeTask
         else { continue }
-        decided[task] = "'\(whole.name)' is \(cached.note ?? CachedResult.upToDate)"
+        decided[task] = "'\(whole.name)' is \((cached.concluded ?? .upToDate).words)"
         break
       }
     }

@@ -1,4 +1,5 @@
 import CRunnerShim
+import RunnerBasics
 import RunnerCache
 import RunnerModel
 
@@ -243,7 +244,7 @@ package struct Scheduler: Sendable {
   package func workingDirectory(of task: Int) -> String {
     let base = selection.graph.file.directory
     guard let directory = selection.graph[task].directory else { return base }
-    return directory.hasPrefix("/") ? directory : base + "/" + directory
+    return FilePath.resolve(directory, in: base)
   }
 
   func makeContext(_ task: Int, state: RunState, start: ContinuousClock.Instant) -> OperationContext {

@@ -34,6 +34,25 @@ package enum Outcome: String, Sendable, Equatable {
   }
 }
 
+/// How a task ended without running its command here, as the console shows it after `✓`.
+package enum Concluded: Sendable, Equatable {
+  case upToDate
+  case restored
+  case restoredRemotely
+  /// Ran on the remote executor named, or answered from its cache (nil).
+  case ranRemotely(on: String?)
+
+  package var words: String {
+    switch self {
+    case .upToDate: return "up to date"
+    case .restored: return "restored from cache"
+    case .restoredRemotely: return "restored from remote cache"
+    case .ranRemotely(let executor?): return "ran remotely on \(executor)"
+    case .ranRemotely(nil): return "ran remotely (the server's cache)"
+    }
+  }
+}
+
 /// Why a task is not up to date.
 package enum RunReason: Sendable, Equatable, CustomStringConvertible {
   /// `--force`.

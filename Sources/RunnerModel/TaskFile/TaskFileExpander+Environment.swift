@@ -1,3 +1,5 @@
+import RunnerBasics
+
 /// The environment each node gets: `.env` files, the files' and the task's `env`, params, and
 /// `${NAME}` / `${{ params.X }}` filled in, by the documented precedence.
 extension TaskFileExpander {
@@ -42,7 +44,7 @@ extension TaskFileExpander {
     var result: [EnvironmentEntry] = []
     var known = fileDotEnv
     for reference in references {
-      let path = reference.path.hasPrefix("/") ? reference.path : directory + "/" + reference.path
+      let path = FilePath.resolve(reference.path, in: directory)
       let entries: [EnvironmentEntry]
       if let cached = dotEnvCache[path] {
         entries = cached

@@ -1,3 +1,5 @@
+import RunnerBasics
+
 /// A task with `sources` split at its calls is decided as one (`WholeTask`): its first part's
 /// key covers the whole `run` list and every task its calls reach, and the sources of those
 /// tasks join its own, so an edit anywhere below a call makes the whole task run again.
@@ -106,7 +108,7 @@ extension TaskFileExpander {
     guard !pattern.hasPrefix("/"), from != to else { return pattern }
     let absolute = { (directory: String) -> [Substring] in
       var parts: [Substring] = []
-      let full = directory.hasPrefix("/") ? directory : rootDirectory + "/" + directory
+      let full = FilePath.resolve(directory, in: rootDirectory)
       for part in full.split(separator: "/") where part != "." {
         if part == ".." { _ = parts.popLast() } else { parts.append(part) }
       }

@@ -73,11 +73,11 @@ import Testing
       Fingerprint.Dependency(name: "a", fingerprint: "fa", outputDigest: "oa"),
     ]
     let task = TaskDefinition(name: "t", location: SourceLocation(file: "f", line: 1, column: 1), index: 0)
-    let check = SourceCheck(task: task, workingDirectory: base, previous: nil, trust: StampTrust(mark: nil))
+    let check = SourceCheck(task: task, workingDirectory: base, previous: nil, disk: Disk(mark: nil))
     let expectation = FingerprintExpectation(
       fingerprint: Fingerprint(
         task: task, workingDirectory: base, environment: [("E", "e")], dependencies: assumed, previous: nil,
-        checked: check, trust: StampTrust(mark: nil)),
+        checked: check, disk: Disk(mark: nil)),
       dependencies: assumed.sorted { $0.name < $1.name })
     #expect(expectation.holds(for: assumed.reversed()))
     var changed = assumed

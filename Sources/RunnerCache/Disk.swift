@@ -1,19 +1,23 @@
-import Glibc
 import RunnerBasics
 import Synchronization
 
-/// Which `stat` stamps may stand for a file's content from now on, as ninja trusts mtimes. A
-/// file changed in the same tick of the file system's clock as its stamp was taken could
-/// change again without its stamp changing (git calls it "racily clean"); it gets no stamp and
-/// is hashed again next time.
+/// The disk as the incremental engine sees it: a file system (`LocalFileSystem`, or one in
+/// memory under test), and the judge of which of its `stat` stamps may stand for a file's
+/// content from now on, as ninja trusts mtimes.
 ///
-/// The reference is the file system's own clock: the time of a file under `.runner/` touched
-/// before the stamps it judges were taken. A file on that device whose last change (mtime or
-/// ctime) is strictly older than the touch cannot change again without a newer stamp, whatever
-/// the granularity of the file system's timestamps or the skew of a file server's clock. A
-/// file on another device, or every file when the mark cannot be touched (a read-only
-/// checkout), is judged by the run's clock: changed at least `window` before.
-package final class StampTrust: Sendable {
+/// A file changed in the same tick of the file system's clock as its stamp was taken could
+/// change again without its stamp changing (git calls it "racily clean"); it gets no stamp and
+/// is hashed again next time. The reference is the file system's own clock: the time of a mark
+/// (`.runner/clock`) touched before the stamps it judges were taken. On a local file system
+/// (whose times the kernel's clock sets, for a write and a touch alike), a file on the mark's
+/// device whose last change (mtime or ctime) is strictly older than the touch cannot change
+/// again without a newer stamp, whatever the granularity of its timestamps. A file on another
+/// device, or every file when the mark cannot be touched (a read-only checkout, a dry run, a
+/// network file system), is judged by the run's clock: changed at least `window` before. A
+/// clock stepped back (the mark's new time is older than its last) trusts no new stamp on the
+/// mark's device until it has caught up. (A write through `mmap` to a page already dirty
+/// changes no time at all: no stamp can see it, as with make or ninja.)
+package final class Disk: Sendable {
   /// How long ago a file with no reference must have changed: 2 s covers the coarsest
   /// timestamps (FAT's).
   package static let window: Int64 = 2_000_000_000
@@ -23,28 +27,24 @@ package final class StampTrust: Sendable {
   private struct Reference {
     var device: Int64
     var time: Int64
-    var taken: ContinuousClock.Instant
   }
 
   private struct State {
-    var descriptor: Int32 = -1
     var reference: Reference?
     var lastTry: ContinuousClock.Instant?
   }
 
+  package let files: any FileSystem
   private let mark: String?
   private let clock: any RunClock
   private let state = Mutex(State())
 
   /// - Parameter mark: the file to touch for a reference (`.runner/clock`); nil judges by
   ///   the clock alone.
-  package init(mark: String?, clock: any RunClock = SystemClock()) {
+  package init(mark: String?, clock: any RunClock = SystemClock(), files: any FileSystem = LocalFileSystem()) {
     self.mark = mark
     self.clock = clock
-  }
-
-  deinit {
-    state.withLock { if $0.descriptor >= 0 { close($0.descriptor) } }
+    self.files = files
   }
 
   /// Judges stamps taken from now on (never one taken before this call).
@@ -53,25 +53,14 @@ package final class StampTrust: Sendable {
     let reference = state.withLock { state -> Reference? in
       if let mark, state.lastTry.map({ now - $0 >= Self.refreshInterval }) ?? true {
         state.lastTry = now
-        state.reference = Self.touch(mark, &state.descriptor).map { Reference(device: $0, time: $1, taken: now) }
+        state.reference = files.touch(mark).map { touch in
+          let steppedBack = touch.after.modified < touch.before.modified
+          return Reference(device: touch.after.device, time: steppedBack ? .min : touch.after.modified)
+        }
       }
       return state.reference
     }
     return Judge(device: reference?.device, reference: reference?.time ?? .min, wall: clock.wallNanoseconds)
-  }
-
-  /// Touches `mark` (opened once) and returns its device and new modification time.
-  private static func touch(_ mark: String, _ descriptor: inout Int32) -> (Int64, Int64)? {
-    if descriptor < 0 {
-      descriptor = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-      guard descriptor >= 0 else { return nil }
-    }
-    var info = stat()
-    guard futimens(descriptor, nil) == 0, fstat(descriptor, &info) == 0 else { return nil }
-    return (
-      Int64(bitPattern: UInt64(info.st_dev)),
-      Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-    )
   }
 
   /// One judgement's reference: stamps taken after it was made.
@@ -95,7 +84,7 @@ package final class StampTrust: Sendable {
     package func trusts(_ stamp: CacheFileSystem.Stamp) -> Bool {
       let changed = max(stamp.modified, stamp.changed)
       if let device, device == stamp.device { return changed < reference }
-      return wall - changed >= StampTrust.window
+      return wall - changed >= Disk.window
     }
 
     /// The stamp to record for a file: `stamp`, or nil when it cannot be trusted.
