@@ -79,7 +79,8 @@ let package = Package(
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
     .target(name: "CRunnerShim"),
-    // /proc scanning shared by both test targets (plain system calls: see ProcScan.swift).
+    // What the test targets share: /proc scanning (plain system calls: see ProcScan.swift), a
+    // test clock, and a file system in memory for the engine's decisions.
     .target(name: "TestSupport", dependencies: ["RunnerBasics", "RunnerCache"], path: "Tests/TestSupport"),
     // Tests mirror the layers; the façade's target also holds the reporting and rendering tests,
     // which share one scripted run.

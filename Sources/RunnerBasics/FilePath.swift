@@ -2,8 +2,8 @@ import Glibc
 
 /// Paths as the file system knows them.
 package enum FilePath {
-  /// `path` as seen from `directory`: itself when absolute, else joined to it. The one way
-  /// runner joins a written path to a directory.
+  /// `path` as seen from `directory`: itself when absolute, else joined to it (no `.` or `..`
+  /// resolved). How runner joins a path written in a task file to the directory it is in.
   package static func resolve(_ path: String, in directory: String) -> String {
     path.hasPrefix("/") ? path : directory + "/" + path
   }

@@ -1,6 +1,7 @@
 import Glibc
 import RunnerBasics
 import RunnerModel
+import Synchronization
 
 /// The few file-system calls caching needs, on plain system calls (no Foundation).
 package enum CacheFileSystem {
@@ -45,12 +46,7 @@ package enum CacheFileSystem {
   package static func status(_ path: String, follow: Bool = true) -> Status? {
     var info = stat()
     guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
-    let stamp = Stamp(
-      device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)),
-      size: Int64(info.st_size),
-      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
-    return Status(stamp: stamp, mode: UInt32(info.st_mode))
+    return Status(stamp: stamp(of: info), mode: UInt32(info.st_mode))
   }
 
   static func describe(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
@@ -307,28 +303,20 @@ package enum CacheFileSystem {
   }
 
   /// Sets a regular file's times to now, making it if missing (never through a link, never
-  /// blocking on a FIFO), and returns its stamps before and after; nil when it cannot be
-  /// written, or when the file system is not one whose times come from this machine's clock
+  /// blocking on a FIFO), and returns its new stamp; nil when it cannot be written, or when
+  /// the file system is not one whose times come from this machine's clock
   /// (`localClockFileSystems`: on SMB, NFS or sshfs a touch can be stamped by another clock
   /// than a write).
-  static func touchMark(_ path: String) -> (before: Stamp, after: Stamp)? {
+  static func touchMark(_ path: String) -> Stamp? {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o644)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
-    var before = stat()
-    var after = stat()
-    guard fstat(descriptor, &before) == 0, before.st_mode & S_IFMT == S_IFREG,
-      fileSystemType(device: UInt64(before.st_dev)).map(localClockFileSystems.contains) == true,
-      futimens(descriptor, nil) == 0, fstat(descriptor, &after) == 0
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+      fileSystemType(of: descriptor).map(localClockFileSystems.contains) == true,
+      futimens(descriptor, nil) == 0, fstat(descriptor, &info) == 0
     else { return nil }
-    let (old, new) = (stamp(of: before), stamp(of: after))
-    // A clock stepped back: the mark keeps its latest time, so each touch says so until the
-    // clock has caught up.
-    if new.modified < old.modified {
-      var times = [before.st_atim, before.st_mtim]
-      futimens(descriptor, &times)
-    }
-    return (old, new)
+    return stamp(of: info)
   }
 
   /// The file systems whose times the local kernel's clock sets, for writes and touches alike.
@@ -336,19 +324,28 @@ package enum CacheFileSystem {
     "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "f2fs", "bcachefs", "zfs", "overlay",
   ]
 
-  /// The type of the file system mounted from `device` (`/proc/self/mountinfo`; Glibc's module
-  /// has no `fstatfs`), nil when no mount names it.
-  static func fileSystemType(device: UInt64) -> String? {
-    let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
-    let minor = (device & 0xff) | ((device >> 12) & ~0xff)
-    let wanted = "\(major):\(minor)"
+  /// File system types by mount id, as `fileSystemType(of:)` found them.
+  private static let mountTypes = Mutex<[Substring: String]>([:])
+
+  /// The type of the file system an open file is on: its mount id (`/proc/self/fdinfo`) looked
+  /// up in `/proc/self/mountinfo` (Glibc's module has no `fstatfs`; a device number would not
+  /// do, as Btrfs gives each subvolume its own). nil when either cannot be read.
+  static func fileSystemType(of descriptor: Int32) -> String? {
+    guard let info = try? read("/proc/self/fdinfo/\(descriptor)"),
+      let line = String(decoding: info, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("mnt_id:") })
+    else { return nil }
+    let id = line.dropFirst("mnt_id:".count).drop { $0 == " " || $0 == "\t" }
+    if let known = mountTypes.withLock({ $0[id] }) { return known }
     guard let text = try? read("/proc/self/mountinfo") else { return nil }
-    for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
-      // ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER
-      let fields = line.split(separator: " ")
-      guard fields.count > 2, fields[2] == wanted, let dash = fields.firstIndex(of: "-"), dash + 1 < fields.count
+    for mount in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+      // ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER (spaces in a
+      // path are escaped, so the lone "-" ends the tags).
+      let fields = mount.split(separator: " ")
+      guard fields.count > 7, fields[0] == id, let dash = fields[6...].firstIndex(of: "-"), dash + 1 < fields.count
       else { continue }
-      return String(fields[dash + 1])
+      let type = String(fields[dash + 1])
+      mountTypes.withLock { $0[id] = type }
+      return type
     }
     return nil
   }

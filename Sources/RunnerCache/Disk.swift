@@ -13,10 +13,13 @@ import Synchronization
 /// device whose last change (mtime or ctime) is strictly older than the touch cannot change
 /// again without a newer stamp, whatever the granularity of its timestamps. A file on another
 /// device, or every file when the mark cannot be touched (a read-only checkout, a dry run, a
-/// network file system), is judged by the run's clock: changed at least `window` before. A
-/// clock stepped back (the mark's new time is older than its last) trusts no new stamp on the
-/// mark's device until it has caught up. (A write through `mmap` to a page already dirty
-/// changes no time at all: no stamp can see it, as with make or ninja.)
+/// network file system), is judged by the run's clock: changed at least `window` before.
+///
+/// A recorded stamp is judged again when it is reused (`Fingerprint.hashFiles`, source walks):
+/// after a clock stepped back, a file rewritten at the time it had when it was recorded is
+/// hashed again, as the new mark is not past it. (The read-ahead — `RecordChecks`, the no-op
+/// record — compares stamps only. A write through `mmap` to a page already dirty changes no
+/// time at all: no stamp can see it, as with make or ninja.)
 package final class Disk: Sendable {
   /// How long ago a file with no reference must have changed: 2 s covers the coarsest
   /// timestamps (FAT's).
@@ -53,10 +56,7 @@ package final class Disk: Sendable {
     let reference = state.withLock { state -> Reference? in
       if let mark, state.lastTry.map({ now - $0 >= Self.refreshInterval }) ?? true {
         state.lastTry = now
-        state.reference = files.touch(mark).map { touch in
-          let steppedBack = touch.after.modified < touch.before.modified
-          return Reference(device: touch.after.device, time: steppedBack ? .min : touch.after.modified)
-        }
+        state.reference = files.touch(mark).map { Reference(device: $0.device, time: $0.modified) }
       }
       return state.reference
     }

@@ -9,10 +9,10 @@ package protocol FileSystem: Sendable {
   func list(_ path: String) -> [(name: String, type: UInt8)]
   /// The SHA-256 (hex) of a regular file's content and its size; nil for anything else.
   func hashContent(_ path: String) -> (hash: String, size: Int64)?
-  /// Sets `path`'s times to the file system's now, making it if missing, and returns its
-  /// stamps before and after; nil when it cannot be written, or when a touch may be stamped by
-  /// another clock than a write (a network file system).
-  func touch(_ path: String) -> (before: CacheFileSystem.Stamp, after: CacheFileSystem.Stamp)?
+  /// Sets `path`'s times to the file system's now, making it if missing, and returns its new
+  /// stamp; nil when it cannot be written, or when a touch may be stamped by another clock
+  /// than a write (a network file system).
+  func touch(_ path: String) -> CacheFileSystem.Stamp?
 }
 
 /// The machine's file system, on plain system calls.
@@ -27,7 +27,5 @@ package struct LocalFileSystem: FileSystem {
 
   package func hashContent(_ path: String) -> (hash: String, size: Int64)? { CacheFileSystem.hashContent(path) }
 
-  package func touch(_ path: String) -> (before: CacheFileSystem.Stamp, after: CacheFileSystem.Stamp)? {
-    CacheFileSystem.touchMark(path)
-  }
+  package func touch(_ path: String) -> CacheFileSystem.Stamp? { CacheFileSystem.touchMark(path) }
 }

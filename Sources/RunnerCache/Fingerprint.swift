@@ -237,7 +237,7 @@ package struct Fingerprint: Sendable {
         if known == nil { known = Dictionary(previous.map { ($0.path, $0) }, uniquingKeysWith: { $1 }) }
         old = known?[path]
       }
-      if let old, let stamp = old.stamp, stamp == status.stamp {
+      if let old, let stamp = old.stamp, stamp == status.stamp, judge.trusts(stamp) {
         return old
       }
       guard let content = disk.files.hashContent(full) else {

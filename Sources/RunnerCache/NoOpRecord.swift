@@ -135,7 +135,7 @@ package struct NoOpRecord: Sendable {
           return
         }
         let holds =
-          (task.walk?.holds() ?? true)
+          (task.walk?.holds(in: LocalFileSystem(), judge: nil) ?? true)
           && task.files.allSatisfy { $0.stamp.holds(at: $0.path) }
         if !holds { verdict.failed.store(true, ordering: .relaxed) }
       }

@@ -101,7 +101,7 @@ final class RecordChecks: Sendable {
         return stamp.holds(at: full)
       }
     }
-    let walkHolds = record.walk?.holds() ?? false
+    let walkHolds = record.walk?.holds(in: LocalFileSystem(), judge: nil) ?? false
     return Verdict(
       fingerprint: record.fingerprint, directory: directory, walkHolds: walkHolds,
       sourcesHold: walkHolds && holds(record.sources), outputsHold: holds(record.outputs))

@@ -37,7 +37,9 @@ package struct SourceCheck: Sendable {
     }
     let paths: [String]
     var reused = false
-    if let previous, let walk = previous.walk, walk.key == key, verdict?.walkHolds ?? walk.holds(in: disk.files) {
+    if let previous, let walk = previous.walk, walk.key == key,
+      verdict?.walkHolds ?? walk.holds(in: disk.files, judge: disk.judge())
+    {
       paths = previous.sources.map(\.path)
       self.walk = walk
       reused = true

@@ -44,9 +44,13 @@ package struct SourceWalk: Sendable, Equatable {
   }
 
   /// Whether the file system still looks as it did: every listing's stamp and every probe's kind.
-  func holds(in files: any FileSystem = LocalFileSystem()) -> Bool {
+  ///
+  /// - Parameter judge: judges each listing's stamp again (a clock stepped back since); nil
+  ///   compares stamps only (the read-ahead).
+  func holds(in files: any FileSystem, judge: Disk.Judge?) -> Bool {
     for listing in listings {
-      guard let status = files.status(listing.path, follow: true), status.isDirectory, status.stamp == listing.stamp
+      guard let status = files.status(listing.path, follow: true), status.isDirectory, status.stamp == listing.stamp,
+        judge?.trusts(status.stamp) ?? true
       else { return false }
     }
     return probes.allSatisfy { Self.kind(of: files.status($0.path, follow: $0.follow)) == $0.kind }
@@ -65,7 +69,7 @@ package struct SourceWalk: Sendable, Equatable {
     /// - Parameters:
     ///   - judge: which listings are too recent to trust, asked before the first.
     ///   - files: where the walk looks.
-    init(judge: Disk.Judge, files: any FileSystem = LocalFileSystem()) {
+    init(judge: Disk.Judge, files: any FileSystem) {
       self.judge = judge
       self.files = files
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RunnerBasics
+import TestSupport
 import Testing
 
 @testable import RunnerCache
@@ -11,11 +12,13 @@ import Testing
 @Suite struct SourceWalkTests {
   let root: String
   /// Ten seconds from now, so every listing counts as old enough to trust.
-  let later = SystemClock().wallNanoseconds + 10_000_000_000
-  /// Judges by the clock alone (no reference file).
-  let disk = Disk(mark: nil)
+  let later: Int64
+  /// Judges by a clock ten seconds ahead alone (no reference file), as `later`.
+  let disk: Disk
 
   init() throws {
+    later = SystemClock().wallNanoseconds + 10_000_000_000
+    disk = Disk(mark: nil, clock: TestClock(wall: later))
     root = FileManager.default.temporaryDirectory.appendingPathComponent("runner-walk-\(UUID().uuidString)").path
     for file in ["src/a.c", "src/b.c", "src/notes.txt", "other/thing", "Package.swift"] {
       let path = root + "/" + file
@@ -34,7 +37,7 @@ import Testing
   }
 
   func walk(_ patterns: [String]) -> (paths: [String], walk: SourceWalk?) {
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: later))
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: later), files: LocalFileSystem())
     let paths = SourceGlob.expand(patterns, in: root, recording: &recorder)
     return (paths, recorder?.finish(key: SourceWalk.key(patterns: patterns, directory: root)))
   }
@@ -49,36 +52,36 @@ import Testing
       Set(walk.probes.map { "\($0.path.dropFirst(root.count)) \($0.kind)" }) == [
         "/Package.swift other", "/missing.txt absent", "/src/link.c other",
       ])
-    #expect(walk.holds())
+    #expect(walk.holds(in: LocalFileSystem(), judge: nil))
   }
 
   @Test func stopsHoldingWhenAnEntryIsAddedOrRemoved() throws {
     let walk = try #require(walk(["src/*.c"]).walk)
     try "new".write(toFile: root + "/src/c.c", atomically: false, encoding: .utf8)
-    #expect(!walk.holds())
+    #expect(!walk.holds(in: LocalFileSystem(), judge: nil))
     backdate(root + "/src")
     let rewalked = try #require(self.walk(["src/*.c"]).walk)
-    #expect(rewalked.holds())
+    #expect(rewalked.holds(in: LocalFileSystem(), judge: nil))
     // Even a name the pattern does not match: the listing is what is compared.
     #expect(unlink(root + "/src/notes.txt") == 0)
-    #expect(!rewalked.holds())
+    #expect(!rewalked.holds(in: LocalFileSystem(), judge: nil))
   }
 
   @Test func stopsHoldingWhenALinkChangesKindOrALiteralPathAppears() throws {
     let walk = try #require(walk(["src/*.c", "missing.txt"]).walk)
     #expect(unlink(root + "/other/thing") == 0)
     #expect(mkdir(root + "/other/thing", 0o755) == 0)
-    #expect(!walk.holds())
+    #expect(!walk.holds(in: LocalFileSystem(), judge: nil))
 
     let literal = try #require(self.walk(["missing.txt"]).walk)
-    #expect(literal.holds())
+    #expect(literal.holds(in: LocalFileSystem(), judge: nil))
     try "now here".write(toFile: root + "/missing.txt", atomically: false, encoding: .utf8)
-    #expect(!literal.holds())
+    #expect(!literal.holds(in: LocalFileSystem(), judge: nil))
   }
 
   @Test func aDirectoryChangedAfterTheReferenceIsNotTrusted() {
     let disk = Disk(mark: root + "/.mark")
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: disk.judge())
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: disk.judge(), files: LocalFileSystem())
     try? "x".write(toFile: root + "/src/fresh.c", atomically: false, encoding: .utf8)
     _ = SourceGlob.expand(["src/*.c"], in: root, recording: &recorder)
     #expect(recorder?.finish(key: "k") == nil)

@@ -58,6 +58,10 @@ import Testing
 
   @Test func aMarkThatIsAFIFOIsNeitherOpenedForEverNorTrusted() throws {
     #expect(mkfifo(root + "/clock", 0o644) == 0)
+    // With a reader, a write-only open of a FIFO would succeed: only the type check refuses it.
+    let reader = open(root + "/clock", O_RDONLY | O_NONBLOCK)
+    #expect(reader >= 0)
+    defer { close(reader) }
     let stamp = try write("file.txt")
     let clock = TestClock(wall: max(stamp.modified, stamp.changed))
     let judge = Disk(mark: root + "/clock", clock: clock).judge()

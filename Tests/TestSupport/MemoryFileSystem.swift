@@ -4,9 +4,9 @@ import Synchronization
 
 /// A file system in memory for the engine's decisions, as ninja's `VirtualFileSystem`: files,
 /// directories and symbolic links under absolute paths, on one device, with a clock that is a
-/// counter. Every change stamps what it touches with the current time and a fresh change time;
-/// time moves only by `tick()`, so changes within one tick share a time, as on a file system
-/// with coarse timestamps.
+/// counter. Every change stamps what it touches with the current time; time moves only by
+/// `tick()`, so changes within one tick share a time, as on a file system with coarse
+/// timestamps. Links are followed in every component of a path, as the kernel does.
 package final class MemoryFileSystem: FileSystem {
   package static let device: Int64 = 7
 
@@ -38,35 +38,53 @@ package final class MemoryFileSystem: FileSystem {
     state.withLock { $0.now += nanoseconds }
   }
 
-  package var now: Int64 { state.withLock { $0.now } }
+  /// Steps the clock back, as an NTP step or `date -s` can.
+  package func stepBack(_ nanoseconds: Int64) {
+    state.withLock { $0.now -= nanoseconds }
+  }
 
-  /// Writes a file (making its directories), as `open(O_TRUNC)` + `write` would: the same inode
-  /// when it exists.
+  /// Writes a file (making its directories), as `open(O_CREAT | O_TRUNC)` and `write` do:
+  /// through a link to its target, into the same inode when the file exists.
   package func write(_ path: String, _ text: String, executable: Bool = false) {
     state.withLock { state in
-      Self.makeParents(of: path, &state)
-      if var node = state.nodes[path], case .file = node.kind {
+      let target = Self.resolve(path, followLast: true, state) ?? Self.normalized(path)
+      Self.makeParents(of: target, &state)
+      if var node = state.nodes[target], case .file = node.kind {
         node.kind = .file(Array(text.utf8), executable: executable)
         node.modified = state.now
         node.changed = state.now
-        state.nodes[path] = node
+        state.nodes[target] = node
       } else {
-        Self.add(path, .file(Array(text.utf8), executable: executable), &state)
+        Self.add(target, .file(Array(text.utf8), executable: executable), &state)
       }
+    }
+  }
+
+  /// A directory (and its parents), as `mkdir -p`.
+  package func makeDirectory(_ path: String) {
+    state.withLock { state in
+      let path = Self.normalized(path)
+      guard state.nodes[path] == nil else { return }
+      Self.makeParents(of: path, &state)
+      Self.add(path, .directory, &state)
     }
   }
 
   /// A symbolic link at `path` to `target` (replacing what is there).
   package func link(_ path: String, to target: String) {
     state.withLock { state in
+      let path = Self.resolve(path, followLast: false, state) ?? Self.normalized(path)
       Self.makeParents(of: path, &state)
       Self.add(path, .link(target), &state)
     }
   }
 
+  /// Removes a file, a link, or a directory with all it holds.
   package func remove(_ path: String) {
     state.withLock { state in
-      guard state.nodes.removeValue(forKey: path) != nil else { return }
+      guard let path = Self.resolve(path, followLast: false, state), state.nodes[path] != nil else { return }
+      let inside = path + "/"
+      state.nodes = state.nodes.filter { $0.key != path && !$0.key.hasPrefix(inside) }
       Self.changeParent(of: path, &state)
     }
   }
@@ -74,6 +92,7 @@ package final class MemoryFileSystem: FileSystem {
   /// Sets a file's modification time, as `touch -d` does (its change time becomes now).
   package func setModified(_ path: String, _ time: Int64) {
     state.withLock { state in
+      guard let path = Self.resolve(path, followLast: true, state) else { return }
       state.nodes[path]?.modified = time
       state.nodes[path]?.changed = state.now
     }
@@ -81,29 +100,19 @@ package final class MemoryFileSystem: FileSystem {
 
   package func status(_ path: String, follow: Bool) -> CacheFileSystem.Status? {
     state.withLock { state in
-      var path = Self.normalized(path)
-      for _ in 0..<8 {
-        guard let node = state.nodes[path] else { return nil }
-        if follow, case .link(let target) = node.kind {
-          path = target.hasPrefix("/") ? target : Self.parent(of: path) + "/" + target
-          path = Self.normalized(path)
-          continue
-        }
-        let stamp = CacheFileSystem.Stamp(
-          device: Self.device, inode: node.inode, size: Self.size(node), modified: node.modified,
-          changed: node.changed)
-        return CacheFileSystem.Status(stamp: stamp, mode: Self.mode(node))
-      }
-      return nil
+      guard let path = Self.resolve(path, followLast: follow, state), let node = state.nodes[path] else { return nil }
+      let stamp = CacheFileSystem.Stamp(
+        device: Self.device, inode: node.inode, size: Self.size(node), modified: node.modified, changed: node.changed)
+      return CacheFileSystem.Status(stamp: stamp, mode: Self.mode(node))
     }
   }
 
   package func list(_ path: String) -> [(name: String, type: UInt8)] {
-    guard let found = status(path, follow: true), found.mode & UInt32(S_IFMT) == UInt32(S_IFDIR) else { return [] }
-    let directory = resolved(path)
-    let prefix = directory == "/" ? "/" : directory + "/"
-    return state.withLock { state in
-      state.nodes.compactMap { path, node -> (name: String, type: UInt8)? in
+    state.withLock { state in
+      guard let directory = Self.resolve(path, followLast: true, state), case .directory = state.nodes[directory]?.kind
+      else { return [] }
+      let prefix = directory == "/" ? "/" : directory + "/"
+      return state.nodes.compactMap { path, node -> (name: String, type: UInt8)? in
         guard path.hasPrefix(prefix), path != prefix, !path.dropFirst(prefix.count).contains("/") else { return nil }
         let type: UInt8
         switch node.kind {
@@ -117,44 +126,53 @@ package final class MemoryFileSystem: FileSystem {
   }
 
   package func hashContent(_ path: String) -> (hash: String, size: Int64)? {
-    let target = resolved(path)
-    return state.withLock { state -> (hash: String, size: Int64)? in
-      guard case .file(let bytes, _) = state.nodes[target]?.kind else { return nil }
+    state.withLock { state -> (hash: String, size: Int64)? in
+      guard let path = Self.resolve(path, followLast: true, state), case .file(let bytes, _) = state.nodes[path]?.kind
+      else { return nil }
       return (ContentHasher.sha256Hex(bytes), Int64(bytes.count))
     }
   }
 
-  package func touch(_ path: String) -> (before: CacheFileSystem.Stamp, after: CacheFileSystem.Stamp)? {
-    state.withLock { state in
-      Self.makeParents(of: path, &state)
+  /// As `CacheFileSystem.touchMark`: only a regular file (made if missing) in a directory
+  /// that exists, never through a link.
+  package func touch(_ path: String) -> CacheFileSystem.Stamp? {
+    let touched = state.withLock { state -> Bool in
+      guard let path = Self.resolve(path, followLast: false, state),
+        case .directory = state.nodes[Self.parent(of: path)]?.kind
+      else { return false }
       if state.nodes[path] == nil { Self.add(path, .file([], executable: false), &state) }
-    }
-    guard let before = status(path, follow: false)?.stamp else { return nil }
-    state.withLock { state in
+      guard case .file = state.nodes[path]?.kind else { return false }
       state.nodes[path]?.modified = state.now
       state.nodes[path]?.changed = state.now
+      return true
     }
-    guard let after = status(path, follow: false)?.stamp else { return nil }
-    // A clock stepped back: the mark keeps its latest time (as `CacheFileSystem.touchMark`).
-    if after.modified < before.modified { state.withLock { $0.nodes[path]?.modified = before.modified } }
-    return (before, after)
+    return touched ? status(path, follow: false)?.stamp : nil
   }
 
-  /// Steps the clock back, as an NTP step or `date -s` can.
-  package func stepBack(_ nanoseconds: Int64) {
-    state.withLock { $0.now -= nanoseconds }
-  }
-
-  /// `path` with its symbolic links followed.
-  private func resolved(_ path: String) -> String {
-    state.withLock { state in
-      var path = Self.normalized(path)
-      for _ in 0..<8 {
-        guard case .link(let target) = state.nodes[path]?.kind else { return path }
-        path = Self.normalized(target.hasPrefix("/") ? target : Self.parent(of: path) + "/" + target)
+  /// The path of the node `path` names, its links followed in every component (and in the
+  /// last one with `followLast`); nil through a missing directory or a loop.
+  private static func resolve(_ path: String, followLast: Bool, _ state: State) -> String? {
+    var pending = normalized(path).split(separator: "/").map(String.init)
+    var current = "/"
+    var hops = 0
+    while !pending.isEmpty {
+      let name = pending.removeFirst()
+      if name == ".." {
+        current = parent(of: current)
+        continue
       }
-      return path
+      let next = current == "/" ? "/" + name : current + "/" + name
+      if case .link(let target) = state.nodes[next]?.kind, followLast || !pending.isEmpty {
+        hops += 1
+        guard hops <= 40 else { return nil }
+        pending = target.split(separator: "/").map(String.init).filter { $0 != "." } + pending
+        if target.hasPrefix("/") { current = "/" }
+        continue
+      }
+      if !pending.isEmpty, state.nodes[next] == nil { return nil }
+      current = next
     }
+    return current
   }
 
   private static func add(_ path: String, _ kind: Kind, _ state: inout State) {
@@ -182,16 +200,10 @@ package final class MemoryFileSystem: FileSystem {
     return String(path[..<slash])
   }
 
+  /// Without `.` segments and repeated slashes (`..` is left to `resolve`, as links may
+  /// come before it).
   private static func normalized(_ path: String) -> String {
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") where part != "." {
-      if part == ".." {
-        _ = parts.popLast()
-      } else {
-        parts.append(part)
-      }
-    }
-    return "/" + parts.joined(separator: "/")
+    "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
   }
 
   private static func size(_ node: Node) -> Int64 {

@@ -20,7 +20,7 @@ import Testing
 
   /// A record of `src/*.c` → `out/a.o` as the files are now.
   func record() throws -> TaskRecord {
-    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: .max / 2))
+    var recorder: SourceWalk.Recorder? = SourceWalk.Recorder(judge: .init(wall: .max / 2), files: LocalFileSystem())
     let key = SourceWalk.key(patterns: ["src/*.c"], directory: base)
     _ = SourceGlob.expand(["src/*.c"], in: base, recording: &recorder)
     func file(_ path: String) -> FileRecord {
