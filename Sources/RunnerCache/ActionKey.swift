@@ -62,19 +62,20 @@ package struct ActionKey: Sendable {
     command.workingDirectory = directory ?? ""
     var files: [InputFile] = []
     var selfContained = directory != nil
-    for file in sources where file.hash != FileRecord.missing {
+    for file in sources {
+      guard let content = file.content else { continue }
       let joined =
         file.path.hasPrefix("/")
         ? nil : Self.normalized(directory.map { $0.isEmpty ? file.path : $0 + "/" + file.path } ?? "")
       guard let path = joined, directory != nil else {
         salt.add("outside " + file.path)
-        salt.add(file.hash)
+        salt.add(content.hash)
         selfContained = false
         continue
       }
       files.append(
         InputFile(
-          path: path, digest: ActionMessages.Digest(hash: file.hash, size: file.size), executable: file.executable))
+          path: path, digest: content, executable: file.executable))
     }
     let (root, directories) = InputTree(files).encoded()
     self.files = files

@@ -5,26 +5,7 @@
 /// library (`RunnerRemoteTests` checks these bytes against swift-protobuf's).
 package enum ActionMessages {
   /// A blob's name: its SHA-256 in lowercase hex and its size.
-  package struct Digest: Sendable, Hashable {
-    package var hash: String
-    package var size: Int64
-
-    package init(hash: String, size: Int64) {
-      self.hash = hash
-      self.size = size
-    }
-
-    package init(of bytes: [UInt8]) {
-      self.init(hash: ContentHasher.sha256Hex(bytes), size: Int64(bytes.count))
-    }
-
-    package var encoded: [UInt8] {
-      var out = ProtobufWriter()
-      out.string(1, hash)
-      out.varint(2, UInt64(bitPattern: size))
-      return out.bytes
-    }
-  }
+  package typealias Digest = ContentDigest
 
   /// What runs: the argv, the environment (by name), the output paths (sorted), the working
   /// directory and the platform's properties (by name), as REAPI requires them ordered.

@@ -6,7 +6,8 @@
 /// runner-state 5
 /// T name fingerprint operation directory environment dependencies outputDigest
 /// S path hash size x|- device inode size mtime ctime  (a source of the task above; `x`:
-///                                                     executable; "-" stamp: none)
+///                                                     executable; "-" hash: no file there,
+///                                                     read as "missing" too; "-" stamp: none)
 /// O path hash size x|- device inode size mtime ctime  (an output file)
 /// V key value                                    (an output value)
 /// D outcome why variables dependencies          (the last decision that was not "up to date":

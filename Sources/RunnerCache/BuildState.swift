@@ -21,25 +21,30 @@ package struct BuildState: Sendable {
 package struct FileRecord: Sendable, Equatable {
   /// As the pattern spells it: relative to the task's directory, or absolute.
   package var path: String
-  /// SHA-256 of the content; `missing` for a literal path that does not exist.
-  package var hash: String
-  /// The content's size in bytes, as hashed (a REAPI digest is the hash and the size).
-  package var size: Int64
+  /// The content as hashed; nil for a literal path with no regular file there.
+  package var content: ContentDigest?
   /// The owner may execute it (REAPI's `is_executable`; a `chmod +x` changes the key).
   package var executable: Bool
   package var stamp: CacheFileSystem.Stamp?
 
-  package static let missing = "missing"
-
   package init(
-    path: String, hash: String, size: Int64 = 0, executable: Bool = false, stamp: CacheFileSystem.Stamp? = nil
+    path: String, content: ContentDigest?, executable: Bool = false, stamp: CacheFileSystem.Stamp? = nil
   ) {
     self.path = path
-    self.hash = hash
-    self.size = size
+    self.content = content
     self.executable = executable
     self.stamp = stamp
   }
+
+  /// A record of content with this hash and size.
+  package init(
+    path: String, hash: String, size: Int64 = 0, executable: Bool = false, stamp: CacheFileSystem.Stamp? = nil
+  ) {
+    self.init(path: path, content: ContentDigest(hash: hash, size: size), executable: executable, stamp: stamp)
+  }
+
+  /// What the key hashes for the content: its hash, or `missing` (never a SHA-256 in hex).
+  var hashText: String { content?.hash ?? "missing" }
 }
 
 /// The last successful run of one task.

@@ -160,7 +160,7 @@ extension CacheStore {
     let path = path(for: fingerprint)
     guard CacheFileSystem.status(path) != nil, let entry = try CacheEntry.read(path) else { return nil }
     try Self.check(entry, of: fingerprint)
-    let files = entry.files.map { FileRecord(path: $0.path, hash: $0.hash) }
+    let files = entry.files.map { FileRecord(path: $0.path, content: ContentDigest(hash: $0.hash, size: $0.size)) }
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     var pixels: String?
     if let png = entry.image {

@@ -36,7 +36,7 @@ extension RunReason {
     for file in fingerprint.sources {
       found.insert(file.path)
       if let old = before[file.path] {
-        if old.hash != file.hash {
+        if old.content?.hash != file.content?.hash {
           changes.append(SourceChange(path: file.path, kind: .changed))
         } else if old.executable != file.executable {
           changes.append(SourceChange(path: file.path, kind: .mode(executable: file.executable)))
@@ -59,9 +59,9 @@ extension RunReason {
 
   /// The first recorded output file that is missing or not as recorded, if one is.
   package static func outputs(now: [FileRecord], recorded: [FileRecord]) -> RunReason? {
-    guard let (file, _) = zip(now, recorded).first(where: { $0.hash != $1.hash || $0.hash == FileRecord.missing })
+    guard let (file, _) = zip(now, recorded).first(where: { $0.content?.hash != $1.content?.hash || $0.content == nil })
     else { return nil }
-    return file.hash == FileRecord.missing ? .outputMissing(file.path) : .outputChanged(file.path)
+    return file.content == nil ? .outputMissing(file.path) : .outputChanged(file.path)
   }
 }
 

@@ -7,8 +7,8 @@ package protocol FileSystem: Sendable {
   func status(_ path: String, follow: Bool) -> CacheFileSystem.Status?
   /// A directory's entries (without `.` and `..`), with their `d_type`; empty when unreadable.
   func list(_ path: String) -> [(name: String, type: UInt8)]
-  /// The SHA-256 (hex) of a regular file's content and its size; nil for anything else.
-  func hashContent(_ path: String) -> (hash: String, size: Int64)?
+  /// The digest of a regular file's content; nil for anything else.
+  func hashContent(_ path: String) -> ContentDigest?
   /// Sets `path`'s times to the file system's now, making it if missing, and returns its new
   /// stamp; nil when it cannot be written, or when a touch may be stamped by another clock
   /// than a write (a network file system).
@@ -25,7 +25,9 @@ package struct LocalFileSystem: FileSystem {
 
   package func list(_ path: String) -> [(name: String, type: UInt8)] { CacheFileSystem.list(path) }
 
-  package func hashContent(_ path: String) -> (hash: String, size: Int64)? { CacheFileSystem.hashContent(path) }
+  package func hashContent(_ path: String) -> ContentDigest? {
+    CacheFileSystem.hashContent(path).map { ContentDigest(hash: $0.hash, size: $0.size) }
+  }
 
   package func touch(_ path: String) -> CacheFileSystem.Stamp? { CacheFileSystem.touchMark(path) }
 }

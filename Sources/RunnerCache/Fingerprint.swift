@@ -227,9 +227,7 @@ package struct Fingerprint: Sendable {
     return paths.indices.map { index in
       let path = paths[index]
       let full = FilePath.resolve(path, in: directory)
-      guard let status = disk.files.status(full, follow: true) else {
-        return FileRecord(path: path, hash: FileRecord.missing)
-      }
+      guard let status = disk.files.status(full, follow: true) else { return FileRecord(path: path, content: nil) }
       let old: FileRecord?
       if index < previous.count, previous[index].path == path {
         old = previous[index]
@@ -240,11 +238,9 @@ package struct Fingerprint: Sendable {
       if let old, let stamp = old.stamp, stamp == status.stamp, judge.trusts(stamp) {
         return old
       }
-      guard let content = disk.files.hashContent(full) else {
-        return FileRecord(path: path, hash: FileRecord.missing)
-      }
+      guard let content = disk.files.hashContent(full) else { return FileRecord(path: path, content: nil) }
       return FileRecord(
-        path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
+        path: path, content: content, executable: status.mode & 0o100 != 0,
         stamp: judge.stamp(status.stamp))
     }
   }
@@ -259,7 +255,7 @@ package struct Fingerprint: Sendable {
     hasher.add(Int64(files.count))
     for file in files {
       hasher.add(file.path)
-      hasher.add(file.hash)
+      hasher.add(file.hashText)
     }
     hasher.add(pixels ?? "-")
     return hasher.finalize()

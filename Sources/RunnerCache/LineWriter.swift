@@ -73,8 +73,8 @@ struct LineWriter {
   mutating func line(_ kind: Unicode.Scalar, file: FileRecord) {
     begin(kind)
     field(file.path)
-    field(file.hash)
-    number(file.size)
+    field(file.content?.hash ?? "-")
+    number(file.content?.size ?? 0)
     field(file.executable ? "x" : "-")
     stamp(file.stamp)
     end()

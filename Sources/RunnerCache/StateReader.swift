@@ -155,7 +155,11 @@ struct StateReader {
   }
 
   private mutating func file() throws(CacheError) -> FileRecord {
-    FileRecord(
-      path: try field(), hash: try field(), size: try integer(), executable: try field() == "x", stamp: try stamp())
+    let path = try field()
+    let hash = try field()
+    let size = try integer()
+    // `-` for no file; `missing` as format 5 wrote it before.
+    let content = hash == "-" || hash == "missing" ? nil : ContentDigest(hash: hash, size: size)
+    return FileRecord(path: path, content: content, executable: try field() == "x", stamp: try stamp())
   }
 }

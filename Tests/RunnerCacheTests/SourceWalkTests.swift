@@ -121,7 +121,7 @@ import Testing
       sources: [
         FileRecord(path: "src/a b.c", hash: "h", stamp: .init(device: 1, inode: -2, size: 3, modified: 4, changed: 5))
       ],
-      outputs: [FileRecord(path: "out\nx", hash: "missing")], values: [("k", "v\\1")], outputDigest: "od", walk: walk)
+      outputs: [FileRecord(path: "out\nx", content: nil)], values: [("k", "v\\1")], outputDigest: "od", walk: walk)
     let decoded = try BuildState(decoding: state.encoded(), path: "state")
     let record = try #require(decoded.tasks["t\tab"])
     #expect(record.walk == walk)

@@ -27,6 +27,22 @@ import Testing
     #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "runner-state 5\n")
   }
 
+  /// A file that is not there is a record without content: `-` in the state, never a word
+  /// that could be a hash; `missing`, as the runner before wrote it, reads the same.
+  @Test func aFileNotThereHasNoContentAndNoSentinel() throws {
+    var record = StateLogTests.record("a-1")
+    record.outputs = [FileRecord(path: "out/gone", content: nil)]
+    let bytes = BuildState(tasks: ["a": record]).encoded()
+    let text = String(decoding: bytes, as: UTF8.self)
+    #expect(text.contains("\nO\tout/gone\t-\t0\t"), "\(text)")
+    #expect(!text.contains("missing"))
+    #expect(try BuildState(decoding: bytes, path: "state").tasks["a"]?.outputs.first?.content == nil)
+    let older = Array(text.replacingOccurrences(of: "\nO\tout/gone\t-\t", with: "\nO\tout/gone\tmissing\t").utf8)
+    let decoded = BuildState.decode(resealed(older), path: "state")
+    #expect(decoded.damage == nil)
+    #expect(decoded.state.tasks["a"]?.outputs.first.map { $0.path == "out/gone" && $0.content == nil } == true)
+  }
+
   @Test func aStateOfTheVersionBeforeReadsAndIsMarkedForAWholeWrite() throws {
     var bytes = BuildState(tasks: ["a": StateLogTests.record("a-1")]).encoded()
     bytes.replaceSubrange(0..<15, with: Array("runner-state 4\n".utf8))
@@ -53,6 +69,18 @@ import Testing
     #expect(read.damage == nil, "\(read.damage ?? "")")
     #expect(read.state.tasks["a"]?.outcome == nil)
     #expect(read.state.tasks["a"]?.inputs == "gen[mode=x;y]=aaaaaaaaaaaa")
+  }
+
+  /// A state's text with its one segment sealed again (each segment ends with the SHA-256 of
+  /// its lines).
+  func resealed(_ bytes: [UInt8]) -> [UInt8] {
+    let text = String(decoding: bytes, as: UTF8.self)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    lines.removeLast()
+    var body = LineWriter()
+    body.bytes = Array((lines.dropFirst().joined(separator: "\n") + "\n").utf8)
+    body.appendTrailer()
+    return Array((lines[0] + "\n").utf8) + body.bytes
   }
 
   @Test func inputDigestsNameTheFirstEntryThatDiffers() {

@@ -125,11 +125,11 @@ package final class MemoryFileSystem: FileSystem {
     }
   }
 
-  package func hashContent(_ path: String) -> (hash: String, size: Int64)? {
-    state.withLock { state -> (hash: String, size: Int64)? in
+  package func hashContent(_ path: String) -> ContentDigest? {
+    state.withLock { state -> ContentDigest? in
       guard let path = Self.resolve(path, followLast: true, state), case .file(let bytes, _) = state.nodes[path]?.kind
       else { return nil }
-      return (ContentHasher.sha256Hex(bytes), Int64(bytes.count))
+      return ContentDigest(of: bytes)
     }
   }
 

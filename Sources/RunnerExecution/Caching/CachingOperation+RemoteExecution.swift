@@ -19,8 +19,8 @@ extension CachingOperation {
     guard let key = actionKey(prepared, context) else { throw .runLocally("its key is not the local one") }
     guard key.isSelfContained else { throw .runLocally("a source lies outside the task file's directory") }
     var inputs: [ActionMessages.Digest: String] = [:]
-    for file in prepared.fingerprint.sources where file.hash != FileRecord.missing {
-      inputs[ActionMessages.Digest(hash: file.hash, size: file.size)] = context.workingDirectory + "/" + file.path
+    for file in prepared.fingerprint.sources {
+      if let content = file.content { inputs[content] = context.workingDirectory + "/" + file.path }
     }
     // The worker sees the dependencies' output files too, at their paths.
     var extra: [ActionKey.InputFile] = []
@@ -28,10 +28,9 @@ extension CachingOperation {
       let directory = dependency.workingDirectory
       let paths = SourceGlob.expand(dependency.patterns, in: directory)
       let previous = store.record(dependency.name)?.outputs ?? []
-      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous, disk: store.disk)
-      where output.hash != FileRecord.missing {
-        guard let path = ActionKey.normalized(dependency.directory + "/" + output.path) else { continue }
-        let digest = ActionMessages.Digest(hash: output.hash, size: output.size)
+      for output in Fingerprint.hashFiles(paths, in: directory, previous: previous, disk: store.disk) {
+        guard let digest = output.content, let path = ActionKey.normalized(dependency.directory + "/" + output.path)
+        else { continue }
         extra.append(ActionKey.InputFile(path: path, digest: digest, executable: output.executable))
         inputs[digest] = directory + "/" + output.path
       }

@@ -228,7 +228,8 @@ struct CachingOperation: TaskOperation {
       outputs
       ?? Fingerprint.hashFiles(
         previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs, disk: store.disk)
-    guard zip(outputs, previous.outputs).allSatisfy({ $0.hash == $1.hash && $0.hash != FileRecord.missing }) else {
+    guard zip(outputs, previous.outputs).allSatisfy({ $0.content != nil && $0.content?.hash == $1.content?.hash })
+    else {
       return nil
     }
     var image: PixelImage?
@@ -298,7 +299,9 @@ struct CachingOperation: TaskOperation {
         return nil
       }
       outputs.append(
-        FileRecord(path: file.path, hash: file.hash, size: file.size, executable: file.mode & 0o100 != 0, stamp: nil))
+        FileRecord(
+          path: file.path, content: ContentDigest(hash: file.hash, size: file.size),
+          executable: file.mode & 0o100 != 0, stamp: nil))
     }
     for chunk in entry.log {
       chunk.bytes.withUnsafeBytes { context.output.receive(lines: OutputLines($0), stream: chunk.stream) }
