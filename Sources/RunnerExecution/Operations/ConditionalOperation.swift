@@ -11,7 +11,7 @@ struct ConditionalOperation: TaskOperation {
   let condition: TaskCondition
   let inner: any TaskOperation
   let shell: [String]
-  let reactor: ProcessReactor
+  let processes: any ProcessRunning
 
   func conclude(_ context: OperationContext) -> Conclusion {
     guard case .expression(let expression) = condition else { return .run(self) }
@@ -24,7 +24,7 @@ struct ConditionalOperation: TaskOperation {
     case .expression(let expression):
       guard Self.holds(expression, context) else { return ConditionSkipped(condition: condition) }
     case .command(let command):
-      let outcome = try await Self.check(command, shell: shell, context, reactor: reactor)
+      let outcome = try await Self.check(command, shell: shell, context, processes: processes)
       guard outcome.isSuccess else { return ConditionSkipped(condition: condition) }
     }
     switch inner.conclude(context) {
@@ -35,7 +35,7 @@ struct ConditionalOperation: TaskOperation {
 
   /// Runs `command` as the task's script would (its shell, directory and environment), its
   /// output discarded: an `if:` command's, a precondition's.
-  static func check(_ command: String, shell: [String], _ context: OperationContext, reactor: ProcessReactor)
+  static func check(_ command: String, shell: [String], _ context: OperationContext, processes: any ProcessRunning)
     async throws(TaskFailure) -> ProcessOutcome
   {
     let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command) : nil
@@ -44,7 +44,7 @@ struct ConditionalOperation: TaskOperation {
       workingDirectory: context.workingDirectory)
     let outcome: ProcessOutcome
     do {
-      outcome = try await reactor.run(spec, sink: DiscardingSink(), grace: context.grace)
+      outcome = try await processes.run(spec, sink: DiscardingSink(), grace: context.grace)
     } catch {
       throw .spawn(command, error)
     }

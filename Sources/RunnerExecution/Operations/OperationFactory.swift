@@ -4,7 +4,10 @@ import RunnerModel
 
 /// Makes the operation that runs a task, by the kind of its action.
 package struct OperationFactory: Sendable {
+  /// Where the scheduler's loop runs (the reactor's thread).
   let reactor: ProcessReactor
+  /// What operations start their processes with: the reactor, unless a test stands in.
+  let processes: any ProcessRunning
   /// Incremental state and cache; nil runs every task as written.
   let store: IncrementalStore?
   /// Fetches image `load:` URLs.
@@ -17,10 +20,11 @@ package struct OperationFactory: Sendable {
   let decisions = TaskDecisions()
 
   package init(
-    reactor: ProcessReactor = .shared, store: IncrementalStore? = nil, fetcher: (any URLFetching)? = nil,
-    answers: PromptAnswers = PromptAnswers()
+    reactor: ProcessReactor = .shared, processes: (any ProcessRunning)? = nil, store: IncrementalStore? = nil,
+    fetcher: (any URLFetching)? = nil, answers: PromptAnswers = PromptAnswers()
   ) {
     self.reactor = reactor
+    self.processes = processes ?? reactor
     self.store = store
     self.fetcher = fetcher ?? NoNetwork()
     self.answers = answers
@@ -32,11 +36,11 @@ package struct OperationFactory: Sendable {
     if !task.preconditions.isEmpty {
       operation = PreconditionOperation(
         preconditions: task.preconditions, inner: operation, shell: task.shell ?? ShellSetting.standard,
-        reactor: reactor)
+        processes: processes)
     }
     guard let condition = task.condition else { return operation }
     return ConditionalOperation(
-      condition: condition, inner: operation, shell: task.shell ?? ShellSetting.standard, reactor: reactor)
+      condition: condition, inner: operation, shell: task.shell ?? ShellSetting.standard, processes: processes)
   }
 
   private func plainOperation(for task: TaskDefinition) -> any TaskOperation {
@@ -45,7 +49,7 @@ package struct OperationFactory: Sendable {
     case .group: return GroupOperation()
     case .shell(let commands):
       operation = ShellOperation(
-        commands: commands, shell: task.shell, arguments: task.arguments, reactor: reactor)
+        commands: commands, shell: task.shell, arguments: task.arguments, processes: processes)
     case .image(let steps): operation = ImageOperation(steps: steps, fetcher: fetcher)
     }
     // A service is never up to date nor restored: it is started, and stopped.

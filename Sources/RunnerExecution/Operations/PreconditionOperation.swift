@@ -8,14 +8,14 @@ struct PreconditionOperation: TaskOperation {
   let preconditions: [Precondition]
   let inner: any TaskOperation
   let shell: [String]
-  let reactor: ProcessReactor
+  let processes: any ProcessRunning
 
   func conclude(_ context: OperationContext) -> Conclusion { .run(self) }
 
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     for precondition in preconditions {
       let command = precondition.command
-      let outcome = try await ConditionalOperation.check(command, shell: shell, context, reactor: reactor)
+      let outcome = try await ConditionalOperation.check(command, shell: shell, context, processes: processes)
       guard outcome.isSuccess else {
         throw .message(
           "\(precondition.location): precondition failed: "

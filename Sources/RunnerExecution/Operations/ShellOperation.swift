@@ -14,14 +14,16 @@ package struct ShellOperation: TaskOperation {
   package let shell: [String]
   /// The words after `--` for a target: the script's `"$@"` (its `$0` is the task's name).
   package let arguments: [String]
-  let reactor: ProcessReactor
+  let processes: any ProcessRunning
 
-  package init(commands: [Command], shell: [String]? = nil, arguments: [String] = [], reactor: ProcessReactor = .shared)
-  {
+  package init(
+    commands: [Command], shell: [String]? = nil, arguments: [String] = [],
+    processes: any ProcessRunning = ProcessReactor.shared
+  ) {
     self.commands = commands
     self.shell = shell ?? ShellSetting.standard
     self.arguments = arguments
-    self.reactor = reactor
+    self.processes = processes
   }
 
   package func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
@@ -42,7 +44,7 @@ package struct ShellOperation: TaskOperation {
         interactive: context.task.isInteractive)
       let outcome: ProcessOutcome
       do {
-        outcome = try await reactor.run(spec, sink: context.output, grace: context.grace)
+        outcome = try await processes.run(spec, sink: context.output, grace: context.grace)
       } catch {
         throw .spawn(command.text, error)
       }

@@ -13,7 +13,7 @@ struct GateWaiter: Sendable {
   var environment = ProcessEnvironment.current
   /// Where the polls wait and the timeouts are measured.
   var clock: any RunClock = SystemClock()
-  var reactor: ProcessReactor = .shared
+  var processes: any ProcessRunning = ProcessReactor.shared
 
   /// - Returns: nil when all gates hold; otherwise why the first one failed.
   func wait() async -> String? {
@@ -40,7 +40,7 @@ struct GateWaiter: Sendable {
     case .command(let command):
       let spec = ProcessSpec(
         arguments: ["/bin/sh", "-c", command], environment: environment, workingDirectory: directory)
-      let outcome = try? await reactor.run(spec, sink: DiscardingSink(), grace: .milliseconds(500))
+      let outcome = try? await processes.run(spec, sink: DiscardingSink(), grace: .milliseconds(500))
       return outcome == .exited(0)
     }
   }

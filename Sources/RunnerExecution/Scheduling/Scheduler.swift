@@ -90,7 +90,7 @@ package struct Scheduler: Sendable {
           group.addTask(executorPreference: globalConcurrentExecutor) {
             let waiter = GateWaiter(
               gates: selection.graph[task].waitFor, directory: directory, environment: environment,
-              clock: settings.clock)
+              clock: settings.clock, processes: factory.processes)
             // A cleanup's gates are checked after the run stopped too: outside its cancellation.
             let failure = always ? await Task { await waiter.wait() }.value : await waiter.wait()
             return .gate(task, failure: failure)
@@ -204,8 +204,10 @@ package struct Scheduler: Sendable {
     group.addTask(executorPreference: globalConcurrentExecutor) {
       .serviceGate(
         task,
-        failure: await GateWaiter(gates: gates, directory: directory, environment: environment, clock: settings.clock)
-          .wait())
+        failure: await GateWaiter(
+          gates: gates, directory: directory, environment: environment, clock: settings.clock,
+          processes: factory.processes
+        ).wait())
     }
   }
 

@@ -86,7 +86,8 @@ struct RunHarness {
 
   func run(
     _ targets: [String] = [], jobs: Int = 4, failFast: Bool = true, grace: Duration = .seconds(2),
-    observer: RecordingObserver = RecordingObserver(), clock: any RunClock = SystemClock()
+    observer: RecordingObserver = RecordingObserver(), clock: any RunClock = SystemClock(),
+    processes: (any ProcessRunning)? = nil
   ) async throws -> (RunSummary, RecordingObserver) {
     let selection = try GraphSelection(graph: graph, targetNames: targets, wholeFile: true)
     let scratch = directory.appendingPathComponent(".scratch")
@@ -95,7 +96,8 @@ struct RunHarness {
     settings.clock = clock
     let scheduler = Scheduler(
       selection: selection, settings: settings,
-      observer: observer, scratchDirectory: scratch.path, baseEnvironment: ProcessInfo.processInfo.environment)
+      observer: observer, scratchDirectory: scratch.path, baseEnvironment: ProcessInfo.processInfo.environment,
+      factory: OperationFactory(processes: processes))
     let summary = await scheduler.run()
     return (summary, observer)
   }
@@ -124,4 +126,23 @@ func awaitNoProcesses(containing marker: String) async -> [Int32] {
 
 func isZombie(_ pid: Int32) -> Bool {
   ProcScan.status(of: pid).map { $0.state == "Z" } ?? true
+}
+
+/// Stands in for the process reactor: records each process asked for and answers with the
+/// next scripted outcome (then success), starting nothing.
+final class ScriptedProcesses: ProcessRunning {
+  private let state: Mutex<(outcomes: [ProcessOutcome], specs: [ProcessSpec])>
+
+  init(_ outcomes: [ProcessOutcome]) {
+    state = Mutex((outcomes, []))
+  }
+
+  var specs: [ProcessSpec] { state.withLock { $0.specs } }
+
+  func run(_ spec: ProcessSpec, sink: some OutputLineSink, grace: Duration) async throws(SpawnError) -> ProcessOutcome {
+    state.withLock { state in
+      state.specs.append(spec)
+      return state.outcomes.isEmpty ? .exited(0) : state.outcomes.removeFirst()
+    }
+  }
 }

@@ -134,6 +134,29 @@ import Testing
     #expect(retries == [2, 3])
   }
 
+  /// Through the process seam: a `wait_for` command and each attempt ask for their process
+  /// there, and nothing is started (the file is never made).
+  @Test func everyProcessOfARunGoesThroughTheProcessSeam() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        flaky:
+          run: touch made-by-flaky
+          retries: 2
+          wait_for: {command: test -d .}
+      """)
+    let processes = ScriptedProcesses([.exited(0), .exited(1), .exited(2)])
+    let clock = TestClock(automatic: true)
+    let (summary, _) = try await harness.run(clock: clock, processes: processes)
+    #expect(summary.succeeded)
+    let arguments = processes.specs.map(\.arguments)
+    #expect(arguments.first == ["/bin/sh", "-c", "test -d ."], "the gate first")
+    #expect(Array(arguments.dropFirst()) == Array(repeating: ["touch", "made-by-flaky"], count: 3), "\(arguments)")
+    #expect(processes.specs.last?.environment["RUNNER_TASK"] == "flaky")
+    #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+    #expect(harness.file("made-by-flaky") == nil, "the stand-in starts nothing")
+  }
+
   @Test func tasksSharingAResourceNeverOverlap() async throws {
     let harness = try RunHarness(
       "tasks:\n" + (0..<4).map { "  db\($0): {run: sleep 0.1, resources: [database]}\n" }.joined()
