@@ -8,6 +8,25 @@ package enum FilePath {
     path.hasPrefix("/") ? path : directory + "/" + path
   }
 
+  /// The directory `path` is in: `.` for a bare name, `/` for a name at the root.
+  package static func parent(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// What a temporary file beside `path` is called: hidden (no `*` or `**` of a project
+  /// matches it), with a mark every walk passes over and the writer's pid, so a later run can
+  /// remove what a killed runner left (`CacheFileSystem.removeOrphanedTemporaries`).
+  package static func temporaryName(for path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory).\(name)\(temporaryMark)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  }
+
+  /// In the name of every temporary file runner writes (Imaging's too).
+  package static let temporaryMark = ".runner-tmp-"
+
   /// `path` with symlinks, `.` and `..` resolved (`realpath`); as written when it does not exist.
   package static func canonical(_ path: String) -> String {
     guard let resolved = realpath(path, nil) else { return path }

@@ -130,19 +130,6 @@ package enum CacheFileSystem {
     return (hasher.finalize(), size)
   }
 
-  /// What a temporary file beside `path` is called: hidden (no `*` or `**` of a project
-  /// matches it), with a mark every walk passes over and the writer's pid, so a later run can
-  /// remove what a killed runner left (`removeOrphanedTemporaries`).
-  package static func temporaryName(for path: String) -> String {
-    let slash = path.lastIndex(of: "/")
-    let directory = slash.map { String(path[...$0]) } ?? ""
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    return "\(directory).\(name)\(temporaryMark)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-  }
-
-  /// In the name of every temporary file runner writes (Imaging's too).
-  package static let temporaryMark = ".runner-tmp-"
-
   /// Removes the temporary files in `directory` whose writer is no longer running (a runner
   /// killed mid-write) and which are older than `orphanAge` (a writer in another PID namespace
   /// reads as dead), and returns how many bytes they held.
@@ -152,7 +139,8 @@ package enum CacheFileSystem {
     var freed: Int64 = 0
     for entry in list(directory) {
       // Every temporary name is hidden: the rest need no search.
-      guard entry.name.utf8.first == UInt8(ascii: "."), let mark = entry.name.firstRange(of: temporaryMark) else {
+      guard entry.name.utf8.first == UInt8(ascii: "."), let mark = entry.name.firstRange(of: FilePath.temporaryMark)
+      else {
         continue
       }
       // A name without a pid is not ours to judge; a live writer's file stays.
@@ -181,7 +169,7 @@ package enum CacheFileSystem {
     _ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true,
     then: (Int32) throws(CacheError) -> Void = { _ in }
   ) throws(CacheError) {
-    let temporary = temporaryName(for: path)
+    let temporary = FilePath.temporaryName(for: path)
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
     if let failure = writeAll(bytes, to: descriptor) {
@@ -204,7 +192,7 @@ package enum CacheFileSystem {
       unlink(temporary)
       throw .io(path, reason: reason)
     }
-    if durable { syncDirectory(parent(of: path)) }
+    if durable { syncDirectory(FilePath.parent(of: path)) }
   }
 
   /// Appends `bytes` to an existing file, without fsync: the state file's segments carry their
@@ -233,15 +221,10 @@ package enum CacheFileSystem {
     close(descriptor)
   }
 
-  package static func parent(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
-  }
-
   /// `mkdir -p`.
   package static func makeDirectories(_ path: String) throws(CacheError) {
     if let status = status(path), status.isDirectory { return }
-    let up = parent(of: path)
+    let up = FilePath.parent(of: path)
     if up != path, up != ".", up != "/" { try makeDirectories(up) }
     if mkdir(path, 0o755) != 0, errno != EEXIST { throw .io(path, reason: describe(errno)) }
   }

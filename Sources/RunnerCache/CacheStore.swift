@@ -61,7 +61,7 @@ package struct CacheStore: Sendable {
   @discardableResult
   package func save(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError) -> Int64 {
     let path = path(for: fingerprint)
-    try CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: path))
+    try CacheFileSystem.makeDirectories(FilePath.parent(of: path))
     var entry = entry
     entry.key = fingerprint
     let head = entry.encodedHead()
@@ -103,7 +103,7 @@ package struct CacheStore: Sendable {
       for entry in CacheFileSystem.list(bucketPath) {
         let path = bucketPath + "/" + entry.name
         guard let status = CacheFileSystem.status(path) else { continue }
-        if entry.name.contains(CacheFileSystem.temporaryMark) {
+        if entry.name.contains(FilePath.temporaryMark) {
           temporary += status.stamp.size
         } else {
           entries.append((path, status.stamp.modified, status.stamp.size))

@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// Uploads to the remote cache under way, each an empty file `.runner/uploads/<fingerprint>`
 /// from before the upload starts until it is done. One an interrupt, a fail-fast stop or a
@@ -11,7 +12,7 @@ extension IncrementalStore {
 
   package func markUploadPending(_ fingerprint: String) {
     let path = pendingUploadPath(fingerprint)
-    try? CacheFileSystem.makeDirectories(CacheFileSystem.parent(of: path))
+    try? CacheFileSystem.makeDirectories(FilePath.parent(of: path))
     let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o644)
     if descriptor >= 0 { close(descriptor) }
   }

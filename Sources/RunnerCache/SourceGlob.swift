@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// Expands `sources` and `outputs` patterns into the files they name, relative to a directory.
 ///
@@ -155,7 +156,7 @@ package enum SourceGlob {
       let hiddenAllowed = segment.hasPrefix(".")
       for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
         if entry.name.hasPrefix("."), !hiddenAllowed { continue }
-        if entry.name.utf8.first == UInt8(ascii: "."), entry.name.contains(CacheFileSystem.temporaryMark) { continue }
+        if entry.name.utf8.first == UInt8(ascii: "."), entry.name.contains(FilePath.temporaryMark) { continue }
         guard matches(pattern[...], Array(entry.name.utf8)[...]) else { continue }
         if !rest.isEmpty, entry.type != UInt8(DT_DIR), entry.type != UInt8(DT_LNK), entry.type != UInt8(DT_UNKNOWN) {
           continue
@@ -174,7 +175,7 @@ package enum SourceGlob {
   ) {
     for entry in Self.list(directory.isEmpty ? "/" : directory, &recorder) {
       if neverEntered.contains(entry.name) || (!hidden && entry.name.hasPrefix("."))
-        || (entry.name.utf8.first == UInt8(ascii: ".") && entry.name.contains(CacheFileSystem.temporaryMark))
+        || (entry.name.utf8.first == UInt8(ascii: ".") && entry.name.contains(FilePath.temporaryMark))
       {
         continue
       }

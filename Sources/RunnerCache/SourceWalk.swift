@@ -1,4 +1,5 @@
 import Glibc
+import RunnerBasics
 
 /// What expanding a task's `sources` looked at, so that the next run can reuse the expansion
 /// after one `stat` per directory instead of listing every directory again.
@@ -108,13 +109,13 @@ package struct SourceWalk: Sendable, Equatable {
       for path in listingOrder {
         var path = path
         while covered.insert(path).inserted, path != "/", path.contains("/") {
-          path = CacheFileSystem.parent(of: path)
+          path = FilePath.parent(of: path)
         }
       }
       let kept = probes.filter { probe in
         if probe.kind == .directory, covered.contains(probe.path) { return false }
         let name = probe.path.split(separator: "/").last.map(String.init) ?? probe.path
-        if let types = listed[CacheFileSystem.parent(of: probe.path)]?.types, let type = types[name],
+        if let types = listed[FilePath.parent(of: probe.path)]?.types, let type = types[name],
           type == UInt8(DT_REG) || type == UInt8(DT_DIR)
         {
           return false

@@ -201,7 +201,7 @@ struct WatchLoop {
       (patterns: graph[task].outputs, base: AffectedTasks.directory(of: graph[task], root: root))
     }
     return paths.filter { path in
-      !path.contains(CacheFileSystem.temporaryMark)
+      !path.contains(FilePath.temporaryMark)
         && !outputs.contains { SourceGlob.covers($0.patterns, path: path, base: $0.base) }
     }
   }

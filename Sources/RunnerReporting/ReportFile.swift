@@ -1,6 +1,5 @@
 import Glibc
 import RunnerBasics
-import RunnerCache
 import RunnerModel
 
 /// Writes a report file whole or not at all: into a temporary file beside it, then renamed
@@ -27,7 +26,7 @@ package enum ReportFile {
     }
     // Hidden and marked as runner's other temporaries (no pattern takes one; a later run
     // removes a killed runner's).
-    let temporary = CacheFileSystem.temporaryName(for: path)
+    let temporary = FilePath.temporaryName(for: path)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw .unwritable(path, reason: FileReader.describe(errno)) }
     var failure = writeAll(text, to: fd)
@@ -70,7 +69,7 @@ package enum ReportFile {
       let length = readlink(current, &buffer, buffer.count - 1)
       guard length > 0 else { return current }
       let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      current = FilePath.resolve(link, in: CacheFileSystem.parent(of: current))
+      current = FilePath.resolve(link, in: FilePath.parent(of: current))
     }
     return nil
   }

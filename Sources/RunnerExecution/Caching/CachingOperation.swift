@@ -283,7 +283,7 @@ struct CachingOperation: TaskOperation {
     for file in entry.files {
       let full = FilePath.resolve(file.path, in: context.workingDirectory)
       do {
-        let parent = CacheFileSystem.parent(of: full)
+        let parent = FilePath.parent(of: full)
         try CacheFileSystem.makeDirectories(parent)
         // A runner killed while restoring here left its temporary file: it goes now (once a folder).
         store.cleanOnce(parent)
@@ -338,16 +338,15 @@ struct CachingOperation: TaskOperation {
     let judge = store.disk.judge()
     for path in paths {
       let full = FilePath.resolve(path, in: context.workingDirectory)
-      if cacheable, let status = CacheFileSystem.status(full), status.isRegular,
-        let content = CacheFileSystem.hashContent(full)
+      if cacheable, let status = store.disk.files.status(full, follow: true), status.isRegular,
+        let content = store.disk.files.hashContent(full)
       {
         entry.files.append(
           CacheEntry.File(path: path, mode: status.mode & 0o7777, size: content.size, hash: content.hash))
         contents.append(full)
         outputs.append(
           FileRecord(
-            path: path, hash: content.hash, size: content.size, executable: status.mode & 0o100 != 0,
-            stamp: judge.stamp(status.stamp)))
+            path: path, content: content, executable: status.mode & 0o100 != 0, stamp: judge.stamp(status.stamp)))
       } else {
         cacheable = false
         outputs.append(

@@ -126,7 +126,7 @@ import Testing
       try FileManager.default.setAttributes([.modificationDate: used], ofItemAtPath: path)
     }
     // Being written by this (live) process: not an entry, not removable, but it takes room.
-    let temporary = CacheFileSystem.temporaryName(for: bucket.appendingPathComponent("ab03").path)
+    let temporary = FilePath.temporaryName(for: bucket.appendingPathComponent("ab03").path)
     #expect(FileManager.default.createFile(atPath: temporary, contents: Data(count: 1500)))
     let store = CacheStore(directory: directory.path, maximumBytes: 3000)
     let (removed, remaining) = store.evict()
@@ -143,7 +143,7 @@ import Testing
     let bucket = directory.appendingPathComponent("cd")
     try FileManager.default.createDirectory(at: bucket, withIntermediateDirectories: true)
     // No process has this pid: the writer is dead.
-    let orphan = bucket.appendingPathComponent(".cd01\(CacheFileSystem.temporaryMark)2147483646-7").path
+    let orphan = bucket.appendingPathComponent(".cd01\(FilePath.temporaryMark)2147483646-7").path
     #expect(FileManager.default.createFile(atPath: orphan, contents: Data(count: 100)))
     let written = try #require(CacheFileSystem.status(orphan)).stamp.modified
     let clock = TestClock(wall: written)
