@@ -1,5 +1,5 @@
-/// The state file's format (version 5; a file of version 4, which had no `D` lines, reads as
-/// well): a header line, then segments. A segment is lines of
+/// The state file's format (version 6; files of version 4, which had no `D` lines, and 5, which
+/// had no no-op records, read as well): a header line, then segments. A segment is lines of
 /// tab-separated, escaped fields, closed by a line with the SHA-256 of the segment's lines:
 ///
 /// ```
@@ -18,6 +18,9 @@
 /// X name                                         (the task's record is dropped)
 /// sha256 <hex of the segment's lines>
 /// ```
+///
+/// A segment of another kind, last in the file, is the record of a run in which nothing ran
+/// (`NoOpRecord+Codec.swift`); a later segment voids it.
 ///
 /// A later record of a task replaces an earlier one. Like ninja's build log, the file is
 /// appended to: a run that changed records adds one segment with them, rather than writing
@@ -81,17 +84,21 @@ extension BuildState {
     var tornAppend = false
     /// The file is a state of another format version.
     var otherVersion = false
-    /// The file is of the version before (read as it is, but to be written whole).
+    /// The file is of a version before (read as it is, but to be written whole).
     var previousVersion = false
+    /// The last segment, when it is a record of a run in which nothing ran.
+    var noOpRecord: NoOpRecord?
   }
 
   /// Reads every whole segment, up to the first one that is cut short, does not match its
   /// checksum, or does not parse. Never fails: a file of another format or version reads as
   /// empty, with `damage` saying why.
-  static func decode(_ bytes: [UInt8], path: String) -> Decoded {
+  ///
+  /// - Parameter stampsOnly: read only what a check of stamps needs (`StateReader`).
+  static func decode(_ bytes: [UInt8], path: String, stampsOnly: Bool = false) -> Decoded {
     var decoded = Decoded()
     var header = Array(Self.header.utf8)
-    if bytes.starts(with: "runner-state \(previousVersion)\n".utf8) {
+    for version in previousVersions where bytes.starts(with: "runner-state \(version)\n".utf8) {
       header = Array(bytes[..<header.count])
       decoded.previousVersion = true
     }
@@ -104,22 +111,32 @@ extension BuildState {
     var position = header.count
     bytes.withUnsafeBufferPointer { buffer in
       while position < buffer.count {
+        // Whatever follows a record voids it, damage too.
         guard let trailer = LineWriter.trailer(in: buffer, from: position) else {
+          decoded.noOpRecord = nil
           decoded.damage = "its last segment is cut short"
           decoded.tornAppend = decoded.wholeBytes > 0
           return
         }
         guard trailer.matches else {
+          decoded.noOpRecord = nil
           decoded.damage = "a segment does not match its checksum"
           return
         }
         // Parsed whole before any of it is applied: a segment that does not parse leaves no
         // part of itself behind.
-        var reader = StateReader(buffer[position..<trailer.start], path: path)
+        var reader = StateReader(buffer[position..<trailer.start], path: path, stampsOnly: stampsOnly)
         let changes: [(name: String, record: TaskRecord?)]
         do {
-          changes = try reader.changes()
+          if position < trailer.start, StateReader.startsRecord(buffer[position]) {
+            decoded.noOpRecord = try reader.noOpRecord()
+            changes = []
+          } else {
+            changes = try reader.changes()
+            decoded.noOpRecord = nil
+          }
         } catch {
+          decoded.noOpRecord = nil
           decoded.damage = "\(error)"
           return
         }

@@ -10,9 +10,9 @@ import RunnerModel
 /// in the same tick of the file system's clock as it was hashed) gets no stamp, so a change
 /// within the file system's timestamp granularity is never missed.
 package struct BuildState: Sendable {
-  static let formatVersion = 5
-  /// The version before, whose records (with no `D` lines) read as they are.
-  static let previousVersion = 4
+  static let formatVersion = 6
+  /// Versions before, whose records (4: with no `D` lines) read as they are.
+  static let previousVersions = [4, 5]
 
   package var tasks: [String: TaskRecord] = [:]
 }

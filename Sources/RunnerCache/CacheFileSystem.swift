@@ -88,20 +88,24 @@ package enum CacheFileSystem {
     return bytes
   }
 
-  /// At most the first `count` bytes of a file; nil if it cannot be read.
-  package static func readPrefix(_ path: String, count: Int) -> [UInt8]? {
-    guard case .success(let (descriptor, _)) = openRegular(path) else { return nil }
+  /// The last `count` bytes of a regular file (all of a smaller one), or nil.
+  package static func readSuffix(_ path: String, count: Int) -> [UInt8]? {
+    guard case .success(let (descriptor, info)) = openRegular(path) else { return nil }
     defer { close(descriptor) }
-    var bytes = [UInt8](repeating: 0, count: count)
+    let offset = max(0, Int(info.st_size) - count)
+    var bytes = [UInt8](repeating: 0, count: Int(info.st_size) - offset)
     var filled = 0
-    while filled < count {
-      let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, count - filled) }
+    while filled < bytes.count {
+      let want = bytes.count - filled
+      let got = bytes.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress! + filled, want, off_t(offset + filled))
+      }
       if got < 0, errno == EINTR { continue }
       if got < 0 { return nil }
       if got == 0 { break }
       filled += got
     }
-    bytes.removeLast(count - filled)
+    bytes.removeLast(bytes.count - filled)
     return bytes
   }
 
@@ -241,27 +245,6 @@ package enum CacheFileSystem {
       if name != "." && name != ".." { entries.append((name, entry.pointee.d_type)) }
     }
     return entries
-  }
-
-  /// Writes `text` over the first bytes of an existing file, if there is one (no fsync); a
-  /// file that cannot be written so is removed instead.
-  package static func overwriteStart(_ path: String, with text: String) {
-    let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard descriptor >= 0 else {
-      if errno != ENOENT { unlink(path) }
-      return
-    }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-      // Not a file runner wrote (a FIFO, a device): not written to, and gone.
-      close(descriptor)
-      unlink(path)
-      return
-    }
-    var text = text
-    let written = text.withUTF8 { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-    close(descriptor)
-    if written != text.utf8.count { unlink(path) }
   }
 
   /// Removes a file, if there is one.

@@ -54,6 +54,8 @@ package final class IncrementalStore: Sendable {
     var wholeBytes: Int
     /// Write the file whole at the next save (part of it was damaged, or a write failed).
     var writeWhole: Bool
+    /// Its last segment is a no-op record, which the next save voids.
+    var endsWithNoOp: Bool
   }
 
   private let file: Mutex<FileState>
@@ -99,7 +101,10 @@ package final class IncrementalStore: Sendable {
       loaded = StatePreload.read(directory)
     }
     prefetch = SourcePrefetch(checks: loaded.checks)
-    file = Mutex(FileState(stamp: loaded.stamp, wholeBytes: loaded.wholeBytes, writeWhole: loaded.damaged))
+    file = Mutex(
+      FileState(
+        stamp: loaded.stamp, wholeBytes: loaded.wholeBytes, writeWhole: loaded.damaged,
+        endsWithNoOp: loaded.endsWithNoOp))
     let state = loaded.state
     let warnings = loaded.warning.map { [$0] } ?? []
     // A damaged file is written whole at the end of this run, even one that changes nothing.
@@ -165,7 +170,10 @@ package final class IncrementalStore: Sendable {
   /// Writes what changed since the state was read or last saved: one segment appended to the
   /// file, or the whole file when the appends would pass a quarter of its last whole write,
   /// part of it was damaged, or it changed under this store.
-  package func save() {
+  ///
+  /// - Parameter noOp: the end of a run: the record of it, when nothing ran; nil voids the
+  ///   file's last record if nothing else does.
+  package func save(ending noOp: NoOpRecord?? = .none) {
     file.withLock { file in
       let taken = mutable.withLock { mutable -> (state: BuildState, changed: [String])? in
         guard mutable.dirty else { return nil }
@@ -174,38 +182,57 @@ package final class IncrementalStore: Sendable {
         defer { mutable.changed.removeAll() }
         return (mutable.state, mutable.changed.sorted())
       }
-      guard let taken else { return }
+      // A record stands only as the file's last segment: any other segment voids it, and a
+      // run that ends without one and changed nothing voids it with an empty segment.
+      let ending: [UInt8]
+      switch noOp {
+      case .some(.some(let record)): ending = record.segment()
+      case .some(.none) where taken == nil && file.endsWithNoOp: ending = BuildState.segment([])
+      default: ending = []
+      }
+      guard taken != nil || !ending.isEmpty else { return }
       let path = directory + "/state"
       do {
         try CacheFileSystem.makeDirectories(directory)
         // Appended while the file stays within a quarter (and 4 KiB) of its last whole write,
         // so a read costs at most that much more; a save that changes most records writes it
         // whole at once.
-        let segment = BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) })
+        let segment =
+          (taken.map { taken in BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }) } ?? [])
         if !file.writeWhole, let known = file.stamp, let current = CacheFileSystem.status(path)?.stamp,
-          current == known, Int(current.size) + segment.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
+          current == known,
+          Int(current.size) + segment.count + ending.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
         {
-          try CacheFileSystem.append(path, segment)
+          try CacheFileSystem.append(path, segment + ending)
         } else {
-          let whole = taken.state.encoded()
-          try CacheFileSystem.writeAtomically(path, whole)
+          let whole = (taken?.state ?? mutable.withLock { $0.state }).encoded()
+          try CacheFileSystem.writeAtomically(path, whole + ending)
           file.wholeBytes = whole.count
           file.writeWhole = false
         }
         file.stamp = CacheFileSystem.status(path)?.stamp
+        if case .some(.some) = noOp {
+          file.endsWithNoOp = true
+          // Where runners before state format 6 kept the record.
+          CacheFileSystem.remove(directory + "/noop")
+        } else {
+          file.endsWithNoOp = false
+        }
       } catch {
         // What this save held is not in the file: the next save (if any) writes every record.
         file.writeWhole = true
-        mutable.withLock { $0.dirty = true }
+        if taken != nil { mutable.withLock { $0.dirty = true } }
         warn("cannot write the incremental state: \(error)")
       }
     }
   }
 
   /// The end of a run: save the state, and bound the cache if this run added to it.
-  package func finish() {
+  ///
+  /// - Parameter noOp: the record of this run if nothing ran in it (nil voids the last one).
+  package func finish(noOp: NoOpRecord? = nil) {
     prefetch.stop()
-    save()
+    save(ending: .some(noOp))
     let added = mutable.withLock { $0.storedBytes }
     if settings.useCache, added > 0 { cache.bound(added: added) }
   }

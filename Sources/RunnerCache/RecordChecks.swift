@@ -88,12 +88,7 @@ final class RecordChecks: Sendable {
 
   /// Compares a record's walk, sources and outputs with the file system.
   static func verdict(of record: TaskRecord, base: String) -> Verdict {
-    let directory: String
-    if record.directory == "." {
-      directory = base
-    } else {
-      directory = FilePath.resolve(record.directory, in: base)
-    }
+    let directory = record.workingDirectory(base: base)
     func holds(_ files: [FileRecord]) -> Bool {
       files.allSatisfy { file in
         guard let stamp = file.stamp else { return false }

@@ -19,6 +19,8 @@ package final class StatePreload: Sendable {
     var wholeBytes = 0
     /// The records' files compared with the file system (with a `base`, once read).
     var checks: RecordChecks?
+    /// The file's last segment is a no-op record (a save must void it).
+    var endsWithNoOp = false
   }
 
   /// The state directory this preload read from.
@@ -91,7 +93,8 @@ package final class StatePreload: Sendable {
     guard let damage = decoded.damage else {
       // A state of the version before is used, and written whole (with the new header) at the end.
       return Loaded(
-        state: decoded.state, stamp: status.stamp, damaged: decoded.previousVersion, wholeBytes: decoded.wholeBytes)
+        state: decoded.state, stamp: status.stamp, damaged: decoded.previousVersion, wholeBytes: decoded.wholeBytes,
+        endsWithNoOp: decoded.noOpRecord != nil)
     }
     if decoded.tornAppend {
       // An append cut short says nothing worth a warning: its tasks simply run again.

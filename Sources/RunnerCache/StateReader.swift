@@ -11,10 +11,16 @@ struct StateReader {
   /// The `T` and `X` lines read so far.
   private(set) var records = 0
 
-  init(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, path: String) {
+  /// Reads only what a check of stamps needs (`NoOpRecord.holds`): each record's name,
+  /// fingerprint, directory, walk, and its files' paths and stamps; digests, values and
+  /// decisions are passed over (files read as having no content).
+  private let stampsOnly: Bool
+
+  init(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, path: String, stampsOnly: Bool = false) {
     self.bytes = bytes
     position = bytes.startIndex
     self.path = path
+    self.stampsOnly = stampsOnly
   }
 
   private static let tab = UInt8(ascii: "\t")
@@ -37,10 +43,19 @@ struct StateReader {
         if let name { changes.append((name, record)) }
         name = try field()
         let fingerprint = try field()
-        record = TaskRecord(
-          fingerprint: fingerprint.isEmpty ? nil : fingerprint, operation: try field(), directory: try field(),
-          environment: try field(), dependencies: try field(), sources: [], outputs: [], values: [],
-          outputDigest: try field())
+        if stampsOnly {
+          try skip()
+          let directory = try field()
+          for _ in 0..<3 { try skip() }
+          record = TaskRecord(
+            fingerprint: fingerprint.isEmpty ? nil : fingerprint, operation: "", directory: directory,
+            environment: "", dependencies: "", sources: [], outputs: [], values: [], outputDigest: "")
+        } else {
+          record = TaskRecord(
+            fingerprint: fingerprint.isEmpty ? nil : fingerprint, operation: try field(), directory: try field(),
+            environment: try field(), dependencies: try field(), sources: [], outputs: [], values: [],
+            outputDigest: try field())
+        }
       } else if kind == UInt8(ascii: "X") {
         records += 1
         if let name { changes.append((name, record)) }
@@ -51,6 +66,8 @@ struct StateReader {
         switch kind {
         case UInt8(ascii: "S"): record.sources.append(try file())
         case UInt8(ascii: "O"): record.outputs.append(try file())
+        case UInt8(ascii: "V") where stampsOnly, UInt8(ascii: "D") where stampsOnly:
+          while position < bytes.endIndex, bytes[position] == Self.tab { try skip() }
         case UInt8(ascii: "V"): record.values.append((try field(), try field()))
         case UInt8(ascii: "D"):
           // A later runner's outcome reads as none, and fields it adds are passed over.
@@ -79,6 +96,38 @@ struct StateReader {
     }
     if let name { changes.append((name, record)) }
     return changes
+  }
+
+  /// A segment that is a no-op record (`NoOpRecord+Codec.swift`): tasks, files, then the key.
+  mutating func noOpRecord() throws(CacheError) -> NoOpRecord {
+    var record = NoOpRecord(key: "", tasks: [])
+    var recent: [NoOpRecord.File] = []
+    var closed = false
+    while position < bytes.endIndex {
+      line += 1
+      guard !closed else { throw malformed("a line after the record's key") }
+      let kind = bytes[position]
+      position += 1
+      switch kind {
+      case UInt8(ascii: "U"):
+        record.tasks.append(NoOpRecord.Task(record: try field(), shown: try field(), fingerprint: try field()))
+      case UInt8(ascii: "G"): record.tasks.append(NoOpRecord.Task(record: nil, shown: try field()))
+      case UInt8(ascii: "R"):
+        let path = try field()
+        guard let stamp = try stamp() else { throw malformed("a file without a stamp") }
+        recent.append(NoOpRecord.File(path: path, stamp: stamp))
+      case UInt8(ascii: "N"):
+        record.key = try field()
+        record.taskFile = NoOpRecord.TaskFileDigests(bytes: try field(), content: try field())
+        closed = true
+      default: throw malformed("an unknown kind of line in a no-op record")
+      }
+      guard position < bytes.endIndex, bytes[position] == Self.newline else { throw malformed("extra fields") }
+      position += 1
+    }
+    guard closed else { throw malformed("a no-op record without its key") }
+    record.recent = recent.reversed()
+    return record
   }
 
   private func malformed(_ what: String) -> CacheError {
@@ -118,6 +167,18 @@ struct StateReader {
     return String(decoding: unescaped, as: UTF8.self)
   }
 
+  /// Passes over the next field.
+  private mutating func skip() throws(CacheError) {
+    guard position < bytes.endIndex, bytes[position] == Self.tab else { throw malformed("too few fields") }
+    position += 1
+    while position < bytes.endIndex {
+      let byte = bytes[position]
+      if byte == Self.tab || byte == Self.newline { break }
+      position += byte == UInt8(ascii: "\\") ? 2 : 1
+    }
+    guard position <= bytes.endIndex else { throw malformed("a dangling escape") }
+  }
+
   /// A decimal integer field (an optional minus sign, then digits).
   private mutating func integer() throws(CacheError) -> Int64 {
     guard position < bytes.endIndex, bytes[position] == Self.tab else { throw malformed("too few fields") }
@@ -130,15 +191,17 @@ struct StateReader {
     var value: Int64 = 0
     var digits = 0
     while position < bytes.endIndex, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") {
+      // Toward the sign, so that Int64.min reads too.
+      let digit = Int64(bytes[position] - UInt8(ascii: "0"))
       let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[position] - UInt8(ascii: "0")))
+      let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
       guard !overflow, !overflow2 else { throw malformed("a number out of range") }
       value = sum
       digits += 1
       position += 1
     }
     guard digits > 0 else { throw malformed("a malformed file stamp") }
-    return negative ? -value : value
+    return value
   }
 
   /// Five integer fields, or five `-` for a file hashed too soon after it changed.
@@ -156,6 +219,10 @@ struct StateReader {
 
   private mutating func file() throws(CacheError) -> FileRecord {
     let path = try field()
+    if stampsOnly {
+      for _ in 0..<3 { try skip() }
+      return FileRecord(path: path, content: nil, stamp: try stamp())
+    }
     let hash = try field()
     let size = try integer()
     // `-` for no file; `missing` as format 5 wrote it before.

@@ -46,56 +46,36 @@ extension NoOpRecord {
   ) -> NoOpRecord? {
     let seen = watcher.seen.withLock { $0 }
     // A replay prints no warning: a run that had one is not replayed.
-    guard !seen.ruledOut, store.warnings.isEmpty, seen.finished.count == selection.members.count,
-      let stateStamp = CacheFileSystem.status(store.directory + "/state")?.stamp
-    else { return nil }
+    guard !seen.ruledOut, store.warnings.isEmpty, seen.finished.count == selection.members.count else { return nil }
     let state = store.state
+    let base = selection.graph.file.directory
     var tasks: [Task] = []
     tasks.reserveCapacity(seen.finished.count)
+    var files: [File] = []
     for (index, note) in seen.finished {
       let definition = selection.graph[index]
       guard definition.waitFor.isEmpty else { return nil }
+      // The name is for the console only: masked, as a run shows it.
+      let shown = store.secrets.masking(definition.name).escapingControlCharacters()
       switch definition.action {
       case .group:
         // Shown with the time it took, as a group always is.
-        tasks.append(
-          Task(
-            name: store.secrets.masking(definition.name).escapingControlCharacters(), note: nil, walk: nil, files: []))
+        tasks.append(Task(record: nil, shown: shown))
       case .image:
         // Whether it is up to date also depends on its image in the cache.
         return nil
       case .shell:
-        guard note == Concluded.upToDate.words, let record = state.tasks[definition.name], let walk = record.walk
+        // The replay finds the files from the record alone: in the directory it ran in.
+        guard note == Concluded.upToDate.words, let record = state.tasks[definition.name],
+          record.workingDirectory(base: base) == workingDirectory(index),
+          let recorded = NoOpRecord.files(of: record, base: base)
         else { return nil }
-        let directory = workingDirectory(index)
-        var files: [File] = []
-        for file in record.sources + record.outputs {
-          guard let stamp = file.stamp else { return nil }
-          files.append(File(path: FilePath.resolve(file.path, in: directory), stamp: stamp))
-        }
-        // The name is for the console only: masked, as a run shows it.
-        tasks.append(
-          Task(
-            name: store.secrets.masking(definition.name).escapingControlCharacters(), note: note, walk: walk,
-            files: files))
+        files += recorded
+        tasks.append(Task(record: definition.name, shown: shown, fingerprint: record.fingerprint ?? ""))
       }
     }
     guard let digests = TaskFileDigests(of: taskFile) else { return nil }
-    return NoOpRecord(key: key(invocation: invocation, state: stateStamp), taskFile: digests, tasks: tasks)
-  }
-
-  /// Writes the record of this run, or removes the last one when this run does not make one.
-  static func save(_ record: NoOpRecord?, directory: String) {
-    let path = directory + "/noop"
-    guard let record else {
-      // Voided where it starts, not unlinked: freeing a record of 10 000 tasks (4 MB) took
-      // 20 ms of a run that edited one file. The next record replaces the file whole.
-      CacheFileSystem.overwriteStart(path, with: "void")
-      return
-    }
-    // A record that cannot be written is only a slower next run: any old one is keyed to the
-    // state as it was, and a run that changed the state voids it.
-    try? CacheFileSystem.writeAtomically(path, record.encoded(), durable: false)
+    return NoOpRecord(key: invocation, taskFile: digests, tasks: tasks, recent: recentFiles(files))
   }
 }
 
@@ -105,31 +85,36 @@ package enum NoOpRun {
   /// Said after the summary's time, so a reader knows which way the run went.
   static let remark = "nothing changed since the last run"
 
+  /// The state a replay read, kept until runner exits: the kernel drops it at once, where
+  /// freeing ten thousand records one by one costs a tenth of a no-op run.
+  private static let kept = Mutex<[BuildState]>([])
+
   /// - Parameters:
   ///   - invocation: `NoOpRecord.invocationKey` of this run.
   ///   - taskFile: the task file's bytes.
+  ///   - base: the task file's directory.
   ///   - stateDirectory: `.runner` next to the task file.
   /// - Returns: the exit code, or nil when the run must take the full path.
   package static func attempt(
-    invocation: String, taskFile: [UInt8], stateDirectory: String, reports: ReportSettings, wait: Bool
+    invocation: String, taskFile: [UInt8], base: String, stateDirectory: String, reports: ReportSettings, wait: Bool
   ) async -> Int32? {
     let start = ContinuousClock.now
-    let path = stateDirectory + "/noop"
-    // The head first (the key and the files changed last): a record that does not apply, or a
-    // run after an edit to a file edited before, costs one small read and a few stats.
-    guard let prefix = CacheFileSystem.readPrefix(path, count: 16 << 10), let head = NoOpRecord.head(of: prefix),
-      let state = CacheFileSystem.status(stateDirectory + "/state")?.stamp,
-      head.key == NoOpRecord.key(invocation: invocation, state: state),
-      head.recent.allSatisfy({ $0.stamp.holds(at: $0.path) })
+    let path = stateDirectory + "/state"
+    // The end of the state log first (the record's key and the files changed last): a record
+    // that does not apply, or a run after an edit to a file edited before, costs one small
+    // read and a few stats.
+    guard let stamp = CacheFileSystem.status(path)?.stamp,
+      let end = CacheFileSystem.readSuffix(path, count: 16 << 10), let tail = NoOpRecord.tail(of: end),
+      tail.key == invocation, tail.recent.allSatisfy({ $0.stamp.holds(at: $0.path) })
     else { return nil }
     // The task file: the same bytes, or (edited) the same YAML content, so the same tasks.
     let fileBytes = NoOpRecord.TaskFileDigests.bytes(taskFile)
-    let sameBytes = head.taskFile.bytes == fileBytes
+    let sameBytes = tail.taskFile.bytes == fileBytes
     // The content (a pass over libyaml's events) is worked out beside the record's checks, which
     // do not depend on it; a content that differs stops them at once.
     final class Flag: Sendable { let raised = Atomic<Bool>(false) }
     let changed = Flag()
-    let recorded = head.taskFile.content
+    let recorded = tail.taskFile.content
     let content: Task<Bool, Never>? =
       sameBytes
       ? nil
@@ -138,7 +123,6 @@ package enum NoOpRun {
         if !same { changed.raised.store(true, ordering: .relaxed) }
         return same
       }
-    let key = head.key
     guard
       let lock = try? await RunLock.acquire(
         directory: stateDirectory, wait: wait,
@@ -146,18 +130,20 @@ package enum NoOpRun {
     else { return nil }
     defer { withExtendedLifetime(lock) {} }
     // Another runner may have run while this one waited.
-    guard state.holds(at: stateDirectory + "/state"),
-      let bytes = try? CacheFileSystem.read(path), var record = NoOpRecord(decoding: bytes), record.key == key,
-      record.taskFile == head.taskFile, record.holds(unless: { changed.raised.load(ordering: .relaxed) })
+    guard stamp.holds(at: path), let bytes = try? CacheFileSystem.read(path) else { return nil }
+    guard let (state, found) = NoOpRecord.read(log: bytes, path: path), var record = found, record.key == invocation,
+      record.taskFile == tail.taskFile,
+      record.holds(in: state, base: base, unless: { changed.raised.load(ordering: .relaxed) })
     else { return nil }
+    kept.withLock { $0.append(state) }
     if let content, await !content.value { return nil }
     if !sameBytes {
       // Edited without a change of content: the next run need not look at the content again.
       record.taskFile.bytes = fileBytes
-      NoOpRecord.save(record, directory: stateDirectory)
+      _ = record.append(to: path, ifStill: stamp)
     }
     let console = ConsoleReporter(
-      names: record.tasks.map(\.name), selected: Array(record.tasks.indices),
+      names: record.tasks.map(\.shown), selected: Array(record.tasks.indices),
       useColor: Terminal.colorEnabled(for: 1),
       statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(), mode: reports.output)
     Terminal.holdWrites()
@@ -166,7 +152,7 @@ package enum NoOpRun {
       let started = ContinuousClock.now
       console.record(RunEvent(time: started - start, task: index, kind: .state(.executing, attempt: 1, reason: nil)))
       let ended = ContinuousClock.now
-      let reason = task.note ?? formatDuration(ended - started)
+      let reason = task.record == nil ? formatDuration(ended - started) : Concluded.upToDate.words
       console.record(RunEvent(time: ended - start, task: index, kind: .state(.succeeded, attempt: 1, reason: reason)))
     }
     var summary = RunSummary()

@@ -119,17 +119,19 @@ package struct RunSession: Sendable {
     } onCancel: {
       run.cancel()
     }
-    store?.finish()
     summary.interruption = watcher.firstSignal ?? summary.interruption
-    if let store, !settings.caching.force {
+    if let store {
+      // The state log ends with the record of this run if nothing ran in it; otherwise no
+      // record of an earlier run may stand.
       let record = noOpWatcher.flatMap { watcher -> NoOpRecord? in
-        guard summary.succeeded, let invocation = settings.caching.noOpInvocation else { return nil }
+        guard summary.succeeded, let invocation = settings.caching.noOpInvocation
+        else { return nil }
         return NoOpRecord.make(
           watcher, selection: selection, store: store, invocation: invocation,
           taskFile: settings.caching.noOpTaskFile,
           workingDirectory: scheduler.workingDirectory(of:))
       }
-      NoOpRecord.save(record, directory: store.directory)
+      store.finish(noOp: record)
     }
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
     eventLog?.close()

@@ -42,7 +42,8 @@ public final class Runner: Sendable {
     {
       let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
       if let code = await NoOpRun.attempt(
-        invocation: invocation, taskFile: bytes, stateDirectory: stateDirectory, reports: options.reports,
+        invocation: invocation, taskFile: bytes, base: TaskFileLoader.directory(of: options.taskFile),
+        stateDirectory: stateDirectory, reports: options.reports,
         wait: !options.noWait)
       {
         return code
@@ -59,9 +60,12 @@ public final class Runner: Sendable {
     guard let (graph, whole) = load(bytes: bytes) else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: false)
     guard let selection = narrowed.selection else { return narrowed.code }
-    if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition) {
-      // The record pins the task file alone: a `.env` file or a condition command could change
-      // what a run does behind its back.
+    if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition)
+      || graph.file.params.contains(where: { $0.defaultCommand != nil })
+      || graph.tasks.contains(where: { $0.params.contains { $0.defaultCommand != nil } })
+    {
+      // The record pins the task file alone: a `.env` file, a condition command or a param's
+      // `sh:` default could change what a run does behind its back.
       caching.noOpInvocation = nil
     }
     switch RemoteSetup.sessions(options.remote, file: graph.file, environment: ProcessEnvironment.current) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `.runner/noop`: a run in which nothing ran is remembered, and the same run again concludes
+/// The no-op record at the end of `.runner/state`: a run in which nothing ran is remembered, and the same run again concludes
 /// the same from `stat`s alone; never when anything it rests on changed.
 ///
 /// A file written before a run starts is trusted by its stamp at once, and an output from the
@@ -48,9 +48,12 @@ import Testing
       try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
     }
 
-    /// A record that could apply: a run that ran something voids the file where it starts.
+    /// A record that could apply: the state file's last segment is one (its last line before
+    /// the checksum is the key's). A run that ran something voids it with a later segment.
     var hasRecord: Bool {
-      read(".runner/noop")?.hasPrefix("runner-noop ") == true
+      guard let state = read(".runner/state") else { return false }
+      let lines = state.split(separator: "\n")
+      return lines.count >= 2 && lines[lines.count - 2].hasPrefix("N\t")
     }
   }
 
@@ -180,9 +183,46 @@ import Testing
     #expect(next.status == 0)
   }
 
+  /// A run that changed a record and no file voids the record: its task's key moved with a
+  /// param, not with a file, so only the record's place in the log can tell.
+  @Test func aRunThatChangedOnlyARecordVoidsTheRecord() throws {
+    let project = try settledProject()
+    try project.write(
+      "tasks.yml",
+      "params:\n  mode: a\ntasks:\n  check:\n    run: 'true'\n    sources: [src/a.txt]\n    env: { MODE: '${{ params.mode }}' }\n"
+    )
+    #expect(try project.run(["check"]).stdout.contains("✓ check "))
+    #expect(try project.run(["check"]).stdout.contains("✓ check up to date"))
+    #expect(try project.run(["check"]).stdout.contains(Self.remark))
+    let other = try project.run(["check", "mode=b"])
+    #expect(!other.stdout.contains("up to date"), "\(other.stdout)")
+    let back = try project.run(["check"])
+    #expect(!back.stdout.contains(Self.remark))
+    #expect(!back.stdout.contains("✓ check up to date"), "its key changed back: it runs")
+  }
+
+  /// A param whose default is what a command prints can change between runs with no file
+  /// changing: such a file never leaves a record.
+  @Test func aParamFromACommandLeavesNoRecord() throws {
+    let project = try settledProject()
+    try project.write(
+      "tasks.yml",
+      "params:\n  rev: { default: { sh: 'cat rev.txt' } }\ntasks:\n  check:\n    run: 'true'\n"
+        + "    sources: [src/a.txt]\n    env: { REV: '${{ params.rev }}' }\n")
+    try project.write("rev.txt", "1\n")
+    _ = try project.run(["check"])
+    #expect(try project.run(["check"]).stdout.contains("✓ check up to date"))
+    #expect(!project.hasRecord)
+    try project.write("rev.txt", "2\n")
+    let changed = try project.run(["check"])
+    #expect(!changed.stdout.contains("up to date"), "\(changed.stdout)")
+  }
+
+  /// Damage in the record (the last segment) costs the record only: the records before it
+  /// stand, with a warning; the run after records again.
   @Test func aDamagedRecordIsIgnoredAndReplaced() throws {
     let project = try settledProject()
-    let path = project.directory.appendingPathComponent(".runner/noop")
+    let path = project.directory.appendingPathComponent(".runner/state")
     var bytes = try Data(contentsOf: path)
     bytes[bytes.count - 10] ^= 1  // the trailer no longer matches
     try bytes.write(to: path)
@@ -190,6 +230,22 @@ import Testing
     #expect(damaged.status == 0)
     #expect(!damaged.stdout.contains(Self.remark))
     #expect(damaged.stdout.contains("✓ use up to date"))
+    #expect(damaged.stderr.contains("damaged"), "\(damaged.stderr)")
+    #expect(!project.hasRecord, "a replay prints no warning: a run that had one leaves no record")
+    #expect(!(try project.run().stdout.contains(Self.remark)))
+    #expect(project.hasRecord)
+    #expect(try project.run().stdout.contains(Self.remark))
+  }
+
+  /// The file where runners before state format 6 kept the record is removed, even a FIFO.
+  @Test func theRecordFileOfEarlierRunnersIsRemoved() throws {
+    let project = try settledProject()
+    let old = project.directory.appendingPathComponent(".runner/noop").path
+    #expect(mkfifo(old, 0o644) == 0)
+    try project.write("src/a.txt", "A\n")
+    #expect(try project.run().status == 0)
+    #expect(try project.run().status == 0, "up to date: a record is written")
+    #expect(!FileManager.default.fileExists(atPath: old))
     #expect(try project.run().stdout.contains(Self.remark))
   }
 

@@ -3,51 +3,67 @@ import Testing
 
 @testable import RunnerCache
 
-/// `.runner/noop` written and read back, and every kind of damage refused.
+/// The no-op record as the last segment of the state log: written and read back, found from
+/// the end of the file alone, voided by any later segment, and every kind of damage refused.
 @Suite struct NoOpRecordCodecTests {
   static let record = NoOpRecord(
-    key: "k 1 2 3",
+    key: "k 1 2 3", taskFile: .init(bytes: "b", content: "c"),
     tasks: [
-      .init(name: "group", note: nil, walk: nil, files: []),
-      .init(
-        name: "odd\tname\nwith \\ escapes", note: "up to date",
-        walk: SourceWalk(
-          key: "",
-          listings: [.init(path: "./src", stamp: .init(device: 1, inode: -2, size: 0, modified: .max, changed: .min))],
-          probes: [
-            .init(path: "./link", follow: false, kind: .other), .init(path: "./gone", follow: true, kind: .absent),
-          ]),
-        files: [.init(path: "/abs/a b.c", stamp: .init(device: 65024, inode: 7, size: 48, modified: 10, changed: 20))]),
+      .init(record: nil, shown: "group"),
+      .init(record: "odd\tname\nwith \\ escapes", shown: "odd\\tname", fingerprint: "f1"),
+    ],
+    recent: [
+      .init(path: "/abs/a b.c", stamp: .init(device: 65024, inode: 7, size: 48, modified: 10, changed: 20)),
+      .init(path: "./src", stamp: .init(device: 1, inode: -2, size: 0, modified: .max, changed: .min)),
     ])
 
-  @Test func aRecordReadsBackAsWritten() throws {
-    let bytes = Self.record.encoded()
-    let decoded = try #require(NoOpRecord(decoding: bytes))
-    #expect(decoded.key == Self.record.key)
-    #expect(decoded.tasks == Self.record.tasks)
-    #expect(NoOpRecord.key(of: bytes) == "k 1 2 3")
+  static var log: [UInt8] { StateLogTests.state(["a", "b"]).encoded() + record.segment() }
+
+  @Test func aRecordReadsBackAsWrittenAfterTheRecords() throws {
+    let decoded = BuildState.decode(Self.log, path: "state")
+    #expect(decoded.damage == nil)
+    #expect(decoded.noOpRecord == Self.record)
+    #expect(decoded.state.tasks.keys.sorted() == ["a", "b"], "a record changes no task's record")
     // The numbers are written as `BuildState` writes them.
-    #expect(String(decoding: bytes, as: UTF8.self).contains("\t9223372036854775807\t-9223372036854775808\n"))
+    #expect(String(decoding: Self.log, as: UTF8.self).contains("\t9223372036854775807\t-9223372036854775808\n"))
+    let read = try #require(NoOpRecord.read(log: Self.log, path: "state"))
+    #expect(read.record == Self.record)
   }
 
-  @Test func truncatedFlippedOrForeignBytesAreRefused() {
-    let bytes = Self.record.encoded()
-    #expect(NoOpRecord(decoding: Array(bytes.dropLast(1))) == nil)
-    #expect(NoOpRecord(decoding: Array(bytes.prefix(bytes.count / 2))) == nil)
+  @Test func anySegmentAfterTheRecordVoidsIt() {
+    let voided = BuildState.decode(Self.log + BuildState.segment([]), path: "state")
+    #expect(voided.damage == nil && voided.noOpRecord == nil)
+    let changed = BuildState.decode(Self.log + BuildState.segment([("a", nil)]), path: "state")
+    #expect(changed.noOpRecord == nil && changed.state.tasks["a"] == nil)
+    let again = BuildState.decode(Self.log + BuildState.segment([]) + Self.record.segment(), path: "state")
+    #expect(again.noOpRecord == Self.record)
+  }
+
+  @Test func truncatedFlippedOrOlderFilesYieldNoRecord() {
+    let bytes = Self.log
+    #expect(NoOpRecord.read(log: Array(bytes.dropLast(1)), path: "state") == nil)
     var flipped = bytes
-    flipped[40] ^= 1
-    #expect(NoOpRecord(decoding: flipped) == nil)
-    #expect(NoOpRecord(decoding: Array("runner-state 2\n".utf8)) == nil)
-    #expect(NoOpRecord.key(of: Array("runner-noop 2\n".utf8)) == nil, "an older format")
-    #expect(NoOpRecord(decoding: []) == nil)
+    flipped[bytes.count - 100] ^= 1
+    #expect(NoOpRecord.read(log: flipped, path: "state") == nil)
+    var older = bytes
+    older.replaceSubrange(0..<15, with: Array("runner-state 5\n".utf8))
+    #expect(NoOpRecord.read(log: older, path: "state") == nil, "a file to be written whole")
+    #expect(BuildState.decode(older, path: "state").previousVersion)
   }
 
   @Test func aLineOutOfPlaceIsRefusedEvenWithAGoodTrailer() {
-    var body = Array("runner-noop 3\nK\tk\tb\tc\nF\t./a\t1\t2\t3\t4\t5\n".utf8)
-    let digest = body.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
-    body.append(contentsOf: "sha256 \(digest)\n".utf8)
-    #expect(NoOpRecord.key(of: body) == "k")
-    #expect(NoOpRecord(decoding: body) == nil, "a file before any task")
+    let whole = StateLogTests.state(["a"]).encoded()
+    for body in [
+      "N\tk\tb\tc\nU\ta\ta\tf\n", "U\ta\ta\tf\n", "U\ta\ta\nN\tk\tb\tc\n", "G\tg\nT\tx\t\t\t\t\t\t\nN\tk\tb\tc\n",
+      "R\t./a\t1\t2\t3\t4\nN\tk\tb\tc\n",
+    ] {
+      var segment = Array(body.utf8)
+      let digest = segment.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+      segment.append(contentsOf: "sha256 \(digest)\n".utf8)
+      let decoded = BuildState.decode(whole + segment, path: "state")
+      #expect(decoded.damage != nil && decoded.noOpRecord == nil, "\(body)")
+      #expect(decoded.state.tasks["a"] != nil)
+    }
   }
 }
 
@@ -56,41 +72,43 @@ extension NoOpRecordCodecTests {
     .init(path: name, stamp: .init(device: 1, inode: 1, size: 1, modified: changed / 2, changed: changed))
   }
 
-  @Test func theHeadRepeatsTheFilesChangedLastNewestFirst() throws {
+  @Test func theEndOfTheFileHoldsTheKeyAndTheFilesChangedLastNewestFirst() throws {
     var files = (0..<100).map { Self.file("f\($0)", changed: Int64(($0 * 37) % 100)) }
     files.append(Self.file("tie", changed: 99))
-    let record = NoOpRecord(
-      key: "k",
-      tasks: [
-        .init(name: "a", note: nil, walk: nil, files: Array(files[..<50])),
-        .init(name: "b", note: "up to date", walk: nil, files: Array(files[50...])),
-      ])
-    let recent = record.recentFiles()
+    let recent = NoOpRecord.recentFiles(files)
     #expect(recent.count == NoOpRecord.recentCount)
     let expected: [Int64] = [99, 99] + (37...98).reversed()
     #expect(recent.map(\.stamp.changed) == expected)
     #expect(recent.first?.path != "tie", "among equals, the one met first")
-    let bytes = record.encoded()
-    let head = try #require(NoOpRecord.head(of: bytes))
-    #expect(head.key == "k" && head.recent == recent)
-    #expect(NoOpRecord(decoding: bytes)?.tasks == record.tasks)
-    // Cut anywhere in the head, only whole lines are read.
-    for cut in stride(from: 20, to: 2000, by: 7) {
-      guard let partial = NoOpRecord.head(of: Array(bytes.prefix(cut))) else { continue }
+    let record = NoOpRecord(
+      key: "k", taskFile: .init(bytes: "b", content: "c"),
+      tasks: (0..<500).map { .init(record: "t\($0)", shown: "t\($0)") }, recent: recent)
+    let bytes = StateLogTests.state(["a"]).encoded() + record.segment()
+    let tail = try #require(NoOpRecord.tail(of: bytes))
+    #expect(tail.key == "k" && tail.taskFile == record.taskFile && tail.recent == recent)
+    // Cut anywhere before the end, only whole lines are read: the newest files come first.
+    var partials = 0
+    for cut in stride(from: 80, to: 3000, by: 7) {
+      guard let partial = NoOpRecord.tail(of: Array(bytes.suffix(cut))) else { continue }
+      partials += 1
       #expect(partial.key == "k")
       #expect(recent.starts(with: partial.recent))
     }
+    #expect(partials > 300)
+    #expect(NoOpRecord.tail(of: Array((bytes + BuildState.segment([])).suffix(4000))) == nil, "voided")
+    #expect(NoOpRecord.tail(of: StateLogTests.state(["a"]).encoded()) == nil)
   }
 }
 
 extension NoOpRecordCodecTests {
   /// Bytes that pass the trailer check but are mangled in between (a fixed-seed mutation run,
   /// the trailer recomputed each time): the reader refuses them or reads a record, never traps.
-  @Test func mangledBodiesWithAGoodTrailerNeverTrap() {
-    let valid = Self.record.encoded()
+  @Test func mangledRecordsWithAGoodTrailerNeverTrap() {
+    let whole = StateLogTests.state(["a"]).encoded()
+    let valid = Self.record.segment()
     let body = Array(valid.dropLast("sha256 ".utf8.count + 65))
     var generator = SplitMix(seed: 0x6e6f_6f70)
-    let alphabet = Array("\t\n\\-+0123456789KTWLPFRflabsentdirectoryother ".utf8)
+    let alphabet = Array("\t\n\\-+0123456789UGRNTflabsentdirectoryother ".utf8)
     var read = 0
     for _ in 0..<3000 {
       var bytes = body
@@ -104,11 +122,11 @@ extension NoOpRecordCodecTests {
       }
       let digest = bytes.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
       bytes.append(contentsOf: "sha256 \(digest)\n".utf8)
-      if let record = NoOpRecord(decoding: bytes) {
+      if let record = BuildState.decode(whole + bytes, path: "state").noOpRecord {
         read += 1
-        _ = record.encoded()
+        _ = record.segment()
       }
-      _ = NoOpRecord.head(of: Array(bytes.prefix(Int(generator.next() % 600))))
+      _ = NoOpRecord.tail(of: Array((whole + bytes).suffix(Int(generator.next() % 600))))
     }
     #expect(read > 0 && read < 3000, "some mutations keep a readable record, most do not")
   }

@@ -24,7 +24,7 @@ import Testing
     #expect(read?.why == Self.record().why)
     #expect(read?.variables == Self.record().variables)
     #expect(read?.inputs == Self.record().inputs)
-    #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "runner-state 5\n")
+    #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "runner-state 6\n")
   }
 
   /// A file that is not there is a record without content: `-` in the state, never a word
@@ -43,7 +43,7 @@ import Testing
     #expect(decoded.state.tasks["a"]?.outputs.first.map { $0.path == "out/gone" && $0.content == nil } == true)
   }
 
-  @Test func aStateOfTheVersionBeforeReadsAndIsMarkedForAWholeWrite() throws {
+  @Test func aStateOfAVersionBeforeReadsAndIsMarkedForAWholeWrite() throws {
     var bytes = BuildState(tasks: ["a": StateLogTests.record("a-1")]).encoded()
     bytes.replaceSubrange(0..<15, with: Array("runner-state 4\n".utf8))
     let decoded = BuildState.decode(bytes, path: "state")
@@ -51,6 +51,8 @@ import Testing
     #expect(decoded.previousVersion)
     #expect(decoded.state.tasks["a"]?.fingerprint == "a-1")
     #expect(decoded.state.tasks["a"]?.outcome == nil)
+    bytes.replaceSubrange(0..<15, with: Array("runner-state 5\n".utf8))
+    #expect(BuildState.decode(bytes, path: "state").previousVersion)
     bytes.replaceSubrange(0..<15, with: Array("runner-state 3\n".utf8))
     #expect(BuildState.decode(bytes, path: "state").otherVersion)
   }

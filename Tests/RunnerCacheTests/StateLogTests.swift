@@ -144,3 +144,50 @@ import Testing
     #expect(decoded.state.tasks.keys.sorted() == ["a", "b", "c"])
   }
 }
+
+extension StateLogTests {
+  func decodedState(_ directory: String) -> BuildState.Decoded {
+    BuildState.decode(Array(FileManager.default.contents(atPath: directory + "/state") ?? Data()), path: "state")
+  }
+
+  /// A run in which nothing ran ends the log with its record; the next run that ends without
+  /// one voids it, whether it changed records or none, and a record survives a whole write.
+  @Test func aNoOpRecordEndsTheLogUntilTheNextRunEnds() throws {
+    let directory = try temporaryDirectory()
+    let record = NoOpRecord(
+      key: "k", taskFile: .init(bytes: "b", content: "c"), tasks: [.init(record: "a", shown: "a")])
+    let first = store(directory)
+    first.update("a", Self.record("a-1"))
+    first.finish(noOp: record)
+    #expect(decodedState(directory).noOpRecord == record)
+    #expect(decodedState(directory).state.tasks["a"]?.fingerprint == "a-1")
+
+    let unchanged = store(directory)
+    let size = try #require(FileManager.default.contents(atPath: directory + "/state")).count
+    unchanged.finish()
+    #expect(decodedState(directory).noOpRecord == nil, "voided by an empty segment")
+    #expect(
+      FileManager.default.contents(atPath: directory + "/state")?.count == size + BuildState.segment([]).count,
+      "appended, not written whole")
+    let quiet = store(directory)
+    quiet.finish()
+    let voidedSize = FileManager.default.contents(atPath: directory + "/state")?.count
+    store(directory).finish()
+    #expect(FileManager.default.contents(atPath: directory + "/state")?.count == voidedSize, "nothing more to void")
+
+    store(directory).finish(noOp: record)
+    #expect(decodedState(directory).noOpRecord == record)
+    let changed = store(directory)
+    changed.update("a", Self.record("a-2"))
+    changed.finish()
+    #expect(decodedState(directory).noOpRecord == nil)
+    #expect(decodedState(directory).state.tasks["a"]?.fingerprint == "a-2")
+
+    // Appends past a quarter of the file: written whole, the record last.
+    let many = store(directory)
+    for index in 0..<200 { many.update("t\(index)", Self.record("t-\(index)")) }
+    many.finish(noOp: record)
+    #expect(decodedState(directory).noOpRecord == record)
+    #expect(decodedState(directory).damage == nil)
+  }
+}

@@ -19,21 +19,6 @@ import Testing
     #expect(output.stderr.contains("not a regular file (a FIFO)"), "\(output.stderr)")
   }
 
-  @Test func aNoOpRecordReplacedByAFIFOIsRemovedAndTheRunEnds() throws {
-    let project = try TaskFileProject(
-      "tasks:\n  a: { sources: [in.txt], outputs: [out.txt], run: cp in.txt out.txt }\n")
-    defer { project.remove() }
-    try project.write("in.txt", "1")
-    #expect(try run(project, ["a"]).status == 0)
-    #expect(try run(project, ["a"]).status == 0, "up to date: the no-op record is written")
-    _ = try project.shell("rm -f .runner/noop && mkfifo .runner/noop")
-    try project.write("in.txt", "2")
-    let changed = try run(project, ["a"])
-    #expect(changed.status == 0, "\(changed.stderr)")
-    #expect(project.read("out.txt") == "2")
-    #expect(try run(project, ["a"]).status == 0, "a later run neither waits nor fails")
-  }
-
   @Test func aLockOrStateThatIsAFIFOIsSaidAndNeverWaitedFor() throws {
     let project = try TaskFileProject("tasks:\n  a: { sources: [in.txt], run: echo ran }\n")
     defer { project.remove() }
