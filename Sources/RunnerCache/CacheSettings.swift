@@ -15,8 +15,6 @@ package struct CacheSettings: Sendable {
   package var wait: Bool
   /// The cache's size bound (`RUNNER_CACHE_MAX`).
   package var maximumBytes: Int64
-  /// The state file, read ahead while the task file was parsed.
-  package var preload: StatePreload?
   /// `NoOpRecord.invocationKey` of this run, when it may record a run in which nothing ran.
   package var noOpInvocation: String?
   /// The task file's bytes, for the record's digests of it.

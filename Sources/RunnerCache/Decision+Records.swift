@@ -1,20 +1,55 @@
 import RunnerModel
 
-extension RunReason {
-  /// Why a task is not up to date, or nil when it is: its key as recorded, and its recorded
-  /// output files as they were left — hashed again in `directory` (only once the key holds)
-  /// unless `outputs` has them as they are now.
-  package static func check(
+/// The engine's one judgement of a task against its record, made alike by a run
+/// (`CachingOperation`), a dry run and `--describe` (`IncrementalPlanner`) and `--explain`:
+/// up to date, with its recorded outputs as they are now, or not, with the first reason why.
+/// (Whether a task that is not up to date is restored or runs is the cache's answer after.)
+package enum Judgement: Sendable {
+  case upToDate(outputs: [FileRecord])
+  case stale(RunReason)
+
+  /// Why the task is not up to date; nil when it is.
+  package var reason: RunReason? {
+    switch self {
+    case .upToDate: return nil
+    case .stale(let reason): return reason
+    }
+  }
+
+  /// Judges `fingerprint` (the task's key now) against `record`: its key as recorded, then its
+  /// recorded output files as they were left — hashed again in `directory` (only once the key
+  /// holds) unless `outputs` has them as they are now — then, for an image task, its image in
+  /// the cache (`imageCached`), where alone the image is kept.
+  package static func of(
     _ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition, directory: String,
-    outputs: [FileRecord]? = nil, disk: Disk
-  ) -> RunReason? {
-    guard let record, record.fingerprint == fingerprint.value else { return between(record, fingerprint, task: task) }
+    outputs: [FileRecord]? = nil, disk: Disk, imageCached: () -> Bool
+  ) -> Judgement {
+    guard let record, record.fingerprint == fingerprint.value else {
+      return .stale(RunReason.between(record, fingerprint, task: task))
+    }
     let now =
       outputs
       ?? Fingerprint.hashFiles(record.outputs.map(\.path), in: directory, previous: record.outputs, disk: disk)
-    return Self.outputs(now: now, recorded: record.outputs)
+    if let reason = RunReason.outputs(now: now, recorded: record.outputs) { return .stale(reason) }
+    if case .image = task.action, !imageCached() { return .stale(.imageNotCached) }
+    return .upToDate(outputs: now)
   }
+}
 
+extension IncrementalStore {
+  /// `Judgement.of` with this run's disk and cache (no cache with `--no-cache`: an image task
+  /// then always runs).
+  package func judge(
+    _ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String,
+    outputs: [FileRecord]? = nil
+  ) -> Judgement {
+    Judgement.of(record, fingerprint, task: task, directory: directory, outputs: outputs, disk: disk) {
+      settings.useCache && cache.contains(fingerprint.value)
+    }
+  }
+}
+
+extension RunReason {
   /// Why `fingerprint` differs from `record`'s, naming the first changed file, variable or
   /// dependency where the record says enough.
   package static func between(_ record: TaskRecord?, _ fingerprint: Fingerprint, task: TaskDefinition) -> RunReason {

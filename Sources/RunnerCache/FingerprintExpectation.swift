@@ -6,8 +6,8 @@ import RunnerModel
 /// The scheduler's thread then only compares: if the dependencies' actual contributions are
 /// the assumed ones, every input of the fingerprint is what was assumed (an output digest
 /// covers the values that `${{ }}` templates read), so the fingerprint is this one.
-package struct FingerprintExpectation: Sendable {
-  package var fingerprint: Fingerprint
+struct FingerprintExpectation: Sendable {
+  var fingerprint: Fingerprint
   /// The assumed contributions, sorted by name.
   var dependencies: [Fingerprint.Dependency]
 
@@ -45,7 +45,7 @@ package struct FingerprintExpectation: Sendable {
   }
 
   /// Whether the dependencies' actual contributions are the assumed ones.
-  package func holds(for actual: [Fingerprint.Dependency]) -> Bool {
+  func holds(for actual: [Fingerprint.Dependency]) -> Bool {
     guard actual.count == dependencies.count else { return false }
     return actual.sorted { $0.name < $1.name }.elementsEqual(dependencies) {
       $0.name == $1.name && $0.fingerprint == $1.fingerprint && $0.outputDigest == $1.outputDigest

@@ -139,17 +139,16 @@ package struct IncrementalPlanner {
   private func predict(_ task: TaskDefinition, record: TaskRecord?, fingerprint: Fingerprint, directory: String) -> (
     CachePrediction, (digest: String, values: [String: String])?
   ) {
-    var reason = RunReason.check(record, fingerprint, task: task, directory: directory, disk: store.disk)
-    if reason == nil, case .image = task.action, !(store.settings.useCache && store.cache.contains(fingerprint.value)) {
-      reason = .imageNotCached
-    }
-    guard let reason else {
+    switch store.judge(task, record: record, fingerprint: fingerprint, directory: directory) {
+    case .upToDate:
+      // Only a record can be up to date.
       let record = record!
       return (CachePrediction(.upToDate), (record.outputDigest, Dictionary(record.values, uniquingKeysWith: { $1 })))
+    case .stale(let reason):
+      if store.settings.useCache, let entry = try? store.cache.peek(fingerprint.value) {
+        return (CachePrediction(.restore, reason.description), entry)
+      }
+      return (CachePrediction(.run, reason.description), nil)
     }
-    if store.settings.useCache, let entry = try? store.cache.peek(fingerprint.value) {
-      return (CachePrediction(.restore, reason.description), entry)
-    }
-    return (CachePrediction(.run, reason.description), nil)
   }
 }

@@ -26,8 +26,9 @@ package final class IncrementalStore: Sendable {
   /// value, masked wherever another variable's value holds it.
   let secretNames: Set<String>
   package let secrets: SecretMask
-  /// Source checks made ahead of the scheduler while no file has changed (see `SourcePrefetch`).
-  package let prefetch: SourcePrefetch
+  /// Source checks made ahead of the scheduler while no file has changed
+  /// (`IncrementalStore+ReadAhead.swift`).
+  let prefetch: SourcePrefetch
   /// Which file stamps this run's records keep (`.runner/clock` is its reference).
   package let disk: Disk
   /// The run's clock: the stamps' trust and the age of temporary files.
@@ -90,7 +91,7 @@ package final class IncrementalStore: Sendable {
     }
     inherited = environment
     var loaded: StatePreload.Loaded
-    if let preload = settings.preload, preload.directory == directory {
+    if let preload = Self.takeReadAhead(directory) {
       loaded = preload.wait()
       // Read before the lock: still good if the file is the one that was read.
       if loaded.stamp != CacheFileSystem.status(directory + "/state")?.stamp {

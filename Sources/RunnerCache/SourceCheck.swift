@@ -11,7 +11,7 @@ package struct SourceCheck: Sendable {
   /// The recorded output files as they are now (nil until someone asks, or without a record).
   package var outputs: [FileRecord]?
   /// The whole fingerprint, if worked out ahead (`SourcePrefetch`).
-  package var expected: FingerprintExpectation?
+  var expected: FingerprintExpectation?
   /// The record the check was made against, when made ahead (`SourcePrefetch`): only the
   /// task's own run replaces it, after taking the check.
   package var record: TaskRecord?

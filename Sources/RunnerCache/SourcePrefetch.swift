@@ -8,7 +8,7 @@ import Synchronization
 /// A check is only handed out while no task of this run has started running or restoring
 /// from the cache (`changed` is still false): until then the files are as the check saw them.
 /// The first such start stops the prefetch for good, and every later task checks its own.
-package final class SourcePrefetch: Sendable {
+final class SourcePrefetch: Sendable {
   /// A task to check: its index, definition, working directory and dependencies' names.
   struct Item: Sendable {
     var index: Int
@@ -37,7 +37,7 @@ package final class SourcePrefetch: Sendable {
   var changed: Bool { changedFlag.load(ordering: .acquiring) }
 
   /// A task is about to run or restore: no check made so far may be handed out any more.
-  package func noteChange() {
+  func noteChange() {
     changedFlag.store(true, ordering: .releasing)
     checks?.stop()
   }
@@ -76,7 +76,7 @@ package final class SourcePrefetch: Sendable {
 
   /// The prefetched check of a task, if there is one that still holds; otherwise claims the
   /// task so the prefetch does not check it too.
-  package func take(_ index: Int) -> SourceCheck? {
+  func take(_ index: Int) -> SourceCheck? {
     let check = table.withLock { table -> SourceCheck? in
       table.claimed.insert(index)
       return table.checks.removeValue(forKey: index)

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The read happens before the run takes the lock, so `IncrementalStore` uses it only if the
 /// file is still the one that was read (same inode and stamps); otherwise it reads again.
-package final class StatePreload: Sendable {
+final class StatePreload: Sendable {
   struct Loaded: Sendable {
     var state: BuildState
     var stamp: CacheFileSystem.Stamp?
@@ -34,7 +34,7 @@ package final class StatePreload: Sendable {
   ///
   /// - Parameter base: the task file's directory. Given it, the thread goes on to compare
   ///   the records' files with the file system once the state is handed over (`RecordChecks`).
-  package init(directory: String, base: String? = nil) {
+  init(directory: String, base: String? = nil) {
     self.directory = directory
     self.base = base
     final class Box {

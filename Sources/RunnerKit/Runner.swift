@@ -52,8 +52,8 @@ public final class Runner: Sendable {
       caching.noOpTaskFile = bytes
     }
     if caching.enabled {
-      // Without --force, the preload's thread goes on to check the recorded files.
-      caching.preload = StatePreload(
+      // Without --force, the read-ahead goes on to check the recorded files.
+      IncrementalStore.readAhead(
         directory: CacheSettings.stateDirectory(forTaskFile: options.taskFile),
         base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
     }

@@ -27,7 +27,7 @@ import Testing
     let disk = Disk(mark: "/p/.runner/clock", clock: TestClock(wall: 0), files: files)
     let fingerprint = Fingerprint(
       task: task, workingDirectory: "/p", environment: [], dependencies: [], previous: previous, disk: disk)
-    let reason = RunReason.check(previous, fingerprint, task: task, directory: "/p", disk: disk)
+    let reason = Judgement.of(previous, fingerprint, task: task, directory: "/p", disk: disk) { false }.reason
     var record = TaskRecord(
       fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
       environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,

@@ -24,9 +24,8 @@ import Testing
   }
 
   func store(_ preload: StatePreload) -> IncrementalStore {
-    var settings = CacheSettings()
-    settings.preload = preload
-    return IncrementalStore(directory: directory, settings: settings, environment: [:], printWarnings: false)
+    IncrementalStore.readAhead(preload)
+    return IncrementalStore(directory: directory, settings: CacheSettings(), environment: [:], printWarnings: false)
   }
 
   @Test func aStateUnchangedSinceThePreloadIsUsed() throws {

@@ -40,7 +40,6 @@ extension CachingOperation {
       throw .runLocally("cannot make a scratch directory for its outputs")
     }
     defer { CacheFileSystem.removeTree(scratch) }
-    store.prefetch.noteChange()
     let job = RemoteJob(
       runnable: key.runnable(task: task.name, extra: extra), inputs: inputs,
       skipCacheLookup: store.settings.forces(task.index))

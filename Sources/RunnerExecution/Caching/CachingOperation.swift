@@ -45,34 +45,50 @@ struct CachingOperation: TaskOperation {
     guard cacheable, !store.settings.forces(context.task.index), case .shell = context.task.action else {
       return .run(self)
     }
-    let prepared = prepare(context)
-    if let previous = prepared.previous,
-      let result = upToDate(previous, prepared.fingerprint, context, outputs: prepared.checked?.outputs),
-      !store.uploadPending(prepared.fingerprint.value)
-    {
-      return .finished(standsForParts(result, context))
+    var prepared = prepare(context)
+    switch decide(prepared, context) {
+    case .upToDate(let result):
+      // Up to date, but an earlier run's upload of it was cut short: `run` makes it.
+      if !store.uploadPending(prepared.fingerprint.value) { return .finished(standsForParts(result, context)) }
+    case .stale(let reason):
+      prepared.reason = reason
     }
     var next = self
     next.prepared = prepared
     return .run(next)
   }
 
-  /// The task's fingerprint and last record: from the check made ahead when it still holds.
+  /// What the engine's judgement (`IncrementalStore.judge`) makes of a task: its recorded
+  /// result, or why it is not up to date.
+  enum Decided {
+    case upToDate(any OperationResult)
+    case stale(RunReason)
+  }
+
+  func decide(_ prepared: Prepared, _ context: OperationContext) -> Decided {
+    let judgement = store.judge(
+      context.task, record: prepared.previous, fingerprint: prepared.fingerprint,
+      directory: context.workingDirectory, outputs: prepared.checked?.outputs)
+    switch judgement {
+    case .stale(let reason):
+      return .stale(reason)
+    case .upToDate(let outputs):
+      // Only a record can be up to date; an image that no longer decodes is not.
+      guard let previous = prepared.previous,
+        let result = upToDate(previous, prepared.fingerprint, outputs: outputs, context)
+      else { return .stale(.imageNotCached) }
+      return .upToDate(result)
+    }
+  }
+
+  /// The task's fingerprint and last record (from what the store worked out ahead while it
+  /// still holds).
   func prepare(_ context: OperationContext) -> Prepared {
-    let task = context.task
-    let checked = store.prefetch.take(task.index)
-    let previous = checked.map(\.record) ?? store.record(task.name)
-    let dependencies = context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }
-    let fingerprint: Fingerprint
-    if let expected = checked?.expected, expected.holds(for: dependencies) {
-      fingerprint = expected.fingerprint
-    } else {
-      fingerprint = Fingerprint(
-        task: task, workingDirectory: context.workingDirectory,
-        environment: store.keyEnvironment(task) { name, key in
-          (context.inputs[name] as? any OutputProviding)?.outputs[key]
-        },
-        dependencies: dependencies, previous: previous, checked: checked, disk: store.disk)
+    let (fingerprint, previous, checked) = store.prepare(
+      context.task, index: context.task.index, workingDirectory: context.workingDirectory,
+      dependencies: context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) }
+    ) { name, key in
+      (context.inputs[name] as? any OutputProviding)?.outputs[key]
     }
     return Prepared(fingerprint: fingerprint, previous: previous, checked: checked)
   }
@@ -115,37 +131,39 @@ struct CachingOperation: TaskOperation {
 
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     let task = context.task
+    // The one place the read-ahead learns of a change: a task that reaches `run` (not found up
+    // to date on the scheduler's thread) may write files — by running here or remotely, or by a
+    // restore — so nothing worked out ahead may be used from now on.
+    store.noteChange()
     guard cacheable else {
-      store.prefetch.noteChange()
       if let whole = task.wholeTask { return try await runLaterPart(whole, context) }
       let result = try await inner.run(context)
       try Self.checkOutputsExist(task, context)
       return recordUncached(result, context)
     }
-    // `conclude` already found the task not up to date, with this fingerprint (a retry works
-    // it out again: the failed attempt may have changed files).
+    // `conclude` already judged the task, with this fingerprint: not up to date (with the
+    // reason), or up to date with an upload to make. A retry works it out again: the failed
+    // attempt may have changed files.
     let concluded = context.attempt == 1 ? prepared : nil
     var prepared = concluded ?? prepare(context)
     let fingerprint = prepared.fingerprint
-    if !store.settings.forces(task.index), store.uploadPending(fingerprint.value), let previous = prepared.previous,
-      let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
-    {
-      // Up to date, but an earlier run's upload of it was cut short: made now.
-      await storeRemote(prepared, context)
-      return standsForParts(result, context)
-    }
-    if !store.settings.forces(task.index) {
-      if concluded == nil, let previous = prepared.previous,
-        let result = upToDate(previous, fingerprint, context, outputs: prepared.checked?.outputs)
-      {
+    var found = concluded?.reason
+    if !store.settings.forces(task.index), found == nil {
+      switch decide(prepared, context) {
+      case .upToDate(let result):
+        // An earlier run's upload of it cut short is made now.
+        if store.uploadPending(fingerprint.value) { await storeRemote(prepared, context) }
         return standsForParts(result, context)
+      case .stale(let reason):
+        found = reason
       }
     }
     // Found once a run: a retry, or a hand-back from a remote slot, keeps the first reason.
     let (reason, isNew) = decisions.reason(of: task.index) {
       if store.settings.force { return .forced }
       if store.settings.forces(task.index) { return .serviceRestarted }
-      return why(prepared, context)
+      // Judged above whenever the task is not forced.
+      return found ?? .noRecord
     }
     prepared.reason = reason
     if !store.settings.forces(task.index) {
@@ -161,7 +179,6 @@ struct CachingOperation: TaskOperation {
     if Task.isCancelled { throw .cancelled }
     if isNew { context.output.recordDecision(.run(because: reason)) }
     if context.remoteSlot { return try await executeRemotely(prepared, context) }
-    store.prefetch.noteChange()
     if Self.decides(task) { return try await runFirstPart(prepared, context) }
     let capture = LogCapture(forward: context.output)
     var running = context
@@ -178,18 +195,6 @@ struct CachingOperation: TaskOperation {
     let recorded = record(result, fingerprint, log: capture.lines, context, because: reason)
     await storeRemote(prepared, context)
     return recorded
-  }
-
-  /// Why the task, found not up to date, is not: the first difference from its record.
-  func why(_ prepared: Prepared, _ context: OperationContext) -> RunReason {
-    if let reason = RunReason.check(
-      prepared.previous, prepared.fingerprint, task: context.task, directory: context.workingDirectory,
-      outputs: prepared.checked?.outputs, disk: store.disk)
-    {
-      return reason
-    }
-    if case .image = context.task.action { return .imageNotCached }
-    return .noRecord
   }
 
   /// The record of a run or a restore: how it ended and why, with the digests that let a
@@ -217,21 +222,12 @@ struct CachingOperation: TaskOperation {
     }
   }
 
-  /// The recorded result if the fingerprint matches and every recorded output is present and unchanged.
-  ///
-  /// - Parameter outputs: the recorded output files as already hashed again, if they were.
+  /// The recorded result of a task judged up to date, its outputs as they are now: the
+  /// record refreshed where their stamps or the sources' changed, and an image task's image
+  /// from the cache (nil when it no longer decodes).
   func upToDate(
-    _ previous: TaskRecord, _ fingerprint: Fingerprint, _ context: OperationContext, outputs: [FileRecord]? = nil
+    _ previous: TaskRecord, _ fingerprint: Fingerprint, outputs: [FileRecord], _ context: OperationContext
   ) -> (any OperationResult)? {
-    guard previous.fingerprint == fingerprint.value else { return nil }
-    let outputs =
-      outputs
-      ?? Fingerprint.hashFiles(
-        previous.outputs.map(\.path), in: context.workingDirectory, previous: previous.outputs, disk: store.disk)
-    guard zip(outputs, previous.outputs).allSatisfy({ $0.content != nil && $0.content?.hash == $1.content?.hash })
-    else {
-      return nil
-    }
     var image: PixelImage?
     if case .image = context.task.action {
       // The image itself lives only in the cache entry.
@@ -278,7 +274,6 @@ struct CachingOperation: TaskOperation {
     } else if case .image = context.task.action {
       return nil
     }
-    store.prefetch.noteChange()
     var outputs: [FileRecord] = []
     for file in entry.files {
       let full = FilePath.resolve(file.path, in: context.workingDirectory)

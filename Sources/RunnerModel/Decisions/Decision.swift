@@ -1,5 +1,5 @@
 /// What the engine decides for a task it can skip: up to date, restored from a cache, or run —
-/// with the reason when it is not up to date. One decision, made alike (`RunReason.check` in
+/// with the reason when it is not up to date. One decision, made alike (`Judgement` in
 /// RunnerCache) for a run, a dry run (`IncrementalPlanner`) and `--explain`.
 package enum Decision: Sendable, Equatable {
   case upToDate
