@@ -25,7 +25,6 @@ let package = Package(
     .executableTarget(
       name: "runner",
       dependencies: [
-        "CRunnerShim",
         "RunnerKit",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
@@ -37,8 +36,10 @@ let package = Package(
       name: "RunnerCache",
       dependencies: ["RunnerModel", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
     ),
-    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "CRunnerShim", "Imaging"]),
-    .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "CRunnerShim"]),
+    // Processes: the reactor, spawning, signals and the watchdog; the one importer of the C shim.
+    .target(name: "RunnerProcess", dependencies: ["RunnerBasics", "CRunnerShim"]),
+    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "RunnerProcess", "Imaging"]),
+    .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "RunnerProcess"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
     .target(
@@ -87,8 +88,9 @@ let package = Package(
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
     .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport", "RunnerModel"], exclude: ["Corpus"]),
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache", "TestSupport"]),
-    .testTarget(name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "Imaging", "TestSupport"]),
-    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "TestSupport"]),
+    .testTarget(
+      name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "RunnerProcess", "Imaging", "TestSupport"]),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "RunnerProcess", "TestSupport"]),
     .testTarget(
       name: "RunnerRemoteTests",
       dependencies: ["RunnerRemote", "REAPI", "RunnerCache", "RunnerModel", "Imaging", "TestSupport"]),

@@ -2,6 +2,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import Synchronization
 
 /// `--affected[=REF]`: which selected tasks a change touches. A task is chosen when a file

@@ -2,6 +2,7 @@ import Glibc
 import RunnerBasics
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import RunnerRendering
 import RunnerReporting
 import Synchronization

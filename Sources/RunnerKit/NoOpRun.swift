@@ -2,6 +2,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import RunnerReporting
 import Synchronization
 

@@ -3,6 +3,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import RunnerRemote
 import RunnerReporting
 

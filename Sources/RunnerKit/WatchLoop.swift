@@ -2,6 +2,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import Synchronization
 
 /// `runner --watch`: the first run, then, for each burst of changes to the watched tasks'

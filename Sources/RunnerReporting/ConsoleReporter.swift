@@ -2,6 +2,7 @@ import Glibc
 import RunnerBasics
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import Synchronization
 
 /// Live output for people and CI logs: each task's lines prefixed with its name, a line

@@ -2,6 +2,7 @@ import Glibc
 import RunnerBasics
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 import Synchronization
 
 /// `--events FILE`: every state change and output line as JSON Lines (schema in docs/events.md).

@@ -1,6 +1,7 @@
 import Glibc
 import RunnerBasics
 import RunnerExecution
+import RunnerProcess
 import Synchronization
 
 /// The console for GitHub Actions: every task's output in a `::group::` of its own, at any

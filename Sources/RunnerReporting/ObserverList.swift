@@ -1,6 +1,7 @@
 import RunnerBasics
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 
 /// Sends each event to several observers (the console, the event log, a test recorder), with
 /// the run's secrets masked in every reason it carries (a task's output comes masked already).

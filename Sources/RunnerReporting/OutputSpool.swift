@@ -1,7 +1,7 @@
-import CRunnerShim
 import Glibc
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// `--output grouped|quiet`: each running task's output, kept until the task ends.
 ///
@@ -97,7 +97,7 @@ struct OutputSpool: ~Copyable {
 
   private func create(_ task: Int, memory: Bool) -> Result<Spool, Errno> {
     if memory {
-      let descriptor = runner_memfd("runner-spool")
+      let descriptor = Kernel.memoryFile(named: "runner-spool")
       if descriptor >= 0 { return .success(Spool(descriptor: descriptor, inMemory: true, size: 0)) }
     }
     // In the run's own scratch directory; the descriptor keeps the file, so nothing is left

@@ -1,5 +1,6 @@
 import RunnerExecution
 import RunnerModel
+import RunnerProcess
 
 /// What happened in a run, task by task and attempt by attempt: the input of the reports
 /// written after it (JUnit, trace, timeline, step summary).

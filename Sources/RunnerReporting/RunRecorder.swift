@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerExecution
+import RunnerProcess
 import Synchronization
 
 /// Keeps a `RunRecord` of the run's state changes for the reports written after it.

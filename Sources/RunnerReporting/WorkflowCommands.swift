@@ -1,6 +1,7 @@
 import Glibc
 import RunnerBasics
 import RunnerExecution
+import RunnerProcess
 
 /// GitHub's workflow commands in task output. A task's `::error::`, `::warning::`,
 /// `::notice::`, `::debug::` and `::add-mask::` lines keep working (linters annotate through

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CRunnerShim
 import Glibc
 import RunnerBasics
 import RunnerKit
@@ -18,9 +17,9 @@ enum Entrypoint {
       Terminal.write("error: \(problem)\n", to: 2)
       exit(ExitStatus.usage)
     }
-    runner_tune_malloc()
-    // Hundreds of tasks at once need a few descriptors each (children get the old limit back).
-    _ = runner_raise_fd_limit()
+    // The allocator tuned; hundreds of tasks at once need a few descriptors each (children get
+    // the old limit back).
+    Runner.prepareProcess()
     // A parent may start runner with signals blocked (Foundation's Process does, from a
     // Dispatch thread); Ctrl-C and SIGTERM must still reach us. Threads started later inherit this.
     var wanted = sigset_t()
@@ -58,7 +57,7 @@ enum Entrypoint {
   /// libdispatch retries for ever (a run under `ulimit -v 200000` hung). Measured on 2 cores: a
   /// 60-task run needs about 400 MiB. Each processor adds a pool thread, whose stack (8 MiB)
   /// counts, and malloc arenas (64 MiB each) are capped at 8 under a limit
-  /// (`runner_tune_malloc`): 384 MiB and 16 MiB a processor, at least 512 MiB.
+  /// (`Runner.prepareProcess`): 384 MiB and 16 MiB a processor, at least 512 MiB.
   static var minimumAddressSpace: UInt64 {
     max(512 << 20, (384 << 20) + UInt64(Terminal.processorCount) * (16 << 20))
   }

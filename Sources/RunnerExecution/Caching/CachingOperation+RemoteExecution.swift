@@ -1,6 +1,7 @@
 import Glibc
 import RunnerCache
 import RunnerModel
+import RunnerProcess
 
 /// Remote execution (`CacheSettings.remoteExecution`): a task the scheduler gave a remote slot
 /// runs on the server when neither cache holds its result. What comes back goes through the

@@ -3,6 +3,7 @@ import Imaging
 import RunnerBasics
 import RunnerCache
 import RunnerModel
+import RunnerProcess
 
 /// Wraps a task's operation with incremental behaviour: skip it when up to date, restore it
 /// from the local cache, or run it and record (and cache) what it did.

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerCache
+import RunnerProcess
 import Synchronization
 
 /// Keeps a task's output lines for its cache entry while passing them on to the task's own

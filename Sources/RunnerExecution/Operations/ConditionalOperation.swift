@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// A task with `if:`: the condition decides, when the task's turn comes, whether it runs. A
 /// false condition ends the task `skipped` (reason "condition"); its dependents run as if it

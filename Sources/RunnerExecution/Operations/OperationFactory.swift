@@ -1,6 +1,7 @@
 import Imaging
 import RunnerCache
 import RunnerModel
+import RunnerProcess
 
 /// Makes the operation that runs a task, by the kind of its action.
 package struct OperationFactory: Sendable {

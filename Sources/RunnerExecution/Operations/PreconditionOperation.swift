@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// A task with `preconditions`: each command runs, in order, as the task's script would (its
 /// shell, directory and environment, output discarded) before anything of the task does, up

@@ -1,5 +1,6 @@
 import Glibc
 import RunnerModel
+import RunnerProcess
 
 /// Runs a task's `run` commands in order, each in its own process group; the first failure
 /// ends the task. A command with no shell syntax is exec'd directly (as make does), which

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// A task's executable form: what runs when the scheduler starts it.
 ///

@@ -1,6 +1,7 @@
 import Glibc
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// Waits until every readiness gate of a task holds (Operation's `isReady`), polling each
 /// until it holds or its own timeout passes.

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 
 /// Something that happened during a run, stamped with monotonic time since the run began.
 package struct RunEvent: Sendable {

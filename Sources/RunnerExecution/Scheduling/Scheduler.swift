@@ -1,7 +1,7 @@
-import CRunnerShim
 import RunnerBasics
 import RunnerCache
 import RunnerModel
+import RunnerProcess
 
 /// Runs a selected graph: at most `concurrency` operations at once, best-first among the
 /// ready, fail-fast or keep-going, deadlock detection, and cancellation.
@@ -64,7 +64,7 @@ package struct Scheduler: Sendable {
       observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
     }
     emit(nil, .runStarted(tasks: selection.members.count, concurrency: settings.concurrency))
-    runner_set_pipe_size(Self.pipeSize(concurrency: settings.concurrency))
+    Kernel.setPipeSize(Self.pipeSize(concurrency: settings.concurrency))
     state.onTransition = { task, newState, attempt, reason in
       emit(task, .state(newState, attempt: attempt, reason: reason))
     }
@@ -232,7 +232,7 @@ package struct Scheduler: Sendable {
   }
 
   /// 1 MiB pipes for tasks' stdout while a quarter of the user's pipe allowance holds them all
-  /// at once (`runner_set_pipe_size`); the kernel's default otherwise.
+  /// at once (`Kernel.setPipeSize`); the kernel's default otherwise.
   static func pipeSize(concurrency: Int) -> Int32 {
     let pages = (try? FileReader.read("/proc/sys/fs/pipe-user-pages-soft")).flatMap {
       Int(String(decoding: $0.prefix { $0 != 0x0A }, as: UTF8.self))

@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerProcess
 import Synchronization
 
 /// `--watch`: services kept up from one run to the next.

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerModel
+import RunnerProcess
 import Synchronization
 
 /// A task's output sink: puts back together lines the reactor delivers in pieces, forwards

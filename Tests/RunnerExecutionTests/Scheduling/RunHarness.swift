@@ -6,6 +6,7 @@ import Testing
 @testable import RunnerBasics
 @testable import RunnerExecution
 @testable import RunnerModel
+@testable import RunnerProcess
 
 /// Records every event and output line of a run, for assertions on what happened.
 final class RecordingObserver: RunObserver {

@@ -1,4 +1,5 @@
 import Foundation
+import RunnerProcess
 import Testing
 
 @testable import RunnerExecution

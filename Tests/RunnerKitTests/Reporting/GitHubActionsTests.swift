@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RunnerProcess
 import Testing
 
 @testable import RunnerBasics

@@ -2,6 +2,7 @@ import Testing
 
 @testable import RunnerBasics
 @testable import RunnerExecution
+@testable import RunnerProcess
 
 @Suite struct LineSplitterTests {
   private func split(_ chunks: [[UInt8]]) -> [CollectingSink.Line] {

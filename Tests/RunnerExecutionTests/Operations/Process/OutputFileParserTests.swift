@@ -1,6 +1,7 @@
 import Testing
 
 @testable import RunnerExecution
+@testable import RunnerProcess
 
 @Suite struct OutputFileParserTests {
   private func parse(_ text: String) throws(OutputFileError) -> [String] {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RunnerExecution
+@testable import RunnerProcess
 
 /// Real processes. Serialized so the fd-count and leftover checks see only their own children.
 @Suite(.serialized)

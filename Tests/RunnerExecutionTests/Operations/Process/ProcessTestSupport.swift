@@ -3,6 +3,7 @@ import Synchronization
 
 @testable import RunnerBasics
 @testable import RunnerExecution
+@testable import RunnerProcess
 
 /// A sink that keeps everything, reassembling fragments into whole lines.
 final class CollectingSink: OutputLineSink {

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import RunnerExecution
+@testable import RunnerProcess
 
 /// Both ways the shim starts a child keep one contract: own process group, pipes, stdin from
 /// /dev/null, the failing stage and errno on error, no descriptor left behind.

@@ -1,10 +1,11 @@
 import CRunnerShim
 import Glibc
 
-/// The system calls the process reactor needs; the one file that imports `CRunnerShim`.
+/// The system calls the process reactor needs; with the watchdog, the one file of runner's
+/// Swift that imports `CRunnerShim`.
 ///
 /// Functions return the shim's raw results (a value, or `-errno`) where the caller branches on them.
-enum Kernel {
+package enum Kernel {
   static let sigterm = SIGTERM
   static let sigkill = SIGKILL
   static let sigtstp = SIGTSTP
@@ -123,6 +124,19 @@ enum Kernel {
 
   /// The orphan watchdog's pid, starting it if needed; -1 when it could not be started.
   static func orphanWatchdogPID() -> Int32 { runner_watchdog_pid() }
+
+  /// The size of pipes made from now on (`F_SETPIPE_SZ`); 0 keeps the kernel's default.
+  package static func setPipeSize(_ bytes: Int32) { runner_set_pipe_size(bytes) }
+
+  /// An anonymous file in memory (`memfd_create`), or -1.
+  package static func memoryFile(named name: String) -> Int32 { runner_memfd(name) }
+
+  /// Bounds the allocator's arenas and caches for a process of many threads.
+  package static func tuneAllocator() { runner_tune_malloc() }
+
+  /// Raises the soft limit on open files to the hard one; the new limit, or -1.
+  @discardableResult
+  package static func raiseDescriptorLimit() -> Int { Int(runner_raise_fd_limit()) }
 
   /// Open file descriptors of this process.
   static func openFileDescriptorCount() -> Int { Int(runner_count_open_fds()) }
