@@ -7,8 +7,10 @@ import Synchronization
 /// on a thread started before the task file is parsed (`StatePreload`); then each task's
 /// sources checked and its fingerprint worked out on another core, dependencies first,
 /// assuming each dependency hands on what its record says (`SourcePrefetch`,
-/// `FingerprintExpectation`). What was worked out ahead is used only while no task of the run
-/// has reached `run` (`noteChange`): until then the files are as the read-ahead saw them.
+/// `FingerprintExpectation`). What was worked out ahead is used only while nothing of the run
+/// may have changed a file (`noteChange`: before any process the run starts, and before a
+/// task found not up to date restores or runs): until then the files are as the read-ahead
+/// saw them.
 extension IncrementalStore {
   /// The state reads started ahead, by state directory, each taken by the store made for it.
   private static let readingAhead = Mutex<[String: StatePreload]>([:])
@@ -29,6 +31,12 @@ extension IncrementalStore {
   /// The read started ahead for `directory`, if there is one (taken: a later store reads again).
   static func takeReadAhead(_ directory: String) -> StatePreload? {
     readingAhead.withLock { $0.removeValue(forKey: directory) }
+  }
+
+  /// Forgets a read started ahead that no store took (the run ended before it made one): what
+  /// it saw may be old by the time a later store of the same process is made.
+  package static func dropReadAhead(directory: String) {
+    _ = takeReadAhead(directory)
   }
 
   /// A task is about to run, restore or execute remotely: nothing worked out ahead may be used

@@ -5,9 +5,10 @@ import Synchronization
 /// file yet. In a run where everything is up to date, the scheduler's thread then compares
 /// digests while this one does the `stat`s (ninja's no-op is all `stat`s, on one thread).
 ///
-/// A check is only handed out while no task of this run has started running or restoring
-/// from the cache (`changed` is still false): until then the files are as the check saw them.
-/// The first such start stops the prefetch for good, and every later task checks its own.
+/// A check is only handed out while nothing of this run may have changed a file (`changed` is
+/// still false: no process started, no task restored or found not up to date): until then the
+/// files are as the check saw them. The first such change stops the prefetch for good, and
+/// every later task checks its own.
 final class SourcePrefetch: Sendable {
   /// A task to check: its index, definition, working directory and dependencies' names.
   struct Item: Sendable {

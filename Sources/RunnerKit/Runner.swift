@@ -52,12 +52,14 @@ public final class Runner: Sendable {
       caching.noOpInvocation = invocation
       caching.noOpTaskFile = bytes
     }
+    let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
     if caching.enabled {
       // Without --force, the read-ahead goes on to check the recorded files.
       IncrementalStore.readAhead(
-        directory: CacheSettings.stateDirectory(forTaskFile: options.taskFile),
-        base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
+        directory: stateDirectory, base: options.force ? nil : TaskFileLoader.directory(of: options.taskFile))
     }
+    // A run that ends before its store is made leaves no read-ahead behind.
+    defer { IncrementalStore.dropReadAhead(directory: stateDirectory) }
     guard let (graph, whole) = load(bytes: bytes) else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: false)
     guard let selection = narrowed.selection else { return narrowed.code }

@@ -218,6 +218,29 @@ import Testing
     #expect(!changed.stdout.contains("up to date"), "\(changed.stdout)")
   }
 
+  /// A task's `if:` command that edits its source: what the read-ahead checked before the
+  /// command ran no longer holds, and the task runs. (Every process a run starts stops the
+  /// read-ahead first.)
+  @Test func aConditionThatEditsASourceIsSeen() throws {
+    let project = try settledProject()
+    var text = "tasks:\n"
+    for index in 0..<8 {
+      text += "  t\(index):\n    run: cp src/a.txt out/t\(index).txt\n    sources: [src/a.txt]\n"
+      text += "    outputs: [out/t\(index).txt]\n" + (index > 0 ? "    deps: [t\(index - 1)]\n" : "")
+    }
+    text += "  last:\n    deps: [t7]\n    if: echo edited >> src/b.txt\n    run: cat src/b.txt > out/last.txt\n"
+    text += "    sources: [src/b.txt]\n    outputs: [out/last.txt]\n"
+    try project.write("tasks.yml", text)
+    _ = try project.run(["last"])
+    try project.write("src/b.txt", "b\n")
+    _ = try project.run(["last"])
+    for _ in 0..<3 {
+      let output = try project.run(["last"])
+      #expect(!output.stdout.contains("✓ last up to date"), "\(output.stdout)")
+      #expect(project.read("out/last.txt") == project.read("src/b.txt"))
+    }
+  }
+
   /// Damage in the record (the last segment) costs the record only: the records before it
   /// stand, with a warning; the run after records again.
   @Test func aDamagedRecordIsIgnoredAndReplaced() throws {

@@ -26,7 +26,7 @@ struct CachingOperation: TaskOperation {
     var fingerprint: Fingerprint
     var previous: TaskRecord?
     var checked: SourceCheck?
-    /// Why the task is not up to date, once `run` found it so.
+    /// Why the task is not up to date, once `conclude` or `run` found it so.
     var reason: RunReason?
   }
 
@@ -132,11 +132,9 @@ struct CachingOperation: TaskOperation {
 
   func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
     let task = context.task
-    // The one place the read-ahead learns of a change: a task that reaches `run` (not found up
-    // to date on the scheduler's thread) may write files — by running here or remotely, or by a
-    // restore — so nothing worked out ahead may be used from now on.
-    store.noteChange()
     guard cacheable else {
+      // It runs: it may write files, so nothing worked out ahead may be used from now on.
+      store.noteChange()
       if let whole = task.wholeTask { return try await runLaterPart(whole, context) }
       let result = try await inner.run(context)
       try Self.checkOutputsExist(task, context)
@@ -159,6 +157,10 @@ struct CachingOperation: TaskOperation {
         found = reason
       }
     }
+    // Not up to date: restored, run here or remotely, it writes files, so nothing worked out
+    // ahead may be used from now on. (Every process the run starts notes it too:
+    // `OperationFactory`'s processes.)
+    store.noteChange()
     // Found once a run: a retry, or a hand-back from a remote slot, keeps the first reason.
     let (reason, isNew) = decisions.reason(of: task.index) {
       if store.settings.force { return .forced }

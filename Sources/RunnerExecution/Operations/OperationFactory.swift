@@ -25,7 +25,10 @@ package struct OperationFactory: Sendable {
     fetcher: (any URLFetching)? = nil, answers: PromptAnswers = PromptAnswers()
   ) {
     self.reactor = reactor
-    self.processes = processes ?? reactor
+    let processes = processes ?? reactor
+    // Any process the run starts — a task's command, an `if:` or precondition check, a gate's
+    // command, a service — may write files: the store's read-ahead stops before the first.
+    self.processes = store.map { ChangeNotingProcesses(inner: processes, store: $0) } ?? processes
     self.store = store
     self.fetcher = fetcher ?? NoNetwork()
     self.answers = answers
@@ -77,4 +80,18 @@ struct GroupOperation: TaskOperation {
 struct GroupResult: FingerprintProviding {
   var fingerprint: String? { nil }
   var outputDigest: String
+}
+
+/// Processes that tell the store, before each starts, that files may change from now on
+/// (`IncrementalStore.noteChange`).
+struct ChangeNotingProcesses: ProcessRunning {
+  let inner: any ProcessRunning
+  let store: IncrementalStore
+
+  func run(_ spec: ProcessSpec, sink: some OutputLineSink, grace: Duration) async throws(SpawnError)
+    -> ProcessOutcome
+  {
+    store.noteChange()
+    return try await inner.run(spec, sink: sink, grace: grace)
+  }
 }
