@@ -34,7 +34,7 @@ let package = Package(
     .target(name: "RunnerModel", dependencies: ["RunnerBasics", "CYaml"]),
     .target(
       name: "RunnerCache",
-      dependencies: ["RunnerModel", "Imaging", .product(name: "Crypto", package: "swift-crypto")]
+      dependencies: ["RunnerModel", .product(name: "Crypto", package: "swift-crypto")]
     ),
     // Processes: the reactor, spawning, signals and the watchdog; the one importer of the C shim.
     .target(name: "RunnerProcess", dependencies: ["RunnerBasics", "CRunnerShim"]),

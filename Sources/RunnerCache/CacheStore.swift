@@ -1,5 +1,4 @@
 import Glibc
-import Imaging
 import RunnerBasics
 
 /// The local content-addressed cache: one entry file per fingerprint under
@@ -12,6 +11,8 @@ package struct CacheStore: Sendable {
   let maximumBytes: Int64
   /// Judges the age of a killed runner's temporary files.
   var clock: any RunClock = SystemClock()
+  /// Decodes an entry's image for `peek`; without it, an entry with an image predicts nothing.
+  var images: (any ImageDigesting)? = nil
 
   func path(for fingerprint: String) -> String {
     "\(directory)/\(fingerprint.prefix(2))/\(fingerprint)"
@@ -164,10 +165,11 @@ extension CacheStore {
     let values = Dictionary(entry.values, uniquingKeysWith: { $1 })
     var pixels: String?
     if let png = entry.image {
-      guard let image = try? ImageCodec.decode(png, name: path) else {
+      guard let images else { return nil }
+      guard let digest = images.pixelDigest(ofPNG: png, name: path) else {
         throw .corrupt(path, reason: "the image does not decode")
       }
-      pixels = Fingerprint.pixelDigest(image)
+      pixels = digest
     }
     return (Fingerprint.outputDigest(values: values, files: files, pixels: pixels), values)
   }

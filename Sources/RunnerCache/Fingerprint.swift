@@ -1,5 +1,4 @@
 import Dispatch
-import Imaging
 import RunnerBasics
 import RunnerModel
 
@@ -264,35 +263,33 @@ package struct Fingerprint: Sendable {
   /// The size of the pieces `pixelDigest` hashes on all cores.
   static let pixelChunk = 1 << 22
 
-  /// SHA-256 over the size and the SHA-256 of each 4 MiB piece of the pixels, the pieces
-  /// hashed on all cores: a 12-megapixel image is 48 MB, 25 ms of one core at the end of the
-  /// task, when its dependents are waiting.
-  package static func pixelDigest(_ image: PixelImage) -> String {
+  /// SHA-256 over the size and the SHA-256 of each 4 MiB piece of an image's pixels (RGBA, row
+  /// by row), the pieces hashed on all cores: a 12-megapixel image is 48 MB, 25 ms of one core at
+  /// the end of the task, when its dependents are waiting.
+  package static func pixelDigest(width: Int, height: Int, pixels: UnsafeRawBufferPointer) -> String {
     /// Each piece reads its own range and writes its own 32 bytes.
     struct Pieces: @unchecked Sendable {
       let pixels: UnsafeRawBufferPointer
       let digests: UnsafeMutableRawBufferPointer
     }
-    return image.withUnsafeBytes { pixels in
-      let pieces = (pixels.count + pixelChunk - 1) / pixelChunk
-      var digests = [UInt8](repeating: 0, count: pieces * 32)
-      digests.withUnsafeMutableBytes { out in
-        let shared = Pieces(pixels: pixels, digests: out)
-        DispatchQueue.concurrentPerform(iterations: pieces) { piece in
-          let start = piece * pixelChunk
-          let end = min(shared.pixels.count, start + pixelChunk)
-          let digest = ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: shared.pixels[start..<end]))
-          UnsafeMutableRawBufferPointer(rebasing: shared.digests[(piece * 32)..<(piece * 32 + 32)])
-            .copyBytes(from: digest)
-        }
+    let pieces = (pixels.count + pixelChunk - 1) / pixelChunk
+    var digests = [UInt8](repeating: 0, count: pieces * 32)
+    digests.withUnsafeMutableBytes { out in
+      let shared = Pieces(pixels: pixels, digests: out)
+      DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+        let start = piece * pixelChunk
+        let end = min(shared.pixels.count, start + pixelChunk)
+        let digest = ContentHasher.rawDigest(UnsafeRawBufferPointer(rebasing: shared.pixels[start..<end]))
+        UnsafeMutableRawBufferPointer(rebasing: shared.digests[(piece * 32)..<(piece * 32 + 32)])
+          .copyBytes(from: digest)
       }
-      var hasher = ContentHasher()
-      hasher.add("pixels-2")
-      hasher.add(Int64(image.width))
-      hasher.add(Int64(image.height))
-      hasher.add(Int64(pixels.count))
-      digests.withUnsafeBytes { hasher.add(bytes: $0) }
-      return hasher.finalize()
     }
+    var hasher = ContentHasher()
+    hasher.add("pixels-2")
+    hasher.add(Int64(width))
+    hasher.add(Int64(height))
+    hasher.add(Int64(pixels.count))
+    digests.withUnsafeBytes { hasher.add(bytes: $0) }
+    return hasher.finalize()
   }
 }

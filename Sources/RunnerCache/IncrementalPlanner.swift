@@ -16,13 +16,16 @@ package struct IncrementalPlanner {
   }
 
   /// A store for predictions only: reads state (warnings go to stderr), writes nothing, takes no lock.
-  package static func store(for graph: TaskGraph, settings: CacheSettings, environment: [String: String])
-    -> IncrementalStore
-  {
+  ///
+  /// - Parameter images: decodes a cache entry's image, to predict what a restored image task
+  ///   hands on.
+  package static func store(
+    for graph: TaskGraph, settings: CacheSettings, environment: [String: String], images: any ImageDigesting
+  ) -> IncrementalStore {
     IncrementalStore(
       directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment,
       keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
-      secrets: graph.secretMask(environment: environment), touchesClock: false)
+      secrets: graph.secretMask(environment: environment), touchesClock: false, images: images)
   }
 
   /// The predictions worth showing: for the tasks that can be up to date or restored, and only

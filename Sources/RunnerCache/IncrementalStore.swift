@@ -73,16 +73,19 @@ package final class IncrementalStore: Sendable {
   ///   - printWarnings: print warnings on stderr as they happen (tests read `warnings`).
   ///   - touchesClock: judge new stamps by touching `.runner/clock` (`Disk`); false for
   ///     a store that writes nothing (predictions), which judges by `clock` alone.
+  ///   - images: decodes a cache entry's image, for predictions (`ImageDigesting`).
   package init(
     directory: String, settings: CacheSettings, environment: [String: String],
     keyed: Set<String> = Set(Fingerprint.keyedByDefault), secretNames: Set<String> = [], secrets: SecretMask = .none,
-    printWarnings: Bool = true, clock: any RunClock = SystemClock(), touchesClock: Bool = true
+    printWarnings: Bool = true, clock: any RunClock = SystemClock(), touchesClock: Bool = true,
+    images: (any ImageDigesting)? = nil
   ) {
     self.directory = directory
     disk = Disk(mark: touchesClock ? directory + "/clock" : nil, clock: clock)
     self.settings = settings
     self.printWarnings = printWarnings
-    cache = CacheStore(directory: directory + "/cache", maximumBytes: settings.maximumBytes, clock: clock)
+    cache = CacheStore(
+      directory: directory + "/cache", maximumBytes: settings.maximumBytes, clock: clock, images: images)
     self.clock = clock
     self.secretNames = secretNames
     self.secrets = secrets

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerCache
+import RunnerExecution
 import RunnerModel
 
 extension Runner {
@@ -17,7 +18,8 @@ extension Runner {
     guard let index = graph.index(of: name) ?? selection.targets.first else { return ExitStatus.usage }
     // A task with calls decided as one is decided, and recorded, by its first part.
     let deciding = graph[index].wholeTask.flatMap { graph.index(of: $0.firstPart) } ?? index
-    let store = IncrementalPlanner.store(for: graph, settings: caching, environment: RunSession.environment(of: graph))
+    let store = IncrementalPlanner.store(
+      for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
     let prediction = IncrementalPlanner(selection: selection, store: store).predict()[deciding]
     let masked = Self.secrets(of: graph)
     let text = Self.explanation(

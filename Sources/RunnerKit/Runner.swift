@@ -312,7 +312,8 @@ public final class Runner: Sendable {
   private func predictions(_ graph: TaskGraph, _ selection: GraphSelection, _ caching: CacheSettings)
     -> [Int: CachePrediction]
   {
-    let store = IncrementalPlanner.store(for: graph, settings: caching, environment: RunSession.environment(of: graph))
+    let store = IncrementalPlanner.store(
+      for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
     return IncrementalPlanner(selection: selection, store: store).predictShown()
   }
 
