@@ -1,5 +1,5 @@
 /// The EXIF orientation tag (0x0112) of a JPEG, and how to undo it.
-public enum EXIFOrientation: Int, Sendable, CaseIterable {
+package enum EXIFOrientation: Int, Sendable, CaseIterable {
   case up = 1
   case upMirrored = 2
   case down = 3
@@ -10,13 +10,13 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable {
   case left = 8
 
   /// Reads the orientation from the first APP1 "Exif" segment; `.up` when absent or malformed.
-  public static func read(fromJPEG bytes: [UInt8]) -> EXIFOrientation {
+  package static func read(fromJPEG bytes: [UInt8]) -> EXIFOrientation {
     guard let (start, end) = exifSegment(in: bytes) else { return .up }
     return parseTIFF(bytes, start: start, end: end) ?? .up
   }
 
   /// Turns an image stored with this orientation upright.
-  public func apply(to image: PixelImage) -> PixelImage {
+  package func apply(to image: PixelImage) -> PixelImage {
     switch self {
     case .up: return image
     case .upMirrored: return image.flipped(horizontal: true)

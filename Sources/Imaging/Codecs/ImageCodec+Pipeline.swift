@@ -8,7 +8,7 @@ extension ImageCodec {
   ///
   /// - Throws: `ImagingError` from decoding or the kernel's arguments; `CancellationError`
   ///   when the task is cancelled (the decoder stops too).
-  public static func decode(
+  package static func decode(
     _ bytes: [UInt8], name: String, maxPixels: Int = defaultMaxPixels, applying kernel: LeadingKernel
   ) async throws -> PixelImage {
     try await pipeline(bytes, name: name, maxPixels: maxPixels, kernel: kernel, jpegQuality: nil).image
@@ -20,7 +20,7 @@ extension ImageCodec {
   /// - Returns: the image and its JPEG bytes, equal to `encodeJPEG(decode(bytes, applying: kernel), quality:)`.
   /// - Throws: as `decode(_:name:maxPixels:applying:)`, and `.invalidArgument` for a quality
   ///   outside 1...100 before anything is decoded.
-  public static func decode(
+  package static func decode(
     _ bytes: [UInt8], name: String, maxPixels: Int = defaultMaxPixels, applying kernel: LeadingKernel,
     encodingJPEG quality: Int
   ) async throws -> (image: PixelImage, jpeg: [UInt8]) {
@@ -29,19 +29,19 @@ extension ImageCodec {
   }
 
   /// Reads an image file, decodes it and applies `kernel`, overlapping decoding and the kernel.
-  public static func load(
+  package static func load(
     path: String, maxPixels: Int = defaultMaxPixels, applying kernel: LeadingKernel
   ) async throws -> PixelImage {
     try await decode(FileIO.readAll(path: path), name: path, maxPixels: maxPixels, applying: kernel)
   }
 
   /// Reads a whole file.
-  public static func read(path: String) throws(ImagingError) -> [UInt8] {
+  package static func read(path: String) throws(ImagingError) -> [UInt8] {
     try FileIO.readAll(path: path)
   }
 
   /// Writes encoded bytes as `save` does: missing directories created, atomically.
-  public static func write(_ encoded: [UInt8], to path: String) throws(ImagingError) {
+  package static func write(_ encoded: [UInt8], to path: String) throws(ImagingError) {
     try FileIO.writeAtomically(encoded, to: path)
   }
 

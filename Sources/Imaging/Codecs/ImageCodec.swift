@@ -1,10 +1,10 @@
 /// Reads and writes PNG and JPEG images.
-public enum ImageCodec {
+package enum ImageCodec {
   /// The default upper bound on decoded pixels.
-  public static let defaultMaxPixels = 100_000_000
+  package static let defaultMaxPixels = 100_000_000
 
   /// The default JPEG quality.
-  public static let defaultJPEGQuality = 85
+  package static let defaultJPEGQuality = 85
 
   /// Decodes PNG or JPEG bytes; the format is sniffed from the magic bytes.
   ///
@@ -18,7 +18,7 @@ public enum ImageCodec {
   ///   - maxPixels: the largest `width * height` accepted.
   /// - Returns: the decoded RGBA image.
   /// - Throws: `ImagingError` for empty, unknown, corrupt, truncated or oversized input.
-  public static func decode(
+  package static func decode(
     _ bytes: [UInt8], name: String, maxPixels: Int = defaultMaxPixels
   ) throws(ImagingError) -> PixelImage {
     if bytes.isEmpty { throw .emptyInput(name: name) }
@@ -36,14 +36,14 @@ public enum ImageCodec {
   /// Encodes an image as PNG: RGB when fully opaque, otherwise RGBA, 8 bits per channel.
   ///
   /// - Parameter fast: favour speed over size, for files only read back (cache entries).
-  public static func encodePNG(_ image: PixelImage, fast: Bool = false) throws(ImagingError) -> [UInt8] {
+  package static func encodePNG(_ image: PixelImage, fast: Bool = false) throws(ImagingError) -> [UInt8] {
     try PNGCodec.encode(image, fast: fast)
   }
 
   /// Encodes an image as baseline JPEG (alpha is dropped).
   ///
   /// - Parameter quality: 1...100.
-  public static func encodeJPEG(_ image: PixelImage, quality: Int = defaultJPEGQuality) throws(ImagingError) -> [UInt8]
+  package static func encodeJPEG(_ image: PixelImage, quality: Int = defaultJPEGQuality) throws(ImagingError) -> [UInt8]
   {
     guard (1...100).contains(quality) else {
       throw .invalidArgument(operation: "jpeg quality", reason: "\(quality) is outside 1...100")
@@ -52,7 +52,7 @@ public enum ImageCodec {
   }
 
   /// Encodes in the given format.
-  public static func encode(
+  package static func encode(
     _ image: PixelImage, as format: ImageFormat, quality: Int = defaultJPEGQuality
   ) throws(ImagingError) -> [UInt8] {
     switch format {
@@ -62,7 +62,7 @@ public enum ImageCodec {
   }
 
   /// Reads and decodes an image file.
-  public static func load(path: String, maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> PixelImage {
+  package static func load(path: String, maxPixels: Int = defaultMaxPixels) throws(ImagingError) -> PixelImage {
     let bytes = try FileIO.readAll(path: path)
     return try decode(bytes, name: path, maxPixels: maxPixels)
   }
@@ -72,7 +72,7 @@ public enum ImageCodec {
   /// Missing directories are created. The write is atomic: the bytes go to a temporary
   /// file in the same directory, which is flushed with fsync and renamed over `path`;
   /// on failure the temporary file is removed.
-  public static func save(
+  package static func save(
     _ image: PixelImage, to path: String, quality: Int = defaultJPEGQuality
   ) throws(ImagingError) {
     let format = try ImageFormat.forSaving(path: path)
@@ -82,27 +82,27 @@ public enum ImageCodec {
 }
 
 /// Free-function spellings of the codec entry points.
-public func decode(_ bytes: [UInt8], name: String, maxPixels: Int = ImageCodec.defaultMaxPixels)
+package func decode(_ bytes: [UInt8], name: String, maxPixels: Int = ImageCodec.defaultMaxPixels)
   throws(ImagingError) -> PixelImage
 {
   try ImageCodec.decode(bytes, name: name, maxPixels: maxPixels)
 }
 
-public func encodePNG(_ image: PixelImage) throws(ImagingError) -> [UInt8] {
+package func encodePNG(_ image: PixelImage) throws(ImagingError) -> [UInt8] {
   try ImageCodec.encodePNG(image)
 }
 
-public func encodeJPEG(_ image: PixelImage, quality: Int = ImageCodec.defaultJPEGQuality) throws(ImagingError)
+package func encodeJPEG(_ image: PixelImage, quality: Int = ImageCodec.defaultJPEGQuality) throws(ImagingError)
   -> [UInt8]
 {
   try ImageCodec.encodeJPEG(image, quality: quality)
 }
 
-public func load(path: String, maxPixels: Int = ImageCodec.defaultMaxPixels) throws(ImagingError) -> PixelImage {
+package func load(path: String, maxPixels: Int = ImageCodec.defaultMaxPixels) throws(ImagingError) -> PixelImage {
   try ImageCodec.load(path: path, maxPixels: maxPixels)
 }
 
-public func save(_ image: PixelImage, to path: String, quality: Int = ImageCodec.defaultJPEGQuality)
+package func save(_ image: PixelImage, to path: String, quality: Int = ImageCodec.defaultJPEGQuality)
   throws(ImagingError)
 {
   try ImageCodec.save(image, to: path, quality: quality)

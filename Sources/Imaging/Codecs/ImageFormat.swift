@@ -1,17 +1,17 @@
 /// The encoded image formats runner reads and writes.
-public enum ImageFormat: String, Sendable, CaseIterable {
+package enum ImageFormat: String, Sendable, CaseIterable {
   case png
   case jpeg
 
   /// Identifies the format from the first bytes, not from a file name.
-  public static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
+  package static func sniff(_ bytes: [UInt8]) -> ImageFormat? {
     if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
     if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
     return nil
   }
 
   /// The format a path's extension asks for when saving (case-insensitive).
-  public static func forSaving(path: String) throws(ImagingError) -> ImageFormat {
+  package static func forSaving(path: String) throws(ImagingError) -> ImageFormat {
     let ext = pathExtension(path)
     switch ext.lowercased() {
     case "png": return .png

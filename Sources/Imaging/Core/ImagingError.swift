@@ -1,5 +1,5 @@
 /// Why an image could not be read, transformed, written or fetched.
-public enum ImagingError: Error, CustomStringConvertible, Equatable {
+package enum ImagingError: Error, CustomStringConvertible, Equatable {
   /// The input had no bytes at all.
   case emptyInput(name: String)
   /// The input's first bytes match no supported format.
@@ -25,7 +25,7 @@ public enum ImagingError: Error, CustomStringConvertible, Equatable {
   /// A fetched body was larger than allowed.
   case responseTooLarge(url: String, limit: Int)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case .emptyInput(let name):
       return "'\(name)' is empty (0 bytes)"

@@ -9,11 +9,11 @@
 /// Pixels are stored row by row, top to bottom, four bytes per pixel (red, green,
 /// blue, alpha), not premultiplied. Copies share one `PixelStorage` until one of them
 /// is mutated.
-public struct PixelImage: Sendable {
+package struct PixelImage: Sendable {
   /// Width in pixels.
-  public let width: Int
+  package let width: Int
   /// Height in pixels.
-  public let height: Int
+  package let height: Int
   var storage: PixelStorage
 
   /// Wraps storage that a kernel or codec has completely filled.
@@ -27,7 +27,7 @@ public struct PixelImage: Sendable {
   /// Creates an image from RGBA bytes.
   ///
   /// - Precondition: `width` and `height` are positive and `pixels.count == width * height * 4`.
-  public init(width: Int, height: Int, pixels: [UInt8]) {
+  package init(width: Int, height: Int, pixels: [UInt8]) {
     precondition(width > 0 && height > 0, "image dimensions must be positive")
     precondition(pixels.count == width * height * 4, "pixel buffer size does not match the dimensions")
     let storage = PixelStorage(count: pixels.count)
@@ -38,7 +38,7 @@ public struct PixelImage: Sendable {
   }
 
   /// Creates an image filled with one colour.
-  public init(width: Int, height: Int, fill: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
+  package init(width: Int, height: Int, fill: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
     precondition(width > 0 && height > 0, "image dimensions must be positive")
     let storage = PixelStorage(count: width * height * 4)
     let pattern = UInt32(fill.r) | UInt32(fill.g) << 8 | UInt32(fill.b) << 16 | UInt32(fill.a) << 24
@@ -47,22 +47,22 @@ public struct PixelImage: Sendable {
   }
 
   /// The RGBA bytes (a copy).
-  public var pixels: [UInt8] {
+  package var pixels: [UInt8] {
     Array(UnsafeBufferPointer(start: storage.base, count: storage.count))
   }
 
   /// Calls `body` with the RGBA bytes, without copying them (`pixels` copies).
-  public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+  package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
     try withExtendedLifetime(storage) {
       try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
     }
   }
 
   /// The number of pixels.
-  public var pixelCount: Int { width * height }
+  package var pixelCount: Int { width * height }
 
   /// Whether every pixel has alpha 255.
-  public var isOpaque: Bool {
+  package var isOpaque: Bool {
     let words = storage.words
     for index in 0..<pixelCount where words[index] < 0xFF00_0000 {
       return false
@@ -71,14 +71,14 @@ public struct PixelImage: Sendable {
   }
 
   /// The pixel at column `x`, row `y` (origin top left).
-  public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+  package func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
     precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside the image")
     let base = storage.base + (y * width + x) * 4
     return (base[0], base[1], base[2], base[3])
   }
 
   /// Sets the pixel at column `x`, row `y`.
-  public mutating func setPixel(x: Int, y: Int, _ value: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
+  package mutating func setPixel(x: Int, y: Int, _ value: (r: UInt8, g: UInt8, b: UInt8, a: UInt8)) {
     precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside the image")
     if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     let base = storage.base + (y * width + x) * 4
@@ -90,7 +90,7 @@ public struct PixelImage: Sendable {
 }
 
 extension PixelImage: Equatable {
-  public static func == (lhs: PixelImage, rhs: PixelImage) -> Bool {
+  package static func == (lhs: PixelImage, rhs: PixelImage) -> Bool {
     guard lhs.width == rhs.width, lhs.height == rhs.height else { return false }
     if lhs.storage === rhs.storage { return true }
     return memcmp(lhs.storage.base, rhs.storage.base, lhs.storage.count) == 0
@@ -98,5 +98,5 @@ extension PixelImage: Equatable {
 }
 
 extension PixelImage: CustomStringConvertible {
-  public var description: String { "PixelImage(\(width)x\(height))" }
+  package var description: String { "PixelImage(\(width)x\(height))" }
 }

@@ -4,14 +4,14 @@
 /// the kernel's row bands behind it on the other cores, each band waiting for the source
 /// rows it needs. The result is the same, byte for byte, as decoding and then applying the
 /// kernel.
-public enum LeadingKernel: Sendable, Equatable {
+package enum LeadingKernel: Sendable, Equatable {
   /// `PixelImage.blurred(sigma:)`.
   case blur(sigma: Double)
   /// `PixelImage.resized(width:height:filter:)`, or `resized(scale:filter:)` when `scale` is given.
   case resize(width: Int?, height: Int?, scale: Double?, filter: ResizeFilter)
 
   /// The kernel applied to a complete image.
-  public func apply(to image: PixelImage) async throws -> PixelImage {
+  package func apply(to image: PixelImage) async throws -> PixelImage {
     switch self {
     case .blur(let sigma):
       return try await image.blurred(sigma: sigma)

@@ -5,7 +5,7 @@ extension PixelImage {
   ///
   /// - Throws: `CancellationError` if the task is cancelled (checked between row bands);
   ///   `ImagingError.invalidArgument` for a negative or non-finite sigma.
-  public func blurred(sigma: Double) async throws -> PixelImage {
+  package func blurred(sigma: Double) async throws -> PixelImage {
     guard sigma.isFinite, sigma >= 0 else {
       throw ImagingError.invalidArgument(operation: "blur", reason: "sigma \(sigma) must be a finite number ≥ 0")
     }
@@ -16,7 +16,7 @@ extension PixelImage {
   /// An unsharp mask: `original + amount × (original − blurred(sigma))`, alpha unchanged.
   ///
   /// - Throws: `CancellationError`; `ImagingError.invalidArgument` for bad sigma or amount.
-  public func sharpened(sigma: Double = 1, amount: Double = 1) async throws -> PixelImage {
+  package func sharpened(sigma: Double = 1, amount: Double = 1) async throws -> PixelImage {
     guard amount.isFinite, amount >= 0 else {
       throw ImagingError.invalidArgument(operation: "sharpen", reason: "amount \(amount) must be a finite number ≥ 0")
     }

@@ -8,7 +8,7 @@
 extension PixelImage {
   /// Grayscale by Rec. 709 luma on the stored (gamma-encoded) values:
   /// Y′ = 0.2126 R′ + 0.7152 G′ + 0.0722 B′.
-  public func grayscale() async throws -> PixelImage {
+  package func grayscale() async throws -> PixelImage {
     try await PixelMap.map(self) { pixel, _, _ in
       let luma = 0.2126 * pixel[0] + 0.7152 * pixel[1] + 0.0722 * pixel[2]
       return SIMD4(luma, luma, luma, pixel[3])
@@ -16,7 +16,7 @@ extension PixelImage {
   }
 
   /// A sepia tone (the classic Microsoft matrix), blended with the original by `amount` in 0...1.
-  public func sepia(amount: Double = 1) async throws -> PixelImage {
+  package func sepia(amount: Double = 1) async throws -> PixelImage {
     guard (0...1).contains(amount) else {
       throw ImagingError.invalidArgument(operation: "sepia", reason: "amount \(amount) is outside 0...1")
     }
@@ -34,7 +34,7 @@ extension PixelImage {
 
   /// Darkens towards the corners: each pixel is scaled by `1 − strength × d²`, where d is
   /// the distance from the centre normalised so that the corners are at 1.
-  public func vignette(strength: Double = 0.5) async throws -> PixelImage {
+  package func vignette(strength: Double = 0.5) async throws -> PixelImage {
     guard (0...1).contains(strength) else {
       throw ImagingError.invalidArgument(operation: "vignette", reason: "strength \(strength) is outside 0...1")
     }
@@ -54,7 +54,7 @@ extension PixelImage {
   ///
   /// Brightness adds `brightness × 255`; contrast scales the distance from mid-gray by
   /// `1 + contrast` (so -1 gives flat gray and 1 doubles contrast).
-  public func adjusted(brightness: Double = 0, contrast: Double = 0) async throws -> PixelImage {
+  package func adjusted(brightness: Double = 0, contrast: Double = 0) async throws -> PixelImage {
     guard (-1...1).contains(brightness), (-1...1).contains(contrast) else {
       throw ImagingError.invalidArgument(
         operation: "adjust", reason: "brightness \(brightness) and contrast \(contrast) must be in -1...1")

@@ -4,7 +4,7 @@ extension PixelImage {
   /// The rectangle at (`x`, `y`) of the given size.
   ///
   /// - Throws: `ImagingError.invalidArgument` when the rectangle is empty or leaves the image.
-  public func cropped(x: Int, y: Int, width: Int, height: Int) throws(ImagingError) -> PixelImage {
+  package func cropped(x: Int, y: Int, width: Int, height: Int) throws(ImagingError) -> PixelImage {
     guard width > 0, height > 0, x >= 0, y >= 0, x + width <= self.width, y + height <= self.height else {
       throw .invalidArgument(
         operation: "crop",
@@ -19,7 +19,7 @@ extension PixelImage {
   }
 
   /// Mirrored left-right and/or top-bottom.
-  public func flipped(horizontal: Bool = false, vertical: Bool = false) -> PixelImage {
+  package func flipped(horizontal: Bool = false, vertical: Bool = false) -> PixelImage {
     let result = PixelStorage(count: storage.count)
     let source = storage.words
     let target = result.words
@@ -38,7 +38,7 @@ extension PixelImage {
   /// Rotated clockwise by 90, 180 or 270 degrees (negative multiples of 90 turn counter-clockwise).
   ///
   /// - Throws: `ImagingError.invalidArgument` for angles that are not multiples of 90.
-  public func rotated(degrees: Int) throws(ImagingError) -> PixelImage {
+  package func rotated(degrees: Int) throws(ImagingError) -> PixelImage {
     guard degrees % 90 == 0 else {
       throw .invalidArgument(operation: "rotate", reason: "\(degrees) degrees is not a multiple of 90")
     }

@@ -8,7 +8,7 @@ extension PixelImage {
   /// keeps the rows it still needs in a ring.
   ///
   /// - Throws: `CancellationError`; `ImagingError.invalidArgument` for missing or bad sizes.
-  public func resized(width: Int? = nil, height: Int? = nil, filter: ResizeFilter = .lanczos3) async throws
+  package func resized(width: Int? = nil, height: Int? = nil, filter: ResizeFilter = .lanczos3) async throws
     -> PixelImage
   {
     let size = try ResizeGeometry.targetSize(
@@ -17,7 +17,7 @@ extension PixelImage {
   }
 
   /// Resized by a factor (0.5 halves both sides).
-  public func resized(scale: Double, filter: ResizeFilter = .lanczos3) async throws -> PixelImage {
+  package func resized(scale: Double, filter: ResizeFilter = .lanczos3) async throws -> PixelImage {
     let size = try ResizeGeometry.targetSize(sourceWidth: width, sourceHeight: height, scale: scale)
     return try await resized(toWidth: size.width, height: size.height, filter: filter)
   }

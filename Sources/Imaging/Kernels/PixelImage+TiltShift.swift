@@ -10,7 +10,7 @@ extension PixelImage {
   ///   - focus: the vertical centre of the sharp band, as a 0...1 fraction of the height.
   ///   - band: the band's height as a 0...1 fraction of the image height.
   ///   - sigma: the strongest blur, in pixels.
-  public func tiltShift(focus: Double = 0.5, band: Double = 0.2, sigma: Double = 6) async throws -> PixelImage {
+  package func tiltShift(focus: Double = 0.5, band: Double = 0.2, sigma: Double = 6) async throws -> PixelImage {
     guard (0...1).contains(focus), (0...1).contains(band), sigma.isFinite, sigma >= 0 else {
       throw ImagingError.invalidArgument(
         operation: "tilt-shift",

@@ -5,7 +5,7 @@
 #endif
 
 /// The reconstruction filter used by `PixelImage.resized`.
-public enum ResizeFilter: String, Sendable, CaseIterable {
+package enum ResizeFilter: String, Sendable, CaseIterable {
   /// Windowed sinc with three lobes: sharp, slight ringing.
   case lanczos3
   /// The triangle filter (widened when shrinking, so it averages rather than skips).

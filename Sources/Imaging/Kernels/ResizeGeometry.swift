@@ -1,5 +1,5 @@
 /// Works out a resize target from any combination of width, height and scale.
-public enum ResizeGeometry {
+package enum ResizeGeometry {
   /// The output size for a `sourceWidth`×`sourceHeight` image.
   ///
   /// - A `scale` multiplies both sides (and excludes width and height).
@@ -7,7 +7,7 @@ public enum ResizeGeometry {
   /// - Only one of them keeps the aspect ratio (the other side is rounded, at least 1).
   ///
   /// - Throws: `ImagingError.invalidArgument` when nothing or something non-positive is given.
-  public static func targetSize(
+  package static func targetSize(
     sourceWidth: Int, sourceHeight: Int, width: Int? = nil, height: Int? = nil, scale: Double? = nil
   ) throws(ImagingError) -> (width: Int, height: Int) {
     if let scale {
