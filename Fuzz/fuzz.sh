@@ -32,11 +32,11 @@ swift_flags=(
 
 # The slice the targets reach, built as one module named RunnerKit on top of RunnerBasics:
 # RunnerModel (YAML, schema, graph checks, diagnostics) and the $RUNNER_OUTPUT parser from
-# RunnerExecution. Leaving out the cache keeps swift-crypto out.
+# RunnerProcess. Leaving out the cache keeps swift-crypto out.
 runnerkit_sources() {
   find Sources/RunnerModel -name '*.swift' | sort
-  echo Sources/RunnerExecution/Operations/Process/OutputFileParser.swift
-  echo Sources/RunnerExecution/Operations/Process/OutputFileError.swift
+  echo Sources/RunnerProcess/OutputFileParser.swift
+  echo Sources/RunnerProcess/OutputFileError.swift
 }
 
 # Rebuilds $1 from the remaining arguments when any of them is newer.

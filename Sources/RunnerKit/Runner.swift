@@ -63,10 +63,15 @@ public final class Runner: Sendable {
     guard let (graph, whole) = load(bytes: bytes) else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: false)
     guard let selection = narrowed.selection else { return narrowed.code }
-    if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition)
-      || graph.file.params.contains(where: { $0.defaultCommand != nil })
+    let loadRanCommands =
+      graph.file.params.contains(where: { $0.defaultCommand != nil })
       || graph.tasks.contains(where: { $0.params.contains { $0.defaultCommand != nil } })
-    {
+    if loadRanCommands {
+      // A param's `sh:` default ran while the read-ahead compared the records' files: what it
+      // saw may not hold, so the store reads again.
+      IncrementalStore.dropReadAhead(directory: stateDirectory)
+    }
+    if !graph.file.otherFiles.isEmpty || graph.tasks.contains(where: \.hasCommandCondition) || loadRanCommands {
       // The record pins the task file alone: a `.env` file, a condition command or a param's
       // `sh:` default could change what a run does behind its back.
       caching.noOpInvocation = nil

@@ -1,8 +1,8 @@
 import CRunnerShim
 import Glibc
 
-/// The system calls the process reactor needs; with the watchdog, the one file of runner's
-/// Swift that imports `CRunnerShim`.
+/// The system calls the process reactor needs, and the others runner makes through the C shim
+/// (`CRunnerShim`, which only this target imports).
 ///
 /// Functions return the shim's raw results (a value, or `-errno`) where the caller branches on them.
 package enum Kernel {
