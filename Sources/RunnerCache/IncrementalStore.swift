@@ -174,10 +174,20 @@ package final class IncrementalStore: Sendable {
   /// Writes what changed since the state was read or last saved: one segment appended to the
   /// file, or the whole file when the appends would pass a quarter of its last whole write,
   /// part of it was damaged, or it changed under this store.
-  ///
-  /// - Parameter noOp: the end of a run: the record of it, when nothing ran; nil voids the
-  ///   file's last record if nothing else does.
-  package func save(ending noOp: NoOpRecord?? = .none) {
+  package func save() {
+    save(ending: .asIs)
+  }
+
+  /// How a save leaves the end of the file: as the segments it writes leave it (a save during
+  /// a run), with the record of a run in which nothing ran, or with no record standing (the
+  /// end of any other run).
+  private enum Ending {
+    case asIs
+    case record(NoOpRecord)
+    case noRecord
+  }
+
+  private func save(ending: Ending) {
     file.withLock { file in
       let taken = mutable.withLock { mutable -> (state: BuildState, changed: [String])? in
         guard mutable.dirty else { return nil }
@@ -188,13 +198,13 @@ package final class IncrementalStore: Sendable {
       }
       // A record stands only as the file's last segment: any other segment voids it, and a
       // run that ends without one and changed nothing voids it with an empty segment.
-      let ending: [UInt8]
-      switch noOp {
-      case .some(.some(let record)): ending = record.segment()
-      case .some(.none) where taken == nil && file.endsWithNoOp: ending = BuildState.segment([])
-      default: ending = []
+      let last: [UInt8]
+      switch ending {
+      case .record(let record): last = record.segment()
+      case .noRecord where taken == nil && file.endsWithNoOp: last = BuildState.segment([])
+      default: last = []
       }
-      guard taken != nil || !ending.isEmpty else { return }
+      guard taken != nil || !last.isEmpty else { return }
       let path = directory + "/state"
       do {
         try CacheFileSystem.makeDirectories(directory)
@@ -205,17 +215,17 @@ package final class IncrementalStore: Sendable {
           (taken.map { taken in BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }) } ?? [])
         if !file.writeWhole, let known = file.stamp, let current = CacheFileSystem.status(path)?.stamp,
           current == known,
-          Int(current.size) + segment.count + ending.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
+          Int(current.size) + segment.count + last.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
         {
-          try CacheFileSystem.append(path, segment + ending)
+          try CacheFileSystem.append(path, segment + last)
         } else {
           let whole = (taken?.state ?? mutable.withLock { $0.state }).encoded()
-          try CacheFileSystem.writeAtomically(path, whole + ending)
+          try CacheFileSystem.writeAtomically(path, whole + last)
           file.wholeBytes = whole.count
           file.writeWhole = false
         }
         file.stamp = CacheFileSystem.status(path)?.stamp
-        if case .some(.some) = noOp {
+        if case .record = ending {
           file.endsWithNoOp = true
           // Where runners before state format 6 kept the record.
           CacheFileSystem.remove(directory + "/noop")
@@ -236,7 +246,7 @@ package final class IncrementalStore: Sendable {
   /// - Parameter noOp: the record of this run if nothing ran in it (nil voids the last one).
   package func finish(noOp: NoOpRecord? = nil) {
     prefetch.stop()
-    save(ending: .some(noOp))
+    save(ending: noOp.map(Ending.record) ?? .noRecord)
     let added = mutable.withLock { $0.storedBytes }
     if settings.useCache, added > 0 { cache.bound(added: added) }
   }

@@ -38,10 +38,10 @@ public final class Runner: Sendable {
   public func run() async -> Int32 {
     guard var caching = cacheSettings() else { return ExitStatus.usage }
     let bytes = try? FileReader.read(options.taskFile)
+    let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
     if caching.enabled, !options.force, options.affected == nil, let bytes,
       let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, arguments: options.arguments)
     {
-      let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
       if let code = await NoOpRun.attempt(
         invocation: invocation, taskFile: bytes, base: TaskFileLoader.directory(of: options.taskFile),
         stateDirectory: stateDirectory, reports: options.reports,
@@ -52,7 +52,6 @@ public final class Runner: Sendable {
       caching.noOpInvocation = invocation
       caching.noOpTaskFile = bytes
     }
-    let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
     if caching.enabled {
       // Without --force, the read-ahead goes on to check the recorded files.
       IncrementalStore.readAhead(

@@ -76,7 +76,7 @@ import Testing
     files.tick()
     let modified = files.status("/p/src/a.c", follow: true)!.stamp.modified
     files.write("/p/src/a.c", "two")
-    files.setModified("/p/src/a.c", modified)
+    #expect(files.setModified("/p/src/a.c", modified))
     #expect(decide(task(["src/a.c"]), first.record).reason == changed("src/a.c"))
   }
 
@@ -103,7 +103,7 @@ import Testing
     let first = decide(build, nil)
     #expect(first.record.walk != nil, "the listing is trusted")
     files.tick()
-    files.remove("/p/src/b.c")
+    #expect(files.remove("/p/src/b.c"))
     #expect(decide(build, first.record).reason == changed("src/b.c", .removed))
     files.tick()
     files.write("/p/src/b.c", "b")
@@ -147,7 +147,7 @@ import Testing
     files.tick()
     files.write("/p/src/c.c", "c")
     #expect(decide(build, first.record).reason == changed("src/c.c", .added))
-    files.remove("/p/src/c.c")
+    #expect(files.remove("/p/src/c.c"))
     files.tick()
     files.write("/p/src/a.c", "a", executable: true)
     #expect(decide(build, first.record).reason == changed("src/a.c", .mode(executable: true)))

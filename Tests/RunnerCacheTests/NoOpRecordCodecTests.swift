@@ -30,6 +30,39 @@ import Testing
     #expect(read.record == Self.record)
   }
 
+  /// The replay reads the log for stamps only: what it checks is what the full read has.
+  @Test func aStampsOnlyReadKeepsWhatTheCheckNeeds() throws {
+    var record = StateLogTests.record("a-1")
+    record.directory = "sub"
+    record.sources = [
+      FileRecord(
+        path: "src/a\tb.c", hash: "h1", size: 3, stamp: .init(device: 1, inode: 2, size: 3, modified: 4, changed: 5))
+    ]
+    record.outputs = [
+      FileRecord(path: "out/a.o", hash: "h2", stamp: .init(device: 1, inode: 9, size: 0, modified: 6, changed: 7))
+    ]
+    record.walk = SourceWalk(
+      key: "w", listings: [.init(path: "./src", stamp: .init(device: 1, inode: 3, size: 0, modified: 1, changed: 1))],
+      probes: [.init(path: "./x", follow: true, kind: .absent)])
+    record.outcome = .ran
+    record.why = "no record"
+    var state = BuildState()
+    state.tasks["a"] = record
+    let bytes = state.encoded() + BuildState.segment([("b", StateLogTests.record("b-1"))]) + Self.record.segment()
+    let full = try #require(BuildState.decode(bytes, path: "state").state.tasks["a"])
+    let (light, found) = try #require(NoOpRecord.read(log: bytes, path: "state"))
+    let read = try #require(light.tasks["a"])
+    #expect(found == Self.record)
+    #expect(light.tasks.keys.sorted() == ["a", "b"])
+    #expect(read.fingerprint == full.fingerprint && read.directory == full.directory && read.walk == full.walk)
+    #expect(read.sources.map(\.path) == full.sources.map(\.path))
+    #expect(read.sources.map(\.stamp) == full.sources.map(\.stamp))
+    #expect(read.outputs.map(\.stamp) == full.outputs.map(\.stamp))
+    let files = NoOpRecord.files(of: read, base: "/p")
+    #expect(files != nil && files == NoOpRecord.files(of: full, base: "/p"))
+    #expect(files?.first?.path == "/p/sub/src/a\tb.c")
+  }
+
   @Test func anySegmentAfterTheRecordVoidsIt() {
     let voided = BuildState.decode(Self.log + BuildState.segment([]), path: "state")
     #expect(voided.damage == nil && voided.noOpRecord == nil)

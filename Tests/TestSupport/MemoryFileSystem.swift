@@ -61,12 +61,19 @@ package final class MemoryFileSystem: FileSystem {
   }
 
   /// A directory (and its parents), as `mkdir -p`.
-  package func makeDirectory(_ path: String) {
+  ///
+  /// - Returns: false when something other than a directory is there already.
+  @discardableResult
+  package func makeDirectory(_ path: String) -> Bool {
     state.withLock { state in
       let path = Self.normalized(path)
-      guard state.nodes[path] == nil else { return }
+      if let node = state.nodes[path] {
+        if case .directory = node.kind { return true }
+        return false
+      }
       Self.makeParents(of: path, &state)
       Self.add(path, .directory, &state)
+      return true
     }
   }
 
@@ -80,21 +87,29 @@ package final class MemoryFileSystem: FileSystem {
   }
 
   /// Removes a file, a link, or a directory with all it holds.
-  package func remove(_ path: String) {
+  ///
+  /// - Returns: whether there was one (a test expects it: a mistyped path is no removal).
+  @discardableResult
+  package func remove(_ path: String) -> Bool {
     state.withLock { state in
-      guard let path = Self.resolve(path, followLast: false, state), state.nodes[path] != nil else { return }
+      guard let path = Self.resolve(path, followLast: false, state), state.nodes[path] != nil else { return false }
       let inside = path + "/"
       state.nodes = state.nodes.filter { $0.key != path && !$0.key.hasPrefix(inside) }
       Self.changeParent(of: path, &state)
+      return true
     }
   }
 
   /// Sets a file's modification time, as `touch -d` does (its change time becomes now).
-  package func setModified(_ path: String, _ time: Int64) {
+  ///
+  /// - Returns: whether there was such a file.
+  @discardableResult
+  package func setModified(_ path: String, _ time: Int64) -> Bool {
     state.withLock { state in
-      guard let path = Self.resolve(path, followLast: true, state) else { return }
+      guard let path = Self.resolve(path, followLast: true, state), state.nodes[path] != nil else { return false }
       state.nodes[path]?.modified = time
       state.nodes[path]?.changed = state.now
+      return true
     }
   }
 
