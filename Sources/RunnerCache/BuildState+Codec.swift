@@ -19,8 +19,8 @@
 /// sha256 <hex of the segment's lines>
 /// ```
 ///
-/// A segment of another kind, last in the file, is the record of a run in which nothing ran
-/// (`NoOpRecord+Codec.swift`); a later segment voids it.
+/// A segment of another kind, last in the file, is the record of the last run, in which every
+/// task succeeded (`NoOpRecord+Codec.swift`); a later segment voids it.
 ///
 /// A later record of a task replaces an earlier one. Like ninja's build log, the file is
 /// appended to: a run that changed records adds one segment with them, rather than writing
@@ -86,7 +86,7 @@ extension BuildState {
     var otherVersion = false
     /// The file is of a version before (read as it is, but to be written whole).
     var previousVersion = false
-    /// The last segment, when it is a record of a run in which nothing ran.
+    /// The last segment, when it is the record of the last run (`NoOpRecord`).
     var noOpRecord: NoOpRecord?
   }
 

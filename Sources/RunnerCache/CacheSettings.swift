@@ -15,7 +15,8 @@ package struct CacheSettings: Sendable {
   package var wait: Bool
   /// The cache's size bound (`RUNNER_CACHE_MAX`).
   package var maximumBytes: Int64
-  /// `NoOpRecord.invocationKey` of this run, when it may record a run in which nothing ran.
+  /// `NoOpRecord.invocationKey` of this run, when it may leave a record of itself (and use
+  /// the last run's).
   package var noOpInvocation: String?
   /// The task file's bytes, for the record's digests of it.
   package var noOpTaskFile: [UInt8] = []

@@ -29,9 +29,7 @@ struct FingerprintExpectation: Sendable {
       assumed.append(
         Fingerprint.Dependency(
           name: name,
-          fingerprint: Fingerprint.standIn(
-            fingerprint: record.fingerprint, dependencies: record.dependencies, declaresOutputs: !record.outputs.isEmpty
-          ),
+          fingerprint: record.standIn(declaresOutputs: !record.outputs.isEmpty),
           outputDigest: record.outputDigest))
       if !task.environment.isEmpty { values[name] = record.values }
     }

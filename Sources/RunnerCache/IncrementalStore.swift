@@ -29,6 +29,12 @@ package final class IncrementalStore: Sendable {
   /// Source checks made ahead of the scheduler while no file has changed
   /// (`IncrementalStore+ReadAhead.swift`).
   let prefetch: SourcePrefetch
+  /// The tasks the record of the last run vouches for, with their records' fingerprints
+  /// (`settled`), and those of them found up to date so far.
+  let vouched: [String: String]
+  /// The last record's digests of the task file, when its bytes are this run's.
+  let recordedTaskFile: NoOpRecord.TaskFileDigests?
+  let confirmed = Mutex(Set<String>())
   /// Which file stamps this run's records keep (`.runner/clock` is its reference).
   package let disk: Disk
   /// The run's clock: the stamps' trust and the age of temporary files.
@@ -105,6 +111,8 @@ package final class IncrementalStore: Sendable {
       loaded = StatePreload.read(directory)
     }
     prefetch = SourcePrefetch(checks: loaded.checks)
+    (vouched, recordedTaskFile) =
+      loaded.checks == nil ? ([:], nil) : Self.vouched(by: loaded.record, settings: settings)
     file = Mutex(
       FileState(
         stamp: loaded.stamp, wholeBytes: loaded.wholeBytes, writeWhole: loaded.damaged,
@@ -179,8 +187,8 @@ package final class IncrementalStore: Sendable {
   }
 
   /// How a save leaves the end of the file: as the segments it writes leave it (a save during
-  /// a run), with the record of a run in which nothing ran, or with no record standing (the
-  /// end of any other run).
+  /// a run), with the record of a run in which every task succeeded, or with no record
+  /// standing (the end of any other run).
   private enum Ending {
     case asIs
     case record(NoOpRecord)
@@ -243,7 +251,7 @@ package final class IncrementalStore: Sendable {
 
   /// The end of a run: save the state, and bound the cache if this run added to it.
   ///
-  /// - Parameter noOp: the record of this run if nothing ran in it (nil voids the last one).
+  /// - Parameter noOp: the record of this run if every task succeeded (nil voids the last one).
   package func finish(noOp: NoOpRecord? = nil) {
     prefetch.stop()
     save(ending: noOp.map(Ending.record) ?? .noRecord)
@@ -254,14 +262,21 @@ package final class IncrementalStore: Sendable {
   /// Starts checking the sources of the selection's cacheable tasks on another thread,
   /// dependencies first, as the scheduler will reach them.
   package func startPrefetch(_ selection: GraphSelection, workingDirectory: (Int) -> String) {
-    let order = selection.members.filter { selection.graph[$0].isCacheable }
-      .sorted { (selection.stage[$0], $0) < (selection.stage[$1], $1) }
+    // A task the last run's record vouches for, with dependencies it vouches for too, is
+    // checked by `settled`, from the record (one behind a group or a task that always runs
+    // is judged in full: the prefetch helps it).
+    let graph = selection.graph
+    let order = selection.members.filter { task in
+      graph[task].isCacheable
+        && !(vouched[graph[task].name] != nil && graph.dependencies[task].allSatisfy { vouched[graph[$0].name] != nil })
+    }
+    .sorted { (selection.stage[$0], $0) < (selection.stage[$1], $1) }
     guard order.count > 1 else { return }
     prefetch.start(
       order.map { task in
         .init(
-          index: task, task: selection.graph[task], workingDirectory: workingDirectory(task),
-          dependencies: selection.graph.dependencies[task].map { selection.graph[$0].name })
+          index: task, task: graph[task], workingDirectory: workingDirectory(task),
+          dependencies: graph.dependencies[task].map { graph[$0].name })
       }, store: self)
   }
 

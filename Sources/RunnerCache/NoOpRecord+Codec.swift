@@ -5,12 +5,14 @@
 ///                                   the fingerprint its record had)
 /// G shown                          (a group)
 /// R path device inode size mtime ctime   (a file changed last; the newest last)
+/// S shown                          (a task it does not vouch for)
 /// N key taskFileBytes taskFileContent
 /// sha256 <hex of the segment's lines>
 /// ```
 ///
 /// The `N` line closes it, so the end of the file alone says whether the log's last segment is
-/// a record, for which run, and which files to look at first.
+/// a record, for which run, whether it vouches for every task (no `S` line just before), and
+/// which files to look at first.
 extension NoOpRecord {
   /// The record as one segment of the state file.
   func segment() -> [UInt8] {
@@ -24,13 +26,15 @@ extension NoOpRecord {
       }
     }
     for file in recent.reversed() { out.line("R", path: file.path, stamp: file.stamp) }
+    for shown in unvouched { out.line("S", [shown]) }
     out.line("N", [key, taskFile.bytes, taskFile.content])
     out.appendTrailer()
     return out.bytes
   }
 
-  /// What the end of a state file says of its last segment, if that is a record: the key, the
-  /// task file's digests and the files changed last, newest first. Only whole lines count:
+  /// What the end of a state file says of its last segment, if that is a record that vouches
+  /// for every task: the key, the task file's digests and the files changed last, newest
+  /// first. Only whole lines count:
   /// `bytes` (the file's last bytes) may start mid-line. The checksum is not checked here
   /// (the segment may not be whole in `bytes`); the read of the whole file checks it.
   package static func tail(of bytes: [UInt8]) -> (key: String, taskFile: TaskFileDigests, recent: [File])? {
@@ -41,7 +45,9 @@ extension NoOpRecord {
       let last = lines.popLast()
     else { return nil }
     let fields = BuildState.split(last)
-    guard fields.count == 4, fields[0] == "N" else { return nil }
+    guard fields.count == 4, fields[0] == "N",
+      lines.last?.first != UInt8(ascii: "S")
+    else { return nil }
     var recent: [File] = []
     while let line = lines.popLast(), line.first == UInt8(ascii: "R") {
       let fields = BuildState.split(line)
@@ -83,8 +89,9 @@ extension NoOpRecord {
 }
 
 extension StateReader {
-  /// A segment that is a no-op record (its first line is `U`, `G`, `R` or `N`).
+  /// A segment that is a no-op record (its first line is `U`, `G`, `R`, `S` or `N`).
   static func startsRecord(_ byte: UInt8) -> Bool {
-    byte == UInt8(ascii: "U") || byte == UInt8(ascii: "G") || byte == UInt8(ascii: "R") || byte == UInt8(ascii: "N")
+    byte == UInt8(ascii: "U") || byte == UInt8(ascii: "G") || byte == UInt8(ascii: "R") || byte == UInt8(ascii: "S")
+      || byte == UInt8(ascii: "N")
   }
 }

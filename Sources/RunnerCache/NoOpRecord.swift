@@ -4,10 +4,13 @@ import RunnerBasics
 import RunnerModel
 import Synchronization
 
-/// A run in which nothing ran, kept as the last segment of the state log (`.runner/state`) so
-/// that the same run again can reach the same conclusion from `stat`s alone: no parse of the
-/// task file into tasks, no fingerprints, no scheduler. (ninja's no-op is the same idea: trust
-/// the log while every `stat` agrees.)
+/// The record of the last run, kept as the last segment of the state log (`.runner/state`):
+/// which tasks it left up to date, and the stamps that say they still are. When it vouches for
+/// every task, the same run again can reach the same conclusion from `stat`s alone: no parse
+/// of the task file into tasks, no fingerprints, no scheduler (ninja's no-op is the same idea:
+/// trust the log while every `stat` agrees). When it vouches for some (a task that just ran has
+/// outputs too new to trust), the store finds the others up to date from it
+/// (`IncrementalStore.vouched`), without their fingerprints.
 ///
 /// It is sound because the key pins everything a fingerprint is made of except files: this
 /// runner binary, the directory, the arguments and the environment; beside it, the task file
@@ -15,8 +18,8 @@ import Synchronization
 /// comment added to the file does not void the record. The files are those of the tasks'
 /// records in the same log — their source walks, and the trusted stamps of their sources and
 /// outputs — and the record holds only while it is the log's last segment: a run that changed
-/// a record appended after it, and one that ran anything without changing a record appends an
-/// empty segment. Any difference, and the run takes the full path.
+/// a record appended after it (and a record of its own), and one that ends without a record
+/// appends an empty segment. Any difference, and the run takes the full path.
 package struct NoOpRecord: Sendable, Equatable {
   /// One task as the run finished it, in the order it did.
   package struct Task: Sendable, Equatable {
@@ -47,7 +50,12 @@ package struct NoOpRecord: Sendable, Equatable {
 
   /// `invocationKey` of the run.
   package var key: String
+  /// The tasks the record vouches for, and its groups, in the order they finished.
   package var tasks: [Task]
+  /// The names shown of the selected tasks it does not vouch for (a file of their records too
+  /// new to trust, or no record of how their sources were found): a record with any is never
+  /// replayed, and the store judges those tasks in full.
+  package var unvouched: [String] = []
   /// The task file the record was made with.
   package var taskFile: TaskFileDigests
   /// The files of the tasks' records changed last, newest first (`recentCount` at most): a file
@@ -57,13 +65,17 @@ package struct NoOpRecord: Sendable, Equatable {
 
   package init(
     key: String, taskFile: TaskFileDigests = TaskFileDigests(bytes: "", content: ""), tasks: [Task],
-    recent: [File] = []
+    unvouched: [String] = [], recent: [File] = []
   ) {
     self.key = key
     self.taskFile = taskFile
     self.tasks = tasks
+    self.unvouched = unvouched
     self.recent = recent
   }
+
+  /// Whether it vouches for every task of its run: only then may a run be concluded from it.
+  package var isComplete: Bool { unvouched.isEmpty }
 
   /// How many of the most recently changed files the record repeats.
   static let recentCount = 64
@@ -160,6 +172,7 @@ package struct NoOpRecord: Sendable, Equatable {
   package func holds(
     in state: BuildState, base: String, unless abandoned: @Sendable () -> Bool = { false }
   ) -> Bool {
+    guard isComplete else { return false }
     final class Verdict: Sendable {
       let failed = Atomic<Bool>(false)
     }
@@ -187,6 +200,12 @@ package struct NoOpRecord: Sendable, Equatable {
 }
 
 extension TaskRecord {
+  /// What stands in for the task in its dependents' keys while this record holds
+  /// (`Fingerprint.standIn`).
+  package func standIn(declaresOutputs: Bool) -> String? {
+    Fingerprint.standIn(fingerprint: fingerprint, dependencies: dependencies, declaresOutputs: declaresOutputs)
+  }
+
   /// The directory the task ran in, from the task file's directory `base`.
   package func workingDirectory(base: String) -> String {
     directory == "." ? base : FilePath.resolve(directory, in: base)

@@ -43,17 +43,24 @@ final class RecordChecks: Sendable {
   /// The task file's directory: the working directory of a task without `dir`.
   let base: String
 
-  init(_ state: BuildState, base: String) {
+  /// - Parameter first: the record of the last run: its tasks are checked first, in the order
+  ///   they finished then, which is close to the order the scheduler reaches them in.
+  init(_ state: BuildState, base: String, first: NoOpRecord? = nil) {
     self.base = base
     var entries: [String: Entry] = [:]
     entries.reserveCapacity(state.tasks.count)
     var order: [Entry] = []
     order.reserveCapacity(state.tasks.count)
-    for (name, record) in state.tasks where record.fingerprint != nil {
+    func add(_ name: String, _ record: TaskRecord) {
+      guard record.fingerprint != nil, entries[name] == nil else { return }
       let entry = Entry(record)
       entries[name] = entry
       order.append(entry)
     }
+    for name in first?.tasks.compactMap(\.record) ?? [] {
+      if let record = state.tasks[name] { add(name, record) }
+    }
+    for (name, record) in state.tasks { add(name, record) }
     self.entries = entries
     self.order = order
   }
@@ -84,6 +91,16 @@ final class RecordChecks: Sendable {
       expected: Entry.open, desired: Entry.claimed, ordering: .acquiring)
     guard !exchanged, stage == Entry.done else { return nil }
     return entry.verdict.withLock { $0 }
+  }
+
+  /// The verdict on a task's record: the one made ahead if it is ready, otherwise made now
+  /// (and `run` skips it from now on); nil for a task with no record checked here.
+  func verdict(of name: String) -> Verdict? {
+    guard let entry = entries[name] else { return nil }
+    let (exchanged, stage) = entry.stage.compareExchange(
+      expected: Entry.open, desired: Entry.claimed, ordering: .acquiring)
+    if !exchanged, stage == Entry.done { return entry.verdict.withLock { $0 } }
+    return Self.verdict(of: entry.record, base: base)
   }
 
   /// Compares a record's walk, sources and outputs with the file system.

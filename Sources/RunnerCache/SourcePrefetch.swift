@@ -28,7 +28,7 @@ final class SourcePrefetch: Sendable {
   private let table = Mutex(Table())
   private let changedFlag = Atomic<Bool>(false)
   /// The records' files as compared before the task file was parsed, if they were.
-  private let checks: RecordChecks?
+  let checks: RecordChecks?
 
   init(checks: RecordChecks? = nil) {
     self.checks = checks

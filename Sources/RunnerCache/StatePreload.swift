@@ -21,6 +21,8 @@ final class StatePreload: Sendable {
     var checks: RecordChecks?
     /// The file's last segment is a no-op record (a save must void it).
     var endsWithNoOp = false
+    /// That record.
+    var record: NoOpRecord?
   }
 
   /// The state directory this preload read from.
@@ -49,7 +51,7 @@ final class StatePreload: Sendable {
         let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
         var loaded = StatePreload.read(preload.directory)
         if let base = preload.base, !loaded.state.tasks.isEmpty {
-          loaded.checks = RecordChecks(loaded.state, base: base)
+          loaded.checks = RecordChecks(loaded.state, base: base, first: loaded.record)
         }
         preload.finish(loaded)
         loaded.checks?.run()
@@ -94,7 +96,7 @@ final class StatePreload: Sendable {
       // A state of the version before is used, and written whole (with the new header) at the end.
       return Loaded(
         state: decoded.state, stamp: status.stamp, damaged: decoded.previousVersion, wholeBytes: decoded.wholeBytes,
-        endsWithNoOp: decoded.noOpRecord != nil)
+        endsWithNoOp: decoded.noOpRecord != nil, record: decoded.noOpRecord)
     }
     if decoded.tornAppend {
       // An append cut short says nothing worth a warning: its tasks simply run again.

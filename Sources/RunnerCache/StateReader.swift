@@ -116,6 +116,7 @@ struct StateReader {
         let path = try field()
         guard let stamp = try stamp() else { throw malformed("a file without a stamp") }
         recent.append(NoOpRecord.File(path: path, stamp: stamp))
+      case UInt8(ascii: "S"): record.unvouched.append(try field())
       case UInt8(ascii: "N"):
         record.key = try field()
         record.taskFile = NoOpRecord.TaskFileDigests(bytes: try field(), content: try field())

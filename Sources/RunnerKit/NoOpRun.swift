@@ -6,11 +6,11 @@ import RunnerProcess
 import RunnerReporting
 import Synchronization
 
-/// Watches a run for what `NoOpRecord` needs: the order tasks finished in and the reason each
-/// was shown with, and anything that rules a record out (output, a gate, a retry, a failure).
+/// Watches a run for what `NoOpRecord` needs: the order tasks finished in, and anything that
+/// rules a record out (a gate, a service, a retry, a failure).
 final class NoOpWatcher: RunObserver {
   struct Seen {
-    var finished: [(task: Int, note: String?)] = []
+    var finished: [Int] = []
     var ruledOut = false
   }
 
@@ -20,9 +20,9 @@ final class NoOpWatcher: RunObserver {
     guard let task = event.task else { return }
     seen.withLock { seen in
       switch event.kind {
-      case .state(let state, let attempt, let reason):
+      case .state(let state, let attempt, _):
         if state == .succeeded, attempt == 1 {
-          seen.finished.append((task, reason))
+          seen.finished.append(task)
         } else if state.isFinal || attempt > 1 {
           seen.ruledOut = true
         }
@@ -34,16 +34,18 @@ final class NoOpWatcher: RunObserver {
     }
   }
 
-  func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
-    seen.withLock { $0.ruledOut = true }
-  }
+  /// What a task printed does not matter: the record vouches only for tasks that, while it
+  /// holds, are up to date, and those print nothing.
+  func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {}
 }
 
 extension NoOpRecord {
-  /// The record of a run in which every selected task was up to date or a group, or nil.
+  /// The record of a run in which every selected task succeeded, or nil. It vouches for each
+  /// task whose record's files all have trusted stamps, in the directory it ran in: those are
+  /// up to date now, whether they ran or not, while every stamp holds.
   static func make(
     _ watcher: NoOpWatcher, selection: GraphSelection, store: IncrementalStore, invocation: String,
-    taskFile: [UInt8], workingDirectory: (Int) -> String
+    workingDirectory: (Int) -> String
   ) -> NoOpRecord? {
     let seen = watcher.seen.withLock { $0 }
     // A replay prints no warning: a run that had one is not replayed.
@@ -52,8 +54,9 @@ extension NoOpRecord {
     let base = selection.graph.file.directory
     var tasks: [Task] = []
     tasks.reserveCapacity(seen.finished.count)
+    var unvouched: [String] = []
     var files: [File] = []
-    for (index, note) in seen.finished {
+    for index in seen.finished {
       let definition = selection.graph[index]
       guard definition.waitFor.isEmpty else { return nil }
       // The name is for the console only: masked, as a run shows it.
@@ -67,16 +70,20 @@ extension NoOpRecord {
         return nil
       case .shell:
         // The replay finds the files from the record alone: in the directory it ran in.
-        guard note == Concluded.upToDate.words, let record = state.tasks[definition.name],
+        guard let record = state.tasks[definition.name],
           record.workingDirectory(base: base) == workingDirectory(index),
           let recorded = NoOpRecord.files(of: record, base: base)
-        else { return nil }
+        else {
+          unvouched.append(shown)
+          continue
+        }
         files += recorded
         tasks.append(Task(record: definition.name, shown: shown, fingerprint: record.fingerprint ?? ""))
       }
     }
-    guard let digests = TaskFileDigests(of: taskFile) else { return nil }
-    return NoOpRecord(key: invocation, taskFile: digests, tasks: tasks, recent: recentFiles(files))
+    guard let digests = store.taskFileDigests else { return nil }
+    return NoOpRecord(
+      key: invocation, taskFile: digests, tasks: tasks, unvouched: unvouched, recent: recentFiles(files))
   }
 }
 
@@ -133,7 +140,7 @@ package enum NoOpRun {
     // Another runner may have run while this one waited.
     guard stamp.holds(at: path), let bytes = try? CacheFileSystem.read(path) else { return nil }
     guard let (state, found) = NoOpRecord.read(log: bytes, path: path), var record = found, record.key == invocation,
-      record.taskFile == tail.taskFile,
+      record.isComplete, record.taskFile == tail.taskFile,
       record.holds(in: state, base: base, unless: { changed.raised.load(ordering: .relaxed) })
     else { return nil }
     kept.withLock { $0.append(state) }

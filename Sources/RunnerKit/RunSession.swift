@@ -122,14 +122,13 @@ package struct RunSession: Sendable {
     }
     summary.interruption = watcher.firstSignal ?? summary.interruption
     if let store {
-      // The state log ends with the record of this run if nothing ran in it; otherwise no
+      // The state log ends with the record of this run if every task succeeded; otherwise no
       // record of an earlier run may stand.
       let record = noOpWatcher.flatMap { watcher -> NoOpRecord? in
         guard summary.succeeded, let invocation = settings.caching.noOpInvocation
         else { return nil }
         return NoOpRecord.make(
           watcher, selection: selection, store: store, invocation: invocation,
-          taskFile: settings.caching.noOpTaskFile,
           workingDirectory: scheduler.workingDirectory(of:))
       }
       store.finish(noOp: record)

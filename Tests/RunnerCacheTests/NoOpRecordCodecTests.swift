@@ -131,6 +131,24 @@ extension NoOpRecordCodecTests {
     #expect(NoOpRecord.tail(of: Array((bytes + BuildState.segment([])).suffix(4000))) == nil, "voided")
     #expect(NoOpRecord.tail(of: StateLogTests.state(["a"]).encoded()) == nil)
   }
+
+  /// A record that does not vouch for every task reads back whole, but its end says it is no
+  /// record to replay, and its check fails without a `stat`.
+  @Test func aRecordOfSomeTasksReadsBackButIsNoRecordToReplay() throws {
+    var record = Self.record
+    record.unvouched = ["new\tone", "other"]
+    let bytes = StateLogTests.state(["a", "b"]).encoded() + record.segment()
+    let read = try #require(NoOpRecord.read(log: bytes, path: "state"))
+    #expect(read.record == record)
+    #expect(read.record?.isComplete == false)
+    #expect(NoOpRecord.tail(of: bytes) == nil)
+    #expect(NoOpRecord.tail(of: StateLogTests.state(["a", "b"]).encoded() + Self.record.segment()) != nil)
+    let groups = NoOpRecord(key: "k", tasks: [.init(record: nil, shown: "all")])
+    #expect(groups.holds(in: BuildState(), base: "/"))
+    var partial = groups
+    partial.unvouched = ["x"]
+    #expect(!partial.holds(in: BuildState(), base: "/"))
+  }
 }
 
 extension NoOpRecordCodecTests {

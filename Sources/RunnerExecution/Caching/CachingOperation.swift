@@ -46,6 +46,7 @@ struct CachingOperation: TaskOperation {
     guard cacheable, !store.settings.forces(context.task.index), case .shell = context.task.action else {
       return .run(self)
     }
+    if let result = settled(context) { return .finished(result) }
     var prepared = prepare(context)
     switch decide(prepared, context) {
     case .upToDate(let result):
@@ -57,6 +58,20 @@ struct CachingOperation: TaskOperation {
     var next = self
     next.prepared = prepared
     return .run(next)
+  }
+
+  /// The recorded result of a task the last run's record vouches for and the store found up
+  /// to date from it (`IncrementalStore.settled`); nil when it is to be judged in full.
+  func settled(_ context: OperationContext) -> (any OperationResult)? {
+    guard context.task.wholeTask == nil,
+      let record = store.settled(
+        context.task, workingDirectory: context.workingDirectory, dependencies: context.inputs.keys),
+      let fingerprint = record.fingerprint, !store.uploadPending(fingerprint)
+    else { return nil }
+    return CachedResult(
+      outputs: Dictionary(record.values, uniquingKeysWith: { $1 }),
+      fingerprint: record.standIn(declaresOutputs: Fingerprint.declaresOutputs(context.task)),
+      outputDigest: record.outputDigest, concluded: .upToDate)
   }
 
   /// What the engine's judgement (`IncrementalStore.judge`) makes of a task: its recorded
