@@ -47,7 +47,7 @@ package final class IncrementalStore: Sendable {
     var dirty = false
     /// Bytes this run added to the cache.
     var storedBytes: Int64 = 0
-    var lastSave = ContinuousClock.now
+    var lastSave: ContinuousClock.Instant
     var warnings: [String] = []
   }
 
@@ -120,7 +120,7 @@ package final class IncrementalStore: Sendable {
     let state = loaded.state
     let warnings = loaded.warning.map { [$0] } ?? []
     // A damaged file is written whole at the end of this run, even one that changes nothing.
-    mutable = Mutex(Mutable(state: state, dirty: loaded.damaged, warnings: warnings))
+    mutable = Mutex(Mutable(state: state, dirty: loaded.damaged, lastSave: clock.now, warnings: warnings))
     if printWarnings { for warning in warnings { Self.print(warning) } }
   }
 
@@ -174,7 +174,7 @@ package final class IncrementalStore: Sendable {
       mutable.changed.insert(task)
       mutable.dirty = true
       mutable.storedBytes += storedInCache
-      return ContinuousClock.now - mutable.lastSave > Self.saveInterval
+      return clock.now - mutable.lastSave > Self.saveInterval
     }
     if due { save() }
   }
@@ -200,7 +200,7 @@ package final class IncrementalStore: Sendable {
       let taken = mutable.withLock { mutable -> (state: BuildState, changed: [String])? in
         guard mutable.dirty else { return nil }
         mutable.dirty = false
-        mutable.lastSave = .now
+        mutable.lastSave = clock.now
         defer { mutable.changed.removeAll() }
         return (mutable.state, mutable.changed.sorted())
       }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RunnerCache
@@ -60,6 +61,28 @@ import Testing
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-log-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
+  }
+
+  /// During a run, a changed record is saved once the last save is `saveInterval` old on the
+  /// store's clock: no sooner, and without waiting for the machine's.
+  @Test func recordsAreSavedOnTheStoresClock() throws {
+    let directory = try temporaryDirectory()
+    let clock = TestClock()
+    let store = IncrementalStore(
+      directory: directory, settings: CacheSettings(), environment: [:], printWarnings: false, clock: clock,
+      touchesClock: false)
+    let path = directory + "/state"
+    store.update("a", Self.record("a-1"))
+    #expect(!FileManager.default.fileExists(atPath: path), "not yet due")
+    clock.advance(by: IncrementalStore.saveInterval + .milliseconds(1))
+    store.update("b", Self.record("b-1"))
+    #expect(
+      Set(BuildState.decode(try Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path).state.tasks.keys) == [
+        "a", "b",
+      ])
+    store.update("c", Self.record("c-1"))
+    let read = BuildState.decode(try Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+    #expect(read.state.tasks["c"] == nil, "the next save is due only after another interval")
   }
 
   /// A save after one task changed appends a small segment and leaves the rest of the file

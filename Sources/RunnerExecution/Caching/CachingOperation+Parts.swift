@@ -106,7 +106,8 @@ extension CachingOperation {
     let capture = LogCapture(forward: context.output)
     var running = context
     running.output = TaskOutput(
-      task: context.output.task, observer: capture, start: context.output.start, mask: context.output.mask)
+      task: context.output.task, observer: capture, clock: context.output.clock, start: context.output.start,
+      mask: context.output.mask)
     let result = try await inner.run(running)
     return (result, capture.lines)
   }

@@ -201,7 +201,8 @@ struct CachingOperation: TaskOperation {
     let capture = LogCapture(forward: context.output)
     var running = context
     running.output = TaskOutput(
-      task: context.output.task, observer: capture, start: context.output.start, mask: context.output.mask)
+      task: context.output.task, observer: capture, clock: context.output.clock, start: context.output.start,
+      mask: context.output.mask)
     let result: any OperationResult
     do {
       result = try await inner.run(running)

@@ -65,7 +65,7 @@ extension RunState {
       running -= 1
       releaseResources(of: task)
     }
-    let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
+    let elapsed = started[task].map { formatDuration(clock.now - $0) } ?? ""
     if parked {
       set(task, .succeeded, reason: "kept up for the next run (up \(elapsed))")
     } else if let gate = gateFailures[task] {

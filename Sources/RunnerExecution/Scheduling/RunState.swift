@@ -49,6 +49,7 @@ struct RunState {
   var resourcesInUse = Set<String>()
   private(set) var gated: [Int] = []
   var started: [ContinuousClock.Instant?]
+  let clock: any RunClock
   private var attempts: [Int]
   /// Tasks executing, in either kind of slot; and those in remote slots.
   var running = 0
@@ -75,10 +76,12 @@ struct RunState {
   /// - Parameters:
   ///   - localLimit: the most tasks executing here at once (`-j`).
   ///   - remote: per task, whether it runs remotely, in one of `remoteLimit` slots.
+  ///   - clock: the run's clock, for how long a task took.
   init(
     selection: GraphSelection, failFast: Bool, parksServices: Bool = false, localLimit: Int = .max,
-    remote: [Bool]? = nil, remoteLimit: Int = 0
+    remote: [Bool]? = nil, remoteLimit: Int = 0, clock: any RunClock = SystemClock()
   ) {
+    self.clock = clock
     self.selection = selection
     self.failFast = failFast
     self.parksServices = parksServices
@@ -276,7 +279,7 @@ struct RunState {
     resourcesInUse.formUnion(graph[task].resources)
     running += 1
     if remoteSlot[task] { runningRemote += 1 }
-    started[task] = .now
+    started[task] = clock.now
     set(task, .executing)
     if isInteractive[task] { interactiveRunning = task }
     if isService[task] {
@@ -295,7 +298,7 @@ struct RunState {
     running -= 1
     if remoteSlot[task] { runningRemote -= 1 }
     attempts[task] = count
-    let elapsed = started[task].map { formatDuration(ContinuousClock.now - $0) } ?? ""
+    let elapsed = started[task].map { formatDuration(clock.now - $0) } ?? ""
     releaseResources(of: task)
     switch result {
     case .failure(.runLocally(let reason)):

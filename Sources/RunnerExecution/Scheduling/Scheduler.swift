@@ -50,18 +50,20 @@ package struct Scheduler: Sendable {
   }
 
   private func runLoop() async -> RunSummary {
-    let start = ContinuousClock.now
+    let clock = settings.clock
+    let start = clock.now
     let remote = remoteSlots()
     var state = RunState(
       selection: selection, failFast: settings.failFast, parksServices: settings.services != nil,
-      localLimit: settings.concurrency, remote: remote, remoteLimit: settings.caching.remoteExecution?.jobs ?? 0)
+      localLimit: settings.concurrency, remote: remote, remoteLimit: settings.caching.remoteExecution?.jobs ?? 0,
+      clock: clock)
     let pool = settings.services
-    pool?.attach(observer, start: start)
-    defer { pool?.attach(nil, start: start) }
+    pool?.attach(observer, clock: clock, start: start)
+    defer { pool?.attach(nil, clock: clock, start: start) }
     // Services the pool keeps, by task: parked rather than stopped once up.
     var kept: [Int: ServicePool.Kept] = [:]
     let emit = { @Sendable (task: Int?, kind: RunEvent.Kind) in
-      observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: kind))
+      observer.record(RunEvent(time: clock.now - start, task: task, kind: kind))
     }
     emit(nil, .runStarted(tasks: selection.members.count, concurrency: settings.concurrency))
     Kernel.setPipeSize(Self.pipeSize(concurrency: settings.concurrency))
@@ -122,7 +124,8 @@ package struct Scheduler: Sendable {
             }
             var context = context
             context.output = TaskOutput(
-              task: task, observer: pool.relay(name: name), start: start, mask: settings.secrets)
+              task: task, observer: pool.relay(name: name), clock: settings.clock, start: start,
+              mask: settings.secrets)
             let handle = Task { [context] in
               await attempt(operation, context: context, retries: 0, emit: events)
             }
@@ -187,7 +190,7 @@ package struct Scheduler: Sendable {
       }
     }
     var summary = state.summary()
-    summary.duration = ContinuousClock.now - start
+    summary.duration = clock.now - start
     return summary
   }
 
@@ -258,7 +261,7 @@ package struct Scheduler: Sendable {
     var context = OperationContext(
       task: graph[task], inputs: inputs, baseEnvironment: baseEnvironment,
       workingDirectory: workingDirectory(of: task),
-      output: TaskOutput(task: task, observer: observer, start: start, mask: settings.secrets),
+      output: TaskOutput(task: task, observer: observer, clock: settings.clock, start: start, mask: settings.secrets),
       grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
       imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
     if context.remoteSlot { context.dependencyOutputs = dependencyOutputs(of: task) }

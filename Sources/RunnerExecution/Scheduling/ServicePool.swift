@@ -12,7 +12,7 @@ import Synchronization
 package final class ServicePool: Sendable {
   private let kept = Mutex<[String: Kept]>([:])
   /// The run in progress: its observer and start, for kept services' output.
-  private let current = Mutex<(observer: any RunObserver, start: ContinuousClock.Instant)?>(nil)
+  private let current = Mutex<(observer: any RunObserver, clock: any RunClock, start: ContinuousClock.Instant)?>(nil)
 
   package init() {}
 
@@ -151,8 +151,8 @@ package final class ServicePool: Sendable {
   }
 
   /// A run starts (`observer` gets kept services' output from now) or ends (nil).
-  func attach(_ observer: (any RunObserver)?, start: ContinuousClock.Instant) {
-    current.withLock { $0 = observer.map { ($0, start) } }
+  func attach(_ observer: (any RunObserver)?, clock: any RunClock, start: ContinuousClock.Instant) {
+    current.withLock { $0 = observer.map { ($0, clock, start) } }
   }
 
   /// Where a kept service's output goes: the run in progress, else stdout.
@@ -166,14 +166,14 @@ package final class ServicePool: Sendable {
     let name: String
 
     func record(_ event: RunEvent) {
-      guard pool.inRun(name), let (observer, start) = pool.current.withLock({ $0 }) else { return }
-      observer.record(RunEvent(time: ContinuousClock.now - start, task: event.task, kind: event.kind))
+      guard pool.inRun(name), let (observer, clock, start) = pool.current.withLock({ $0 }) else { return }
+      observer.record(RunEvent(time: clock.now - start, task: event.task, kind: event.kind))
     }
 
     func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
       // A run that does not hold it (grouped or quiet) would keep its lines until it ends there.
-      if pool.inRun(name), let (observer, start) = pool.current.withLock({ $0 }) {
-        return observer.output(task: task, stream: stream, lines: lines, time: ContinuousClock.now - start)
+      if pool.inRun(name), let (observer, clock, start) = pool.current.withLock({ $0 }) {
+        return observer.output(task: task, stream: stream, lines: lines, time: clock.now - start)
       }
       let head = Array((name + " | ").utf8)
       var text: [UInt8] = []

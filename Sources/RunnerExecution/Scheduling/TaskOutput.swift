@@ -22,14 +22,19 @@ package final class TaskOutput: OutputLineSink {
 
   let task: Int
   let observer: any RunObserver
+  /// The run's clock and when the run started on it: an event's time is the time between.
+  let clock: any RunClock
   let start: ContinuousClock.Instant
   /// Secret values, replaced by `***` before any line goes on.
   let mask: SecretMask
   private let state = Mutex(State())
 
-  package init(task: Int, observer: any RunObserver, start: ContinuousClock.Instant, mask: SecretMask = .none) {
+  package init(
+    task: Int, observer: any RunObserver, clock: any RunClock, start: ContinuousClock.Instant, mask: SecretMask = .none
+  ) {
     self.task = task
     self.observer = observer
+    self.clock = clock
     self.start = start
     self.mask = mask
   }
@@ -75,12 +80,12 @@ package final class TaskOutput: OutputLineSink {
 
   /// Tells the run what the key check decided for this task (`RunEvent.Kind.decided`).
   package func recordDecision(_ decision: Decision) {
-    observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: .decided(decision)))
+    observer.record(RunEvent(time: clock.now - start, task: task, kind: .decided(decision)))
   }
 
   /// Tells the run how a command of this task ended (`RunEvent.Kind.exited`).
   package func recordExit(_ outcome: ProcessOutcome) {
-    observer.record(RunEvent(time: ContinuousClock.now - start, task: task, kind: .exited(outcome)))
+    observer.record(RunEvent(time: clock.now - start, task: task, kind: .exited(outcome)))
   }
 
   /// Ends a line the process left without a newline (called when a command exits).
@@ -129,6 +134,6 @@ package final class TaskOutput: OutputLineSink {
         state.tailNext = (state.tailNext + 1) % Self.tailLength
       }
     }
-    observer.output(task: task, stream: stream, lines: lines, time: ContinuousClock.now - start)
+    observer.output(task: task, stream: stream, lines: lines, time: clock.now - start)
   }
 }

@@ -134,6 +134,26 @@ import Testing
     #expect(retries == [2, 3])
   }
 
+  /// Every time a run reports is read from its clock: the events, the durations shown and
+  /// the summary's, so a test clock that only the backoffs move gives exactly their sums.
+  @Test func eventTimesAndDurationsAreOnTheRunsClock() async throws {
+    let harness = try RunHarness(
+      """
+      tasks:
+        flaky:
+          run: touch made-by-flaky
+          retries: 2
+      """)
+    let processes = ScriptedProcesses([.exited(1), .exited(2), .exited(0)])
+    let clock = TestClock(automatic: true)
+    let (summary, observer) = try await harness.run(clock: clock, processes: processes)
+    #expect(summary.succeeded)
+    #expect(summary.duration == .milliseconds(1500))
+    let times = Set(observer.recorded.map(\.time))
+    #expect(times.isSubset(of: [.zero, .milliseconds(500), .milliseconds(1500)]), "\(times)")
+    #expect(times.contains(.milliseconds(1500)))
+  }
+
   /// Through the process seam: a `wait_for` command and each attempt ask for their process
   /// there, and nothing is started (the file is never made).
   @Test func everyProcessOfARunGoesThroughTheProcessSeam() async throws {

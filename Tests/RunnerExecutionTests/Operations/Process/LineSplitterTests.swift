@@ -79,7 +79,7 @@ private final class LinesObserver: RunObserver, @unchecked Sendable {
   /// newline, arriving next, ends it and is not an empty line of its own.
   @Test func aLineOfExactlyTheLimitIsOneLine() {
     let observer = LinesObserver()
-    let output = TaskOutput(task: 0, observer: observer, start: .now)
+    let output = TaskOutput(task: 0, observer: observer, clock: SystemClock(), start: .now)
     let long = [UInt8](repeating: 0x41, count: TaskOutput.maximumLine)
     long.withUnsafeBytes { output.receive(fragment: $0, stream: .stdout) }
     Array("\nnext\n".utf8).withUnsafeBytes { output.receive(lines: OutputLines($0), stream: .stdout) }
