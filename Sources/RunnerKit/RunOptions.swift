@@ -1,4 +1,9 @@
+import RunnerModel
 import RunnerReporting
+
+/// How a run reports (CI format, output mode, reports written after it), as the command line
+/// sets it.
+public typealias ReportSettings = RunnerReporting.ReportSettings
 
 /// What the command line asks of a run: the task file, the targets and every run flag.
 public struct RunOptions: Sendable {
@@ -75,5 +80,17 @@ public struct RunOptions: Sendable {
     self.noCache = noCache
     self.noWait = noWait
     self.reports = reports
+  }
+}
+
+extension RunOptions {
+  /// A duration as the command line takes one (`5s`, `500ms`), or nil.
+  public static func parseDuration(_ text: String) -> Duration? {
+    RunnerModel.parseDuration(text)
+  }
+
+  /// The words after the options: `NAME=value` params, and the targets.
+  public static func split(_ words: [String]) -> (params: [(name: String, value: String)], targets: [String]) {
+    Invocation.split(words)
   }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Glibc
-import RunnerBasics
 import RunnerKit
 
 /// The executable: parse arguments, run, and turn every outcome into a documented exit code.
@@ -13,9 +12,9 @@ enum Entrypoint {
     // A closed stdout (`runner … | head -1`) must surface as EPIPE, not kill runner mid-run.
     signal(SIGPIPE, SIG_IGN)
     Runner.noteSignalsAtStart()
-    if let problem = memoryLimitProblem() ?? ProcessLimit.problem() {
-      Terminal.write("error: \(problem)\n", to: 2)
-      exit(ExitStatus.usage)
+    if let problem = Runner.startProblem() {
+      Runner.write("error: \(problem)\n", to: 2)
+      exit(Runner.usageExitCode)
     }
     // The allocator tuned; hundreds of tasks at once need a few descriptors each (children get
     // the old limit back).
@@ -40,7 +39,7 @@ enum Entrypoint {
     let (parsed, affectedRef) = RunnerCommand.affectedRef(split.parsed)
     let words = (parsed: parsed, task: split.task)
     if let script = completionScript(words.parsed) {
-      Terminal.write(script + "\n", to: 1)
+      Runner.write(script + "\n", to: 1)
       exit(0)
     }
     do {
@@ -51,30 +50,6 @@ enum Entrypoint {
     let (code, runner) = await command.execute(taskArguments: words.task, affectedRef: affectedRef)
     // Exit with what the run loaded still referenced: the kernel drops it at once.
     withExtendedLifetime(runner) { exit(code) }
-  }
-
-  /// The least address space runner starts in: below it, creating a thread fails and
-  /// libdispatch retries for ever (a run under `ulimit -v 200000` hung). Measured on 2 cores: a
-  /// 60-task run needs about 400 MiB. Each processor adds a pool thread, whose stack (8 MiB)
-  /// counts, and malloc arenas (64 MiB each) are capped at 8 under a limit
-  /// (`Runner.prepareProcess`): 384 MiB and 16 MiB a processor, at least 512 MiB.
-  static var minimumAddressSpace: UInt64 {
-    max(512 << 20, (384 << 20) + UInt64(Terminal.processorCount) * (16 << 20))
-  }
-
-  /// Why runner cannot start under this process's memory limits, if it cannot.
-  static func memoryLimitProblem() -> String? {
-    let minimum = minimumAddressSpace
-    for (resource, name) in [(RLIMIT_AS, "ulimit -v"), (RLIMIT_DATA, "ulimit -d")] {
-      var limit = rlimit()
-      guard getrlimit(__rlimit_resource_t(resource.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
-        UInt64(limit.rlim_cur) < minimum
-      else { continue }
-      return "a memory limit of \(UInt64(limit.rlim_cur) >> 20) MiB (\(name)) is below the "
-        + "\(minimum >> 20) MiB of address space runner needs to start its threads "
-        + "(\(Terminal.processorCount) processors): raise it"
-    }
-    return nil
   }
 
   /// The mended completion script (`CompletionScript`) when the words ask for one.
@@ -94,11 +69,11 @@ enum Entrypoint {
     let code = Command.exitCode(for: error).rawValue
     let message = Command.fullMessage(for: error)
     if code == 0 {
-      Terminal.write(message + "\n", to: 1)
+      Runner.write(message + "\n", to: 1)
       return 0
     }
-    Terminal.write("error: " + message.replacingPrefix("Error: ") + "\n", to: 2)
-    return ExitStatus.usage
+    Runner.write("error: " + message.replacingPrefix("Error: ") + "\n", to: 2)
+    return Runner.usageExitCode
   }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import RunnerKit
-import RunnerModel
 
 /// Options for the remote cache and executor (they override the task file's `remote:` section).
 struct RemoteOptions: ParsableArguments {
@@ -53,7 +52,7 @@ struct RemoteOptions: ParsableArguments {
     settings.headers = remoteHeader
     settings.upload = remoteUpload
     settings.certificateAuthority = remoteCa
-    settings.timeout = remoteTimeout.flatMap(RunnerModel.parseDuration)
+    settings.timeout = remoteTimeout.flatMap(RunOptions.parseDuration)
     return settings
   }
 }

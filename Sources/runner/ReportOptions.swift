@@ -1,9 +1,5 @@
 import ArgumentParser
-import RunnerBasics
 import RunnerKit
-import RunnerModel
-import RunnerRendering
-import RunnerReporting
 
 /// Options for CI formats and pictures of a run.
 struct ReportOptions: ParsableArguments {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Glibc
-import RunnerBasics
 import RunnerKit
-import RunnerModel
 
 /// `runner [FILE] [TARGET...]`: load a task file and run, list or draw its graph.
 struct RunnerCommand: ParsableCommand {
@@ -115,13 +113,13 @@ struct RunnerCommand: ParsableCommand {
 
   func validate() throws {
     if let jobs, jobs < 1 { throw ValidationError("-j/--jobs must be at least 1, found \(jobs)") }
-    if RunnerModel.parseDuration(grace) == nil {
+    if RunOptions.parseDuration(grace) == nil {
       throw ValidationError("--grace takes a duration such as 5s or 500ms, found '\(grace)'")
     }
     if let jobs = remote.remoteJobs, jobs < 1 {
       throw ValidationError("--remote-jobs must be at least 1, found \(jobs)")
     }
-    if let timeout = remote.remoteTimeout, RunnerModel.parseDuration(timeout) == nil {
+    if let timeout = remote.remoteTimeout, RunOptions.parseDuration(timeout) == nil {
       throw ValidationError("--remote-timeout takes a duration such as 30s or 500ms, found '\(timeout)'")
     }
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
@@ -165,35 +163,23 @@ struct RunnerCommand: ParsableCommand {
     return (nil, arguments)
   }
 
-  /// `-C DIR`, then `RUNNER_INVOCATION_DIR` (where runner was started, or DIR). Nil or the
-  /// problem (said by the caller).
-  func enterDirectory() -> String? {
-    if let directory, chdir(directory) != 0 {
-      return "-C: cannot enter '\(directory)': \(FileReader.describe(errno))"
-    }
-    // Before anything reads the environment (`ProcessEnvironment` reads it once): every task
-    // inherits it, and a runner a task starts sets its own.
-    setenv("RUNNER_INVOCATION_DIR", FilePath.canonical("."), 1)
-    return nil
-  }
-
   /// Runs the command through the façade.
   ///
   /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
   /// - Parameter affectedRef: the REF of `--affected=REF` (the word is `--affected` by then).
   func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner?) {
-    if let problem = enterDirectory() { return (Self.fail(problem), nil) }
+    if let problem = Runner.enter(directory: directory) { return (Runner.fail(problem), nil) }
     if initialize { return (StarterFile.create(), nil) }
     let (named, words) = fileAndTargets()
     let path: String
     switch named.map({ .success($0) }) ?? TaskFileLocator.find() {
     case .success(let found): path = found
-    case .failure(let problem): return (Self.fail(problem.text), nil)
+    case .failure(let problem): return (Runner.fail(problem.text), nil)
     }
-    let (params, targets) = Invocation.split(words)
+    let (params, targets) = RunOptions.split(words)
     var options = RunOptions(
       taskFile: path, targets: targets, arguments: Array(CommandLine.arguments.dropFirst()), jobs: jobs,
-      keepGoing: keepGoing, grace: RunnerModel.parseDuration(grace) ?? .seconds(5), eventsPath: events,
+      keepGoing: keepGoing, grace: RunOptions.parseDuration(grace) ?? .seconds(5), eventsPath: events,
       force: force, noCache: noCache, noWait: noWait, reports: report.settings())
     options.params = params
     options.taskArguments = taskArguments
@@ -209,11 +195,6 @@ struct RunnerCommand: ParsableCommand {
     if dryRun { return (await runner.dryRun(), runner) }
     if watch { return (await runner.watch(), runner) }
     return (await runner.run(), runner)
-  }
-
-  static func fail(_ text: String) -> Int32 {
-    DiagnosticPrinter().print([Diagnostic(.error, text)])
-    return ExitStatus.usage
   }
 }
 

@@ -2,6 +2,41 @@ import Glibc
 import RunnerBasics
 import RunnerModel
 
+extension Runner {
+  /// Why runner cannot start under this process's limits on memory and processes, if it
+  /// cannot: checked first thing, before runner starts a thread (then exit 2 with the cause).
+  public static func startProblem() -> String? {
+    MemoryLimit.problem() ?? ProcessLimit.problem()
+  }
+}
+
+/// Whether runner can start its threads under this process's memory limits.
+enum MemoryLimit {
+  /// The least address space runner starts in: below it, creating a thread fails and
+  /// libdispatch retries for ever (a run under `ulimit -v 200000` hung). Measured on 2 cores: a
+  /// 60-task run needs about 400 MiB. Each processor adds a pool thread, whose stack (8 MiB)
+  /// counts, and malloc arenas (64 MiB each) are capped at 8 under a limit
+  /// (`Runner.prepareProcess`): 384 MiB and 16 MiB a processor, at least 512 MiB.
+  static var minimumAddressSpace: UInt64 {
+    max(512 << 20, (384 << 20) + UInt64(Terminal.processorCount) * (16 << 20))
+  }
+
+  /// Why runner cannot start under this process's memory limits, if it cannot.
+  static func problem() -> String? {
+    let minimum = minimumAddressSpace
+    for (resource, name) in [(RLIMIT_AS, "ulimit -v"), (RLIMIT_DATA, "ulimit -d")] {
+      var limit = rlimit()
+      guard getrlimit(__rlimit_resource_t(resource.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+        UInt64(limit.rlim_cur) < minimum
+      else { continue }
+      return "a memory limit of \(UInt64(limit.rlim_cur) >> 20) MiB (\(name)) is below the "
+        + "\(minimum >> 20) MiB of address space runner needs to start its threads "
+        + "(\(Terminal.processorCount) processors): raise it"
+    }
+    return nil
+  }
+}
+
 /// Whether runner can start its threads and one task under the limits on processes: the
 /// user's `ulimit -u` (RLIMIT_NPROC, which counts threads; root is exempt) and the cgroup's
 /// `pids.max`. Without the room, the Swift runtime hangs or traps when it makes a thread;

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// What each target may import, as docs/architecture.md draws the targets: rules SwiftPM does
+/// not keep (a target may import anything its dependencies depend on), kept here by reading
+/// the sources' `import` lines.
+@Suite struct TargetImportsTests {
+  static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Sources")
+
+  /// The modules a target's Swift files import (`import X`, `@testable import X`,
+  /// `package import X`, `import struct X.Y`).
+  static func imports(of target: String) throws -> Set<String> {
+    let directory = sources.appendingPathComponent(target)
+    let kinds: Set<Substring> = ["struct", "class", "enum", "func", "var", "let", "protocol", "typealias"]
+    var found = Set<String>()
+    guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+      return found
+    }
+    for case let url as URL in files where url.pathExtension == "swift" {
+      for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+        let words = line.split(separator: " ")
+        guard let at = words.firstIndex(of: "import"),
+          words[..<at].allSatisfy({ $0.hasPrefix("@") || ["package", "public", "internal", "private"].contains($0) })
+        else { continue }
+        var rest = words[(at + 1)...]
+        if let first = rest.first, kinds.contains(first) { rest = rest.dropFirst() }
+        if let module = rest.first?.split(separator: ".").first { found.insert(String(module)) }
+      }
+    }
+    return found
+  }
+
+  static var targets: [String] {
+    get throws {
+      try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { target in
+        (try? imports(of: target).isEmpty == false) == true
+      }
+    }
+  }
+
+  @Test func theRulesSeeEveryTarget() throws {
+    let targets = try Self.targets
+    #expect(targets.count >= 12, "\(targets)")
+    #expect(try Self.imports(of: "RunnerProcess").contains("CRunnerShim"))
+  }
+
+  /// The executable parses the command line and calls `Runner`: everything else is reached
+  /// through RunnerKit's entry points.
+  @Test func theExecutableImportsOnlyRunnerKit() throws {
+    #expect(try Self.imports(of: "runner") == ["ArgumentParser", "Glibc", "RunnerKit"])
+  }
+
+  @Test func onlyTheProcessTargetImportsTheCShim() throws {
+    for target in try Self.targets where target != "RunnerProcess" {
+      #expect(try !Self.imports(of: target).contains("CRunnerShim"), "\(target)")
+    }
+  }
+
+  /// An image reaches a task's key through `ImageDigesting`, not through the cache.
+  @Test func theCacheDoesNotImportImaging() throws {
+    #expect(try !Self.imports(of: "RunnerCache").contains("Imaging"))
+  }
+}
