@@ -38,7 +38,10 @@ let package = Package(
     ),
     // Processes: the reactor, spawning, signals and the watchdog; the one importer of the C shim.
     .target(name: "RunnerProcess", dependencies: ["RunnerBasics", "CRunnerShim"]),
-    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "RunnerProcess", "Imaging"]),
+    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "RunnerRemoteAPI", "RunnerProcess", "Imaging"]),
+    // What the executor asks of the remote layer (RunnerRemote answers): the protocols and
+    // their fault policy.
+    .target(name: "RunnerRemoteAPI", dependencies: ["RunnerCache"]),
     .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "RunnerProcess"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
@@ -64,6 +67,7 @@ let package = Package(
       dependencies: [
         "REAPI",
         "RunnerCache",
+        "RunnerRemoteAPI",
         "Imaging",
         .product(name: "GRPCCore", package: "grpc-swift-2"),
         .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),

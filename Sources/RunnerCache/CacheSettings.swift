@@ -20,10 +20,6 @@ package struct CacheSettings: Sendable {
   package var noOpInvocation: String?
   /// The task file's bytes, for the record's digests of it.
   package var noOpTaskFile: [UInt8] = []
-  /// The remote cache, asked after the local one misses and given what runs (`--remote-cache`).
-  package var remote: RemoteCacheSession?
-  /// The remote executor, given the tasks that can run there (`--remote-exec`).
-  package var remoteExecution: RemoteExecutionSession?
 
   package init(
     enabled: Bool = true, useCache: Bool = true, force: Bool = false, wait: Bool = true,

@@ -21,10 +21,8 @@ extension IncrementalStore {
     CacheFileSystem.remove(pendingUploadPath(fingerprint))
   }
 
-  /// Whether an upload of `fingerprint` was started and not done; false when no upload would
-  /// be made now (no remote cache, uploads off).
+  /// Whether an upload of `fingerprint` was started and not done.
   package func uploadPending(_ fingerprint: String) -> Bool {
-    guard let remote = settings.remote, remote.uploads, !remote.isOff else { return false }
-    return CacheFileSystem.status(pendingUploadPath(fingerprint)) != nil
+    CacheFileSystem.status(pendingUploadPath(fingerprint)) != nil
   }
 }

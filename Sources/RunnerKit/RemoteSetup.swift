@@ -2,6 +2,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerModel
 import RunnerRemote
+import RunnerRemoteAPI
 
 /// The remote cache and executor of a run, from the command line, `RUNNER_REMOTE_CACHE` /
 /// `RUNNER_REMOTE_EXEC` / `RUNNER_REMOTE_HEADERS` and the task file's `remote:` section, in
@@ -14,10 +15,7 @@ enum RemoteSetup {
     var text: String
   }
 
-  struct Sessions {
-    var cache: RemoteCacheSession?
-    var execution: RemoteExecutionSession?
-  }
+  typealias Sessions = RemoteSessions
 
   /// The sessions (none when no server is named); a problem (exit 2) when the settings are wrong.
   static func sessions(_ options: RunOptions.Remote, file: TaskFile, environment: [String: String]) -> Result<

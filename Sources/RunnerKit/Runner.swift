@@ -5,6 +5,7 @@ import RunnerExecution
 import RunnerModel
 import RunnerProcess
 import RunnerRemote
+import RunnerRemoteAPI
 import RunnerRendering
 import RunnerReporting
 import Synchronization
@@ -75,30 +76,31 @@ public final class Runner: Sendable {
       // `sh:` default could change what a run does behind its back.
       caching.noOpInvocation = nil
     }
+    var remote = RemoteSessions()
     switch RemoteSetup.sessions(options.remote, file: graph.file, environment: ProcessEnvironment.current) {
-    case .success(let remote):
-      caching.remote = caching.useCache ? remote.cache : nil
-      caching.remoteExecution = caching.useCache ? remote.execution : nil
+    case .success(let sessions):
+      // The remote layer goes through the local cache: without it, it is not used.
+      if caching.useCache { remote = sessions }
     case .failure(let problem):
       DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
       return ExitStatus.usage
     }
-    let code = await session(selection, caching: caching).run()
-    await Self.closeRemote(caching)
+    let code = await session(selection, caching: caching, remote: remote).run()
+    await Self.closeRemote(remote)
     keep(selection)
     return code
   }
 
   /// Says what the remote cache and executor did (on stderr) and ends their connections.
-  static func closeRemote(_ caching: CacheSettings) async {
-    if let execution = caching.remoteExecution {
+  static func closeRemote(_ sessions: RemoteSessions) async {
+    if let execution = sessions.execution {
       let (executed, cached) = execution.counts
       let state = execution.isOff ? " (turned off after a fault)" : ""
       Terminal.write(
         "remote execution \(execution.executor.name)\(state): \(executed) executed, \(cached) from its cache\n", to: 2)
       await execution.executor.close()
     }
-    if let remote = caching.remote {
+    if let remote = sessions.cache {
       let (hits, misses, stored) = remote.counts
       let state = remote.isOff ? " (turned off after a fault)" : ""
       Terminal.write(
@@ -108,13 +110,17 @@ public final class Runner: Sendable {
     }
   }
 
-  func session(_ selection: GraphSelection, caching: CacheSettings, services: ServicePool? = nil) -> RunSession {
+  func session(
+    _ selection: GraphSelection, caching: CacheSettings, remote: RemoteSessions = RemoteSessions(),
+    services: ServicePool? = nil
+  ) -> RunSession {
     let graph = selection.graph
     var settings = RunSettings(
       concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
     settings.services = services
+    settings.remote = remote
     settings.secrets = Self.secrets(of: graph)
     settings.answers = Prompter.ask(selection, yes: options.assumeYes)
     return RunSession(selection: selection, settings: settings, reports: options.reports)

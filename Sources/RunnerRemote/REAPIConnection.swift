@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import REAPI
 import RunnerCache
+import RunnerRemoteAPI
 import Synchronization
 
 package typealias Digest = Build_Bazel_Remote_Execution_V2_Digest

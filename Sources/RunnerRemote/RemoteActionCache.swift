@@ -2,6 +2,7 @@ import Glibc
 import REAPI
 import RunnerBasics
 import RunnerCache
+import RunnerRemoteAPI
 
 typealias ActionResult = Build_Bazel_Remote_Execution_V2_ActionResult
 

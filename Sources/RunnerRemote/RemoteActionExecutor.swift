@@ -1,6 +1,7 @@
 import REAPI
 import RunnerCache
 import RunnerModel
+import RunnerRemoteAPI
 
 /// Tasks run on a REAPI v2 Execution service (`grpc://`, `grpcs://`): the blobs the server
 /// lacks go up (found with one FindMissingBlobs: the Command, the Action, the input tree and

@@ -1,13 +1,21 @@
 import Glibc
 import RunnerCache
+import RunnerRemoteAPI
 
-/// The remote cache (`CacheSettings.remote`): asked after the local cache misses, given what
+/// The remote cache (`RunSettings.remote`): asked after the local cache misses, given what
 /// runs. A remote result goes through the local cache — saved there, then restored as a local
 /// entry is — so it is checked and written the same way; a fault is a miss.
 extension CachingOperation {
+  /// Whether an upload of `fingerprint` to the remote cache was started and not done, when
+  /// one would be made now (a remote cache, uploads on and not turned off).
+  func uploadPending(_ fingerprint: String) -> Bool {
+    guard let cache = remote.cache, cache.uploads, !cache.isOff else { return false }
+    return store.uploadPending(fingerprint)
+  }
+
   /// The task's Action, when a remote cache is in use and the key is the fingerprint's.
   func remoteKey(_ prepared: Prepared, _ context: OperationContext) -> ActionKey? {
-    guard store.settings.remote != nil, store.settings.useCache else { return nil }
+    guard remote.cache != nil, store.settings.useCache else { return nil }
     return actionKey(prepared, context)
   }
 
@@ -25,7 +33,7 @@ extension CachingOperation {
 
   /// The remote result for this task, restored; nil on a miss or a fault.
   func restoreRemote(_ prepared: Prepared, _ context: OperationContext) async -> (any OperationResult)? {
-    guard let remote = store.settings.remote, let key = remoteKey(prepared, context) else { return nil }
+    guard let remote = remote.cache, let key = remoteKey(prepared, context) else { return nil }
     let scratch = context.scratchDirectory + "/remote-\(context.task.index)-\(context.attempt)"
     guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
     defer { CacheFileSystem.removeTree(scratch) }
@@ -50,7 +58,7 @@ extension CachingOperation {
   /// - Parameter key: the Action, when another part of the task worked it out (`WholeTask`).
   func storeRemote(_ prepared: Prepared, _ context: OperationContext, key: ActionKey? = nil) async {
     let fingerprint = prepared.fingerprint.value
-    guard let remote = store.settings.remote, remote.uploads, !remote.isOff else { return }
+    guard let remote = remote.cache, remote.uploads, !remote.isOff else { return }
     guard let key = key ?? remoteKey(prepared, context), let entry = try? store.cache.load(fingerprint) else {
       return store.uploadDone(fingerprint)  // nothing to give (evicted, cleaned): nothing pending
     }

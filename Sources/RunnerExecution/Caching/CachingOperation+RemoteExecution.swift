@@ -2,8 +2,9 @@ import Glibc
 import RunnerCache
 import RunnerModel
 import RunnerProcess
+import RunnerRemoteAPI
 
-/// Remote execution (`CacheSettings.remoteExecution`): a task the scheduler gave a remote slot
+/// Remote execution (`RunSettings.remote`): a task the scheduler gave a remote slot
 /// runs on the server when neither cache holds its result. What comes back goes through the
 /// local cache — saved there, then restored as a local entry is — so it is checked and written
 /// the same way, and the task is recorded as if it had run here.
@@ -14,7 +15,7 @@ extension CachingOperation {
     -> any OperationResult
   {
     let task = context.task
-    guard let session = store.settings.remoteExecution, !session.isOff else {
+    guard let session = remote.execution, !session.isOff else {
       throw .runLocally("remote execution is off after a fault")
     }
     guard let key = actionKey(prepared, context) else { throw .runLocally("its key is not the local one") }

@@ -4,6 +4,7 @@ import RunnerBasics
 import RunnerCache
 import RunnerModel
 import RunnerProcess
+import RunnerRemoteAPI
 
 /// Wraps a task's operation with incremental behaviour: skip it when up to date, restore it
 /// from the local cache, or run it and record (and cache) what it did.
@@ -14,6 +15,8 @@ import RunnerProcess
 struct CachingOperation: TaskOperation {
   let inner: any TaskOperation
   let store: IncrementalStore
+  /// The remote cache and executor, each when named.
+  let remote: RemoteSessions
   let cacheable: Bool
   /// What the parts of tasks decided as one did so far in this run.
   let parts: WholeTaskRuns
@@ -31,10 +34,12 @@ struct CachingOperation: TaskOperation {
   }
 
   init(
-    inner: any TaskOperation, store: IncrementalStore, cacheable: Bool, parts: WholeTaskRuns, decisions: TaskDecisions
+    inner: any TaskOperation, store: IncrementalStore, remote: RemoteSessions = RemoteSessions(), cacheable: Bool,
+    parts: WholeTaskRuns, decisions: TaskDecisions
   ) {
     self.inner = inner
     self.store = store
+    self.remote = remote
     self.cacheable = cacheable
     self.parts = parts
     self.decisions = decisions
@@ -51,7 +56,7 @@ struct CachingOperation: TaskOperation {
     switch decide(prepared, context) {
     case .upToDate(let result):
       // Up to date, but an earlier run's upload of it was cut short: `run` makes it.
-      if !store.uploadPending(prepared.fingerprint.value) { return .finished(standsForParts(result, context)) }
+      if !uploadPending(prepared.fingerprint.value) { return .finished(standsForParts(result, context)) }
     case .stale(let reason):
       prepared.reason = reason
     }
@@ -66,7 +71,7 @@ struct CachingOperation: TaskOperation {
     guard context.task.wholeTask == nil,
       let record = store.settled(
         context.task, workingDirectory: context.workingDirectory, dependencies: context.inputs.keys),
-      let fingerprint = record.fingerprint, !store.uploadPending(fingerprint)
+      let fingerprint = record.fingerprint, !uploadPending(fingerprint)
     else { return nil }
     return CachedResult(
       outputs: Dictionary(record.values, uniquingKeysWith: { $1 }),
@@ -166,7 +171,7 @@ struct CachingOperation: TaskOperation {
       switch decide(prepared, context) {
       case .upToDate(let result):
         // An earlier run's upload of it cut short is made now.
-        if store.uploadPending(fingerprint.value) { await storeRemote(prepared, context) }
+        if uploadPending(fingerprint.value) { await storeRemote(prepared, context) }
         return standsForParts(result, context)
       case .stale(let reason):
         found = reason

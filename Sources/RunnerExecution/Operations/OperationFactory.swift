@@ -2,6 +2,7 @@ import Imaging
 import RunnerCache
 import RunnerModel
 import RunnerProcess
+import RunnerRemoteAPI
 
 /// Makes the operation that runs a task, by the kind of its action.
 package struct OperationFactory: Sendable {
@@ -11,6 +12,8 @@ package struct OperationFactory: Sendable {
   let processes: any ProcessRunning
   /// Incremental state and cache; nil runs every task as written.
   let store: IncrementalStore?
+  /// The remote cache and executor, reached through the store's tasks.
+  let remote: RemoteSessions
   /// Fetches image `load:` URLs.
   let fetcher: any URLFetching
   /// The answers to the run's prompts.
@@ -22,8 +25,10 @@ package struct OperationFactory: Sendable {
 
   package init(
     reactor: ProcessReactor = .shared, processes: (any ProcessRunning)? = nil, store: IncrementalStore? = nil,
-    fetcher: (any URLFetching)? = nil, answers: PromptAnswers = PromptAnswers()
+    remote: RemoteSessions = RemoteSessions(), fetcher: (any URLFetching)? = nil,
+    answers: PromptAnswers = PromptAnswers()
   ) {
+    self.remote = remote
     self.reactor = reactor
     let processes = processes ?? reactor
     // Any process the run starts — a task's command, an `if:` or precondition check, a gate's
@@ -59,7 +64,7 @@ package struct OperationFactory: Sendable {
     // A service is never up to date nor restored: it is started, and stopped.
     guard let store, !task.isService else { return operation }
     return CachingOperation(
-      inner: operation, store: store, cacheable: task.isCacheable, parts: parts, decisions: decisions)
+      inner: operation, store: store, remote: remote, cacheable: task.isCacheable, parts: parts, decisions: decisions)
   }
 }
 

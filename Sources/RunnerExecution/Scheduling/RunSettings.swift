@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerCache
+import RunnerRemoteAPI
 
 /// How a run behaves, from the task file and the command line.
 package struct RunSettings: Sendable {
@@ -13,6 +14,8 @@ package struct RunSettings: Sendable {
   package var eventsPath: String?
   /// Up-to-date checks and the local cache (`--force`, `--no-cache`, `--no-wait`).
   package var caching: CacheSettings
+  /// The remote cache and executor, each when named (used only with the local cache).
+  package var remote = RemoteSessions()
   /// `--watch`: services are parked here when a run no longer needs them, and adopted from here.
   package var services: ServicePool?
   /// The run's secret values, masked in every task's output (`TaskGraph.secretMask`).

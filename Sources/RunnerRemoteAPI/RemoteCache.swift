@@ -1,3 +1,4 @@
+import RunnerCache
 import Synchronization
 
 /// A cache beyond this machine — a REAPI v2 server over gRPC, or Bazel's HTTP cache — as the
@@ -119,5 +120,18 @@ package final class RemoteFaults: Sendable {
       return !off
     }
     if first { warn(message(true)) }
+  }
+}
+
+/// The remote layer of a run: the remote cache and the remote executor, each when named.
+package struct RemoteSessions: Sendable {
+  /// Asked after the local cache misses and given what runs (`--remote-cache`).
+  package var cache: RemoteCacheSession?
+  /// Given the tasks that can run there (`--remote-exec`).
+  package var execution: RemoteExecutionSession?
+
+  package init(cache: RemoteCacheSession? = nil, execution: RemoteExecutionSession? = nil) {
+    self.cache = cache
+    self.execution = execution
   }
 }

@@ -1,3 +1,4 @@
+import RunnerCache
 import Synchronization
 
 /// A REAPI v2 Execution service as the executor sees it: a task's Action runs there, its
