@@ -18,10 +18,11 @@ import Testing
       return found
     }
     for case let url as URL in files where url.pathExtension == "swift" {
-      for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
-        let words = line.split(separator: " ")
+      let text = try String(contentsOf: url, encoding: .utf8)
+      for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == ";" }) {
+        let words = line.split(whereSeparator: \.isWhitespace)
         guard let at = words.firstIndex(of: "import"),
-          words[..<at].allSatisfy({ $0.hasPrefix("@") || ["package", "public", "internal", "private"].contains($0) })
+          words[..<at].allSatisfy({ $0.hasPrefix("@") || Self.modifiers.contains($0) })
         else { continue }
         var rest = words[(at + 1)...]
         if let first = rest.first, kinds.contains(first) { rest = rest.dropFirst() }
@@ -30,6 +31,8 @@ import Testing
     }
     return found
   }
+
+  static let modifiers: Set<Substring> = ["package", "public", "internal", "fileprivate", "private"]
 
   static var targets: [String] {
     get throws {
@@ -49,6 +52,17 @@ import Testing
   /// through RunnerKit's entry points.
   @Test func theExecutableImportsOnlyRunnerKit() throws {
     #expect(try Self.imports(of: "runner") == ["ArgumentParser", "Glibc", "RunnerKit"])
+  }
+
+  /// Nor may RunnerKit hand the executable another module through `@_exported`.
+  @Test func runnerKitReExportsNothing() throws {
+    let directory = Self.sources.appendingPathComponent("RunnerKit")
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
+    #expect(!files.isEmpty)
+    for file in files {
+      let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+      #expect(!text.contains("@_exported"), "\(file)")
+    }
   }
 
   @Test func onlyTheProcessTargetImportsTheCShim() throws {

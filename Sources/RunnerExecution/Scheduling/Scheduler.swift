@@ -55,7 +55,7 @@ package struct Scheduler: Sendable {
     let remote = remoteSlots()
     var state = RunState(
       selection: selection, failFast: settings.failFast, parksServices: settings.services != nil,
-      localLimit: settings.concurrency, remote: remote, remoteLimit: settings.remote.execution?.jobs ?? 0,
+      localLimit: settings.concurrency, remote: remote, remoteLimit: factory.remote.execution?.jobs ?? 0,
       clock: clock)
     let pool = settings.services
     pool?.attach(observer, clock: clock, start: start)
@@ -294,7 +294,7 @@ package struct Scheduler: Sendable {
   /// worker can run (`TaskDefinition.remoteExecutionRefusal`); nil without one.
   func remoteSlots() -> [Bool]? {
     let caching = settings.caching
-    guard settings.remote.execution != nil, caching.enabled, caching.useCache, factory.store != nil else { return nil }
+    guard factory.remote.execution != nil, caching.enabled, caching.useCache, factory.store != nil else { return nil }
     let graph = selection.graph
     return graph.tasks.indices.map { graph[$0].isCacheable && graph.remoteExecutionRefusal(of: $0) == nil }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import RunnerBasics
 import TestSupport
 import Testing
 
@@ -152,6 +153,11 @@ import Testing
     let times = Set(observer.recorded.map(\.time))
     #expect(times.isSubset(of: [.zero, .milliseconds(500), .milliseconds(1500)]), "\(times)")
     #expect(times.contains(.milliseconds(1500)))
+    let shown = observer.recorded.compactMap { event -> String? in
+      if case .state(.succeeded, _, let reason) = event.kind { return reason }
+      return nil
+    }
+    #expect(shown == [formatDuration(.milliseconds(1500))], "the time a task took is the clock's")
   }
 
   /// Through the process seam: a `wait_for` command and each attempt ask for their process
