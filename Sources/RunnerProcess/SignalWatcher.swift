@@ -16,27 +16,45 @@ package final class SignalWatcher: Sendable {
   package static let window: Duration = .milliseconds(250)
   private let received: SignalLog
   private let token: Int
+  private let hub: SignalHub
 
   /// - Parameters:
   ///   - onFirst: cancel the run.
   ///   - onSecond: kill what is left now.
   ///   - onSuspend: stop the run's processes and runner; returns when continued.
+  ///   - hub: where the signals come from (a test hands its own, which listens to none).
   package init(
     onFirst: @escaping @Sendable (Int32) -> Void, onSecond: @escaping @Sendable () -> Void,
-    onSuspend: (@Sendable () -> Void)? = nil
+    onSuspend: (@Sendable () -> Void)? = nil, hub: SignalHub = .shared
   ) {
     let received = SignalLog()
     self.received = received
-    token = SignalHub.shared.register(
+    self.hub = hub
+    token = hub.register(
       { number in
         let now = ContinuousClock.now
-        let count = received.withLock { log -> Int in
-          if let last = log.last, last.number == number, now - last.time < SignalWatcher.window { return 0 }
-          log.append((number, now))
-          return log.count
+        let count = received.withLock { log -> Int? in
+          // Closed after the hub handed it this signal: the signal goes on as if it had come
+          // a moment later, to the next watcher.
+          if log.closed { return nil }
+          if let last = log.entries.last, last.number == number, now - last.time < SignalWatcher.window { return 0 }
+          log.entries.append((number, now))
+          return log.entries.count
         }
+        guard let count else { return hub.deliver(number) }
         if count == 1 { onFirst(number) } else if count > 1 { onSecond() }
       }, suspend: onSuspend)
+  }
+
+  /// Stops watching, and says the first signal received, if any. A signal that comes after
+  /// goes to the next watcher (or waits for one): none is lost in the time between a run's
+  /// last look at its watcher and the watcher's end (`--watch` makes one per run).
+  package func close() -> Int32? {
+    hub.unregister(token)
+    return received.withLock { log in
+      log.closed = true
+      return log.entries.first?.number
+    }
   }
 
   /// Sets a signal to SIG_IGN (for its dispatch source) the first time only: once libdispatch
@@ -69,17 +87,17 @@ package final class SignalWatcher: Sendable {
   }
 
   /// The first signal received, if any.
-  package var firstSignal: Int32? { received.withLock { $0.first?.number } }
+  package var firstSignal: Int32? { received.withLock { $0.entries.first?.number } }
 
-  deinit { SignalHub.shared.unregister(token) }
+  deinit { hub.unregister(token) }
 }
 
 /// One dispatch source per signal for the life of the process, handing each signal to the
 /// newest watcher. Watchers come and go (`--watch` has one between runs and one per run); a
 /// signal that arrives while none is there waits for the next, rather than being lost to the
 /// moment between two of them.
-final class SignalHub: Sendable {
-  static let shared = SignalHub()
+package final class SignalHub: Sendable {
+  package static let shared = SignalHub()
 
   private struct Watcher {
     var token: Int
@@ -98,6 +116,12 @@ final class SignalHub: Sendable {
   }
 
   private let state = Mutex(State())
+  /// Whether it takes the process's signals (false: only what `deliver` is given).
+  private let listening: Bool
+
+  package init(listening: Bool = true) {
+    self.listening = listening
+  }
 
   func register(_ handle: @escaping @Sendable (Int32) -> Void, suspend: (@Sendable () -> Void)?) -> Int {
     let (token, pending, start, startSuspend) = state.withLock { state in
@@ -110,8 +134,8 @@ final class SignalHub: Sendable {
       }
       return (state.next, state.pending, !state.started, suspend != nil && !state.suspending)
     }
-    if start { listen(to: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) }
-    if startSuspend { listen(to: [SIGTSTP]) }
+    if start, listening { listen(to: [SIGINT, SIGTERM, SIGHUP, SIGQUIT]) }
+    if startSuspend, listening { listen(to: [SIGTSTP]) }
     for number in pending { handle(number) }
     return token
   }
@@ -142,7 +166,8 @@ final class SignalHub: Sendable {
     init(sources: [any DispatchSourceSignal]) { self.sources = sources }
   }
 
-  private func deliver(_ number: Int32) {
+  /// Hands a signal to the newest watcher, or keeps it for the next one.
+  package func deliver(_ number: Int32) {
     if number == SIGTSTP {
       let suspend = state.withLock { $0.watchers.last { $0.suspend != nil }?.suspend }
       // No watcher stops the run's processes: stop as SIGTSTP would have.
@@ -160,12 +185,17 @@ final class SignalHub: Sendable {
   }
 }
 
-/// The signals counted so far and when each came, shared with the handlers.
+/// The signals counted so far and when each came, shared with the handlers; closed once its
+/// watcher is.
 final class SignalLog: Sendable {
   typealias Entry = (number: Int32, time: ContinuousClock.Instant)
-  private let signals = Mutex<[Entry]>([])
+  struct Log {
+    var entries: [Entry] = []
+    var closed = false
+  }
+  private let signals = Mutex(Log())
 
-  func withLock<T>(_ body: (inout [Entry]) -> T) -> T {
+  func withLock<T>(_ body: (inout Log) -> T) -> T {
     signals.withLock { body(&$0) }
   }
 }

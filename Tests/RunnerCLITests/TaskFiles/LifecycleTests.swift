@@ -525,6 +525,9 @@ extension WatchTests {
       until grep -q 'stopping this run' out.txt 2>/dev/null; do sleep 0.05; done
       until [ "$(grep -c '| ran-a' out.txt)" = 2 ]; do sleep 0.1; done
       kill -TERM $runner
+      # Bounded: a runner that spent the signal and watched on fails the test, not hangs it.
+      for i in $(seq 1 200); do kill -0 $runner 2>/dev/null || break; sleep 0.05; done
+      kill -0 $runner 2>/dev/null && { echo "still running after SIGTERM"; kill -KILL $runner; }
       wait $runner
       echo "status=$?"
       """)
