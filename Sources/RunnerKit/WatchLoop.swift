@@ -106,6 +106,9 @@ struct WatchLoop {
         }
       }
       guard !targets.isEmpty else { continue }
+      // A signal since the last run (or one on its way, which closing hands on) ends the watch
+      // before another run starts; from here on the run's own watcher takes it.
+      if signals?.close() != nil || stop.withLock({ $0 != nil }) { break }
       signals = nil
       let run = GraphSelection(graph: selection.graph, targets: targets)
       var caching = caching
