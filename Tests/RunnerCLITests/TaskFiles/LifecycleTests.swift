@@ -35,12 +35,13 @@ import Testing
     let project = try TaskFileProject(
       """
       tasks:
-        serve: 'touch started; trap "sleep 1; exit 0" TERM; sleep 30 & wait'
+        serve: 'touch started; trap "sleep $(cat linger); exit 0" TERM; sleep 30 & wait'
         teardown: { deps: [serve], always: true, run: 'echo cleaned > cleaned.txt' }
       """)
     defer { project.remove() }
     let once = try project.shell(
       """
+      echo 1 > linger
       "$RUNNER" teardown > out.txt 2>&1 &
       runner=$!
       while [ ! -e started ]; do sleep 0.05; done
@@ -52,13 +53,16 @@ import Testing
     #expect(project.read("cleaned.txt") == "cleaned\n", "\(project.read("out.txt") ?? "")")
     // The first interrupt says what it did not stop, and how to.
     #expect(project.read("out.txt")?.contains("cleanup tasks still run (interrupt again to cancel them)") == true)
-    _ = try project.shell("rm -f started cleaned.txt")
+    // The second signal goes once runner has counted the first (it said so), and after the
+    // window in which a repeat is the same interrupt; the service lingers long enough for it.
+    _ = try project.shell("rm -f started cleaned.txt; echo 20 > linger")
     let twice = try project.shell(
       """
       "$RUNNER" --events events.jsonl teardown > out.txt 2>&1 &
       runner=$!
       while [ ! -e started ]; do sleep 0.05; done
       kill -TERM $runner
+      until grep -q "interrupt again" out.txt; do sleep 0.05; done
       sleep 0.5
       kill -TERM $runner
       wait $runner
