@@ -38,16 +38,19 @@ let package = Package(
     ),
     // Processes: the reactor, spawning, signals and the watchdog; the one importer of the C shim.
     .target(name: "RunnerProcess", dependencies: ["RunnerBasics", "CRunnerShim"]),
-    .target(name: "RunnerExecution", dependencies: ["RunnerCache", "RunnerRemoteAPI", "RunnerProcess", "Imaging"]),
+    .target(name: "RunnerEvents", dependencies: ["RunnerModel", "RunnerProcess"]),
+    .target(
+      name: "RunnerExecution",
+      dependencies: ["RunnerCache", "RunnerRemoteAPI", "RunnerEvents", "RunnerProcess", "Imaging"]),
     // What the executor asks of the remote layer (RunnerRemote answers): the protocols and
     // their fault policy.
     .target(name: "RunnerRemoteAPI", dependencies: ["RunnerCache"]),
-    .target(name: "RunnerReporting", dependencies: ["RunnerExecution", "RunnerProcess"]),
+    .target(name: "RunnerReporting", dependencies: ["RunnerEvents", "RunnerProcess"]),
     .target(name: "RunnerRendering", dependencies: ["RunnerCache"]),
     // The façade: one entry point per command.
     .target(
       name: "RunnerKit",
-      dependencies: ["RunnerReporting", "RunnerRendering", "RunnerRemote", "RunnerImport"],
+      dependencies: ["RunnerExecution", "RunnerReporting", "RunnerRendering", "RunnerRemote", "RunnerImport"],
       plugins: ["VersionStamp"]
     ),
     .plugin(name: "VersionStamp", capability: .buildTool()),
@@ -93,8 +96,9 @@ let package = Package(
     .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport", "RunnerModel"], exclude: ["Corpus"]),
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache", "TestSupport"]),
     .testTarget(
-      name: "RunnerExecutionTests", dependencies: ["RunnerExecution", "RunnerProcess", "Imaging", "TestSupport"]),
-    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "RunnerProcess", "TestSupport"]),
+      name: "RunnerExecutionTests",
+      dependencies: ["RunnerExecution", "RunnerEvents", "RunnerProcess", "Imaging", "TestSupport"]),
+    .testTarget(name: "RunnerKitTests", dependencies: ["RunnerKit", "RunnerEvents", "RunnerProcess", "TestSupport"]),
     .testTarget(
       name: "RunnerRemoteTests",
       dependencies: ["RunnerRemote", "REAPI", "RunnerCache", "RunnerModel", "Imaging", "TestSupport"]),

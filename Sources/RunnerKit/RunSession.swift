@@ -1,6 +1,7 @@
 import Glibc
 import RunnerBasics
 import RunnerCache
+import RunnerEvents
 import RunnerExecution
 import RunnerModel
 import RunnerProcess

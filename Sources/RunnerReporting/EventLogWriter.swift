@@ -1,6 +1,6 @@
 import Glibc
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 import Synchronization
@@ -66,7 +66,7 @@ package final class EventLogWriter: RunObserver {
       members += [("event", .string("state")), ("state", .string(state.rawValue)), ("attempt", .int(attempt))]
       if state == .skipped {
         // Why, as a word a program can match; what happened, as the console says it.
-        members.append(("reason", .string(ConditionSkipped.kind(ofSkipReason: reason))))
+        members.append(("reason", .string(TaskState.skipKind(ofReason: reason))))
         if let reason { members.append(("message", .string(reason))) }
       } else if let reason {
         members.append(("reason", .string(reason)))

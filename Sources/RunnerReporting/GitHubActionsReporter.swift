@@ -1,6 +1,6 @@
 import Glibc
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerProcess
 import Synchronization
 

@@ -1,5 +1,5 @@
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 
 /// `--junit FILE`: the run as JUnit XML, which CI systems (GitLab, Jenkins, Azure, the

@@ -1,5 +1,5 @@
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 

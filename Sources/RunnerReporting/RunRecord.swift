@@ -1,4 +1,4 @@
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 

@@ -1,5 +1,5 @@
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 
 /// The console and the reports of one run, as `RunSession` uses them: the observers to

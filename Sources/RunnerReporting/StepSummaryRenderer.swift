@@ -1,5 +1,5 @@
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 
 /// The Markdown appended to `$GITHUB_STEP_SUMMARY`: a headline, a table of the tasks

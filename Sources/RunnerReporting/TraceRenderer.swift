@@ -1,5 +1,5 @@
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerModel
 
 /// `--trace FILE`: the run in Chrome's trace-event format, which Perfetto

@@ -1,6 +1,6 @@
 import Glibc
 import RunnerBasics
-import RunnerExecution
+import RunnerEvents
 import RunnerProcess
 
 /// GitHub's workflow commands in task output. A task's `::error::`, `::warning::`,

@@ -75,4 +75,12 @@ import Testing
   @Test func theCacheDoesNotImportImaging() throws {
     #expect(try !Self.imports(of: "RunnerCache").contains("Imaging"))
   }
+
+  /// The reporters read a run's events, not the engine that made them: the events and what they
+  /// carry (states, failures, decisions, process outcomes) are a target below both.
+  @Test func theReportersDoNotReachTheEngine() throws {
+    let engine: Set<String> = ["RunnerCache", "RunnerExecution", "RunnerRemoteAPI", "RunnerRemote", "Imaging"]
+    #expect(try Self.imports(of: "RunnerReporting").isDisjoint(with: engine))
+    #expect(try Self.imports(of: "RunnerEvents").isSubset(of: ["RunnerBasics", "RunnerModel", "RunnerProcess"]))
+  }
 }

@@ -1,4 +1,5 @@
 import RunnerCache
+import RunnerEvents
 import RunnerModel
 import Synchronization
 

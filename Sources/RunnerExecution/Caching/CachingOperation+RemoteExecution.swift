@@ -1,5 +1,6 @@
 import Glibc
 import RunnerCache
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 import RunnerRemoteAPI

@@ -2,6 +2,7 @@ import Glibc
 import Imaging
 import RunnerBasics
 import RunnerCache
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 import RunnerRemoteAPI

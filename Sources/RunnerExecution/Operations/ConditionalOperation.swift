@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 
@@ -74,14 +75,5 @@ package struct ConditionSkipped: FingerprintProviding {
   package var outputDigest: String { "condition-false" }
 
   /// The state's reason, as events and the console show it.
-  package var reason: String { Self.reasonPrefix + "\(condition) is false" }
-
-  /// How every reason of a task skipped by its condition begins (a dependency's failure reads
-  /// `'NAME' failed`): the event log tells the two apart by it.
-  package static let reasonPrefix = "if: "
-
-  /// The word the event log gives a skipped task's reason: `condition` or `dependency`.
-  package static func kind(ofSkipReason reason: String?) -> String {
-    reason?.hasPrefix(reasonPrefix) ?? false ? "condition" : "dependency"
-  }
+  package var reason: String { TaskState.conditionReasonPrefix + "\(condition) is false" }
 }

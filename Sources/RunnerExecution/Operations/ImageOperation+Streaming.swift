@@ -1,4 +1,5 @@
 import Imaging
+import RunnerEvents
 import RunnerModel
 
 /// A load directly followed by a blur or resize runs as one step, so that the kernel works

@@ -1,5 +1,6 @@
 import Imaging
 import RunnerBasics
+import RunnerEvents
 import RunnerModel
 
 /// A result that carries an image, handed to dependents in memory (no temporary file).

@@ -1,5 +1,6 @@
 import Imaging
 import RunnerCache
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 import RunnerRemoteAPI

@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 

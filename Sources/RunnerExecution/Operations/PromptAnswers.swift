@@ -1,3 +1,4 @@
+import RunnerEvents
 import RunnerModel
 
 /// What the person at the terminal answered to the run's `prompt:`s, asked before it starts.

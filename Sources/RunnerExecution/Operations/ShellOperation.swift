@@ -1,4 +1,5 @@
 import Glibc
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 

@@ -1,3 +1,4 @@
+import RunnerEvents
 import RunnerModel
 
 /// Task calls in the run: what only a call reaches is needed once a caller reaches the call,

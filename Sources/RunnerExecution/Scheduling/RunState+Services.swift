@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerEvents
 import RunnerModel
 
 /// Services (`service: true`): ready when their gates pass after they start, asked to stop

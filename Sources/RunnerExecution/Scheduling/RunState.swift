@@ -1,4 +1,5 @@
 import RunnerBasics
+import RunnerEvents
 import RunnerModel
 
 /// The scheduler's bookkeeping: each task's state, what it waits on, who holds which

@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerCache
+import RunnerEvents
 import RunnerModel
 import RunnerProcess
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunnerEvents
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RunnerEvents
 import RunnerProcess
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunnerEvents
 import Testing
 
 @testable import RunnerBasics

@@ -1,3 +1,4 @@
+import RunnerEvents
 import Testing
 
 @testable import RunnerBasics

@@ -7,6 +7,12 @@ package struct RunSummary: Sendable {
     package var reason: TaskFailure
     /// The last lines the task printed, oldest first.
     package var tail: [String]
+
+    package init(task: Int, reason: TaskFailure, tail: [String]) {
+      self.task = task
+      self.reason = reason
+      self.tail = tail
+    }
   }
 
   package var counts: [TaskState: Int] = [:]

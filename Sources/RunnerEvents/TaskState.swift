@@ -19,3 +19,14 @@ package enum TaskState: String, Sendable, CaseIterable {
     }
   }
 }
+
+extension TaskState {
+  /// How every reason of a task skipped by its condition begins (a dependency's failure reads
+  /// `'NAME' failed`): the event log tells the two apart by it.
+  package static let conditionReasonPrefix = "if: "
+
+  /// The word the event log gives a skipped task's reason: `condition` or `dependency`.
+  package static func skipKind(ofReason reason: String?) -> String {
+    reason?.hasPrefix(conditionReasonPrefix) ?? false ? "condition" : "dependency"
+  }
+}
