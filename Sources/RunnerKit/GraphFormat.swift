@@ -23,10 +23,9 @@ public enum GraphFormat: String, Sendable, CaseIterable {
   /// The most tasks `--graph html` lays out with Graphviz.
   static let graphvizLimit = 2000
 
-  /// Writes the graph as SVG or PNG (through Graphviz) or as an HTML page to stdout.
-  ///
-  /// - Returns: 0, or 2 (with a message naming the package) when Graphviz is missing or fails.
-  func draw(_ selection: GraphSelection) async -> Int32 {
+  /// Draws the graph as SVG or PNG (through Graphviz) or as an HTML page, into `answer`'s
+  /// output; when Graphviz is missing or fails, an error naming the package and exit code 2.
+  func draw(_ selection: GraphSelection, into answer: inout Answer) async {
     do {
       switch self {
       case .html:
@@ -35,17 +34,12 @@ public enum GraphFormat: String, Sendable, CaseIterable {
         let small = selection.members.count <= Self.graphvizLimit
         let svg =
           small && GraphvizRenderer.isAvailable ? try await GraphvizRenderer().render(selection, format: .svg) : nil
-        HTMLGraphRenderer().write(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }) {
-          Terminal.write($0, to: 1)
-        }
+        HTMLGraphRenderer().write(selection, svg: svg.map { String(decoding: $0, as: UTF8.self) }) { answer.say($0) }
       default:
-        let bytes = try await GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
-        bytes.withUnsafeBufferPointer { Terminal.write($0, to: 1) }
+        answer.output += try await GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
       }
-      return ExitStatus.success
     } catch {
-      DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
-      return ExitStatus.usage
+      answer = Answer(error: "\(error)")
     }
   }
 }

@@ -6,16 +6,17 @@ import RunnerModel
 extension Runner {
   /// `runner --explain TASK`: why the task ran (or was restored) the last time it did, what a
   /// run would do with it now and why, and what makes it run again.
-  public func explain(_ name: String) async -> Int32 {
-    guard let caching = cacheSettings(), let graph = loadGraph() else { return ExitStatus.usage }
+  public func explain(_ name: String) async -> Answer {
+    var answer = Answer()
+    guard let caching = cacheSettings(&answer), let graph = loadGraph(&answer) else { return answer.failing() }
     let selection: GraphSelection
     do {
       selection = try GraphSelection(graph: graph, targetNames: [name])
     } catch {
-      DiagnosticPrinter().print(error.diagnostics)
-      return ExitStatus.usage
+      answer.report(error.diagnostics)
+      return answer.failing()
     }
-    guard let index = graph.index(of: name) ?? selection.targets.first else { return ExitStatus.usage }
+    guard let index = graph.index(of: name) ?? selection.targets.first else { return answer.failing() }
     // A task with calls decided as one is decided, and recorded, by its first part.
     let deciding = graph[index].wholeTask.flatMap { graph.index(of: $0.firstPart) } ?? index
     let store = IncrementalPlanner.store(
@@ -26,8 +27,8 @@ extension Runner {
       of: graph[deciding], shownAs: graph[index], record: store.record(graph[deciding].name), now: prediction,
       dependencies: graph.dependencies[deciding].map { graph[$0].name },
       variables: Fingerprint.keyedVariables(of: graph.file), secrets: Set(graph.file.secretNames))
-    Terminal.write(masked.masking(text), to: 1)
-    return ExitStatus.success
+    answer.say(masked.masking(text))
+    return answer
   }
 
   static func explanation(

@@ -21,6 +21,11 @@ extension Runner {
     Terminal.write(text, to: descriptor)
   }
 
+  /// Writes `bytes` to file descriptor 1 or 2 whole.
+  public static func write(_ bytes: [UInt8], to descriptor: Int32) {
+    bytes.withUnsafeBufferPointer { Terminal.write($0, to: descriptor) }
+  }
+
   /// Says an error as every error is said (on stderr) and returns the usage exit code.
   public static func fail(_ text: String) -> Int32 {
     DiagnosticPrinter().print([Diagnostic(.error, text)])

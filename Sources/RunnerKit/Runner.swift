@@ -10,8 +10,9 @@ import RunnerRendering
 import RunnerReporting
 import Synchronization
 
-/// The façade: one entry point per command of the command line. Each prints what the command
-/// prints and returns its exit code; none exits.
+/// The façade: one entry point per command of the command line; none exits. A command that
+/// runs tasks (`run`, `watch`) prints as the run goes and returns its exit code; every other
+/// returns an `Answer` (output, problems, exit code) that the caller prints.
 ///
 /// Exit codes: 0 success; 1 a task failed; 2 invalid task file or usage; 130/143 interrupted by
 /// SIGINT/SIGTERM.
@@ -37,7 +38,9 @@ public final class Runner: Sendable {
 
   /// `runner [TARGET...]`: runs the selected tasks.
   public func run() async -> Int32 {
-    guard var caching = cacheSettings() else { return ExitStatus.usage }
+    var answer = Answer()
+    defer { answer.write() }
+    guard var caching = cacheSettings(&answer) else { return ExitStatus.usage }
     let bytes = try? FileReader.read(options.taskFile)
     let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
     if caching.enabled, !options.force, options.affected == nil, let bytes,
@@ -60,8 +63,8 @@ public final class Runner: Sendable {
     }
     // A run that ends before its store is made leaves no read-ahead behind.
     defer { IncrementalStore.dropReadAhead(directory: stateDirectory) }
-    guard let (graph, whole) = load(bytes: bytes) else { return ExitStatus.usage }
-    let narrowed = await affected(whole, dryRun: false)
+    guard let (graph, whole) = load(&answer, bytes: bytes) else { return ExitStatus.usage }
+    let narrowed = await affected(whole, dryRun: false, &answer)
     guard let selection = narrowed.selection else { return narrowed.code }
     let loadRanCommands =
       graph.file.params.contains(where: { $0.defaultCommand != nil })
@@ -82,9 +85,12 @@ public final class Runner: Sendable {
       // The remote layer goes through the local cache: without it, it is not used.
       if caching.useCache { remote = sessions }
     case .failure(let problem):
-      DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
+      answer.report([Diagnostic(.error, problem.text)])
       return ExitStatus.usage
     }
+    // What loading said comes before the run's own lines.
+    answer.write()
+    answer = Answer()
     let code = await session(selection, caching: caching, remote: remote).run()
     await Self.closeRemote(remote)
     keep(selection)
@@ -134,36 +140,49 @@ public final class Runner: Sendable {
   /// `runner --watch [TARGET...]`: runs, then re-runs what each change to the sources touches
   /// (`WatchLoop`) until a signal; exits 128 + that signal.
   public func watch() async -> Int32 {
-    guard let caching = cacheSettings(), let (_, selection) = load() else { return ExitStatus.usage }
+    var answer = Answer()
+    let loaded = cacheSettings(&answer).flatMap { caching in load(&answer).map { (caching, $0.1) } }
+    answer.write()
+    guard let (caching, selection) = loaded else { return ExitStatus.usage }
     return await WatchLoop(runner: self, selection: selection, caching: caching).run()
   }
 
   /// The task file loaded and selected again (after it changed), or nil (said).
-  func reload() -> GraphSelection? { load()?.1 }
+  func reload() -> GraphSelection? {
+    var answer = Answer()
+    defer { answer.write() }
+    return load(&answer)?.1
+  }
 
-  /// `runner -n`: prints the plan (what would run, what is up to date or cached) and runs nothing.
-  public func dryRun() async -> Int32 {
-    guard let caching = cacheSettings(), let (graph, whole) = load() else { return ExitStatus.usage }
-    let narrowed = await affected(whole, dryRun: true)
-    guard let selection = narrowed.selection else { return narrowed.code }
+  /// `runner -n`: the plan (what would run, what is up to date or cached); runs nothing.
+  public func dryRun() async -> Answer {
+    var answer = Answer()
+    guard let caching = cacheSettings(&answer), let (graph, whole) = load(&answer) else { return answer.failing() }
+    let narrowed = await affected(whole, dryRun: true, &answer)
+    guard let selection = narrowed.selection else {
+      answer.exitCode = narrowed.code
+      return answer
+    }
     PlanRenderer(secrets: Self.secrets(of: graph)).write(
       selection.namesMasked(by: Self.secrets(of: graph)), predictions: predictions(graph, selection, caching),
       placements: placements(selection, caching)
-    ) { Terminal.write($0, to: 1) }
-    return ExitStatus.success
+    ) { answer.say($0) }
+    return answer
   }
 
   /// With `--affected`, the part of `selection` a change touches; the selection itself without.
   /// A dry run lists each chosen task and why. No selection and the exit code when nothing is
   /// touched (0) or git cannot tell (2); both said.
-  private func affected(_ selection: GraphSelection, dryRun: Bool) async -> (selection: GraphSelection?, code: Int32) {
+  private func affected(_ selection: GraphSelection, dryRun: Bool, _ answer: inout Answer) async -> (
+    selection: GraphSelection?, code: Int32
+  ) {
     guard let affected = options.affected else { return (selection, 0) }
     let graph = selection.graph
     let changed: AffectedTasks.Changes
     switch await AffectedTasks.changedFiles(in: graph.file.directory, ref: affected.ref) {
     case .success(let found): changed = found
     case .failure(let problem):
-      DiagnosticPrinter().print([Diagnostic(.error, problem.text)])
+      answer.report([Diagnostic(.error, problem.text)])
       return (nil, ExitStatus.usage)
     }
     let taskFiles = Set(AffectedTasks.taskFiles(of: graph.file)).intersection(changed.files)
@@ -175,56 +194,65 @@ public final class Runner: Sendable {
     // nothing, so the tasks it holds that are affected stand for it.
     let names = selection.members.filter { chosen.reasons[$0] != nil && graph[$0].action.kindName != "group" }
     guard !names.isEmpty else {
-      Terminal.write("nothing affected: no selected task's sources changed since \(changed.base)\n", to: 1)
+      answer.say("nothing affected: no selected task's sources changed since \(changed.base)\n")
       return (nil, ExitStatus.success)
     }
     if dryRun {
       var text = "affected since \(changed.base):\n"
       for task in names { text += "  \(graph[task].name): \(chosen.reasons[task]!)\n" }
-      Terminal.write(text + "\n", to: 1)
+      answer.say(text + "\n")
     }
     return (GraphSelection(graph: graph, targets: names), 0)
   }
 
-  /// `runner --graph FORMAT`: prints the selected graph.
-  public func graph(_ format: GraphFormat) async -> Int32 {
-    guard let caching = cacheSettings(), let (graph, selection) = load(wholeFile: true) else { return ExitStatus.usage }
+  /// `runner --graph FORMAT`: the selected graph.
+  public func graph(_ format: GraphFormat) async -> Answer {
+    var answer = Answer()
+    guard let caching = cacheSettings(&answer), let (graph, selection) = load(&answer, wholeFile: true) else {
+      return answer.failing()
+    }
     let secrets = Self.secrets(of: graph)
     let shown = selection.namesMasked(by: secrets)
     if format == .json {
       let predictions = predictions(graph, selection, caching)
-      JSONGraphRenderer(secrets: secrets).write(shown, predictions: predictions) { Terminal.write($0, to: 1) }
-      return ExitStatus.success
+      JSONGraphRenderer(secrets: secrets).write(shown, predictions: predictions) { answer.say($0) }
+    } else if format.isPicture {
+      await format.draw(shown, into: &answer)
+    } else {
+      format.write(shown) { answer.say($0) }
     }
-    if format.isPicture { return await format.draw(shown) }
-    format.write(shown) { Terminal.write($0, to: 1) }
-    return ExitStatus.success
+    return answer
   }
 
   /// `runner --list [--json]`: the tasks with their descriptions.
-  public func list(json: Bool) -> Int32 {
-    guard let graph = loadGraph() else { return ExitStatus.usage }
-    ListRenderer().write(graph, json: json) { Terminal.write($0, to: 1) }
-    return ExitStatus.success
+  public func list(json: Bool) -> Answer {
+    var answer = Answer()
+    guard let graph = loadGraph(&answer) else { return answer.failing() }
+    ListRenderer().write(graph, json: json) { answer.say($0) }
+    return answer
   }
 
   /// `runner --describe TASK`: everything about one task.
-  public func describe(_ name: String) -> Int32 {
-    guard let graph = loadGraph() else { return ExitStatus.usage }
+  public func describe(_ name: String) -> Answer {
+    var answer = Answer()
+    guard let graph = loadGraph(&answer) else { return answer.failing() }
     guard let index = graph.index(of: name) else {
       // Selecting the unknown name yields the usual "no task named … (did you mean …?)".
       do { _ = try GraphSelection(graph: graph, targetNames: [name]) } catch {
-        DiagnosticPrinter().print(error.diagnostics)
+        answer.report(error.diagnostics)
       }
-      return ExitStatus.usage
+      return answer.failing()
     }
-    Terminal.write(DescribeRenderer(secrets: Self.secrets(of: graph)).render(index, in: graph), to: 1)
-    return ExitStatus.success
+    answer.say(DescribeRenderer(secrets: Self.secrets(of: graph)).render(index, in: graph))
+    return answer
   }
 
   /// `runner --clean-cache`: removes `.runner/cache` next to the task file.
-  public func cleanCache() async -> Int32 {
-    await IncrementalStore.cleanCache(taskFile: options.taskFile, wait: !options.noWait)
+  public func cleanCache() async -> Answer {
+    switch await IncrementalStore.cleanCache(taskFile: options.taskFile, wait: !options.noWait) {
+    case .success: return Answer()
+    case .failure(let problem): return Answer(error: "\(problem)")
+    }
   }
 
   /// The task names (and `NAME=value` params) a shell offers to complete: none when the file does not load.
@@ -239,28 +267,29 @@ public final class Runner: Sendable {
     return tasks.flatMap { [$0.name] + $0.aliases } + Array(Set(params)).sorted()
   }
 
-  /// Loads the task file and selects the targets; prints the diagnostics (and, in CI, the
-  /// annotations) when either fails.
+  /// Loads the task file and selects the targets; adds the diagnostics (and, in CI, the
+  /// annotations) to `answer` when either fails.
   ///
   /// - Parameter wholeFile: with no target and no default, select every task (rather than
   ///   list the tasks and fail).
-  private func load(bytes: [UInt8]? = nil, wholeFile: Bool = false) -> (TaskGraph, GraphSelection)? {
-    guard let graph = loadGraph(bytes: bytes) else { return nil }
+  private func load(_ answer: inout Answer, bytes: [UInt8]? = nil, wholeFile: Bool = false) -> (
+    TaskGraph, GraphSelection
+  )? {
+    guard let graph = loadGraph(&answer, bytes: bytes) else { return nil }
     do {
       let selection = try GraphSelection(graph: graph, targetNames: options.targets, wholeFile: wholeFile)
       return (graph, selection)
     } catch {
       if error.diagnostics.contains(where: { $0.message == TaskFileError.noDefaultTask.description }) {
-        Terminal.write(ListRenderer().render(graph, json: false), to: 1)
+        answer.say(ListRenderer().render(graph, json: false))
       }
-      DiagnosticPrinter().print(error.diagnostics)
-      options.reports.annotate(error.diagnostics)
+      answer.report(error.diagnostics, annotating: options.reports)
       return nil
     }
   }
 
   /// Loads the task file (no selection: `--list` and `--describe` read the whole file).
-  func loadGraph(bytes: [UInt8]? = nil) -> TaskGraph? {
+  func loadGraph(_ answer: inout Answer, bytes: [UInt8]? = nil) -> TaskGraph? {
     let path = options.taskFile
     let loader = TaskFileLoader(
       invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
@@ -268,29 +297,26 @@ public final class Runner: Sendable {
       let graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)
       // From here on, nothing runner prints or writes shows a secret of this file.
       PrintMask.hide(Self.secrets(of: graph))
-      if !options.taskArguments.isEmpty { Self.warnOfUnreadArguments(graph, options.taskArguments) }
+      if !options.taskArguments.isEmpty { answer.report(Self.unreadArguments(graph, options.taskArguments)) }
       return graph
     } catch {
-      DiagnosticPrinter().print(error.diagnostics)
-      options.reports.annotate(error.diagnostics)
+      answer.report(error.diagnostics, annotating: options.reports)
       return nil
     }
   }
 
   /// The words after `--` go to the targets as `"$@"`: a target whose commands read none of
   /// `$@`, `$*`, `$1`… would drop them without a word.
-  static func warnOfUnreadArguments(_ graph: TaskGraph, _ words: [String]) {
+  static func unreadArguments(_ graph: TaskGraph, _ words: [String]) -> [Diagnostic] {
     let deaf = graph.tasks.filter { task in
       guard !task.arguments.isEmpty, case .shell(let commands) = task.action else { return false }
       return !commands.contains { Self.readsArguments($0.text) }
     }
-    for task in deaf.prefix(3) {
-      DiagnosticPrinter().print([
-        Diagnostic(
-          .warning,
-          "the words after '--' (\(words.joined(separator: " "))) reach '\(task.name)' as \"$@\", "
-            + "but its commands never read \"$@\", $* or $1…", at: task.location)
-      ])
+    return deaf.prefix(3).map { task in
+      Diagnostic(
+        .warning,
+        "the words after '--' (\(words.joined(separator: " "))) reach '\(task.name)' as \"$@\", "
+          + "but its commands never read \"$@\", $* or $1…", at: task.location)
     }
   }
 
@@ -309,12 +335,12 @@ public final class Runner: Sendable {
     return false
   }
 
-  func cacheSettings() -> CacheSettings? {
+  func cacheSettings(_ answer: inout Answer) -> CacheSettings? {
     do {
       return try CacheSettings(
         force: options.force, noCache: options.noCache, noWait: options.noWait, environment: getenv("RUNNER_CACHE_MAX"))
     } catch {
-      DiagnosticPrinter().print([Diagnostic(.error, "\(error)")])
+      answer.report([Diagnostic(.error, "\(error)")])
       return nil
     }
   }

@@ -50,15 +50,16 @@ package enum StarterFile {
       """
   }
 
-  /// Writes `tasks.yml` here. Exit 0, or 2 (said) when a task file exists or it cannot write.
-  package static func create() -> Int32 {
+  /// Writes `tasks.yml` here. Exit 0, or 2 (with the error) when a task file exists or it
+  /// cannot write.
+  package static func create() -> Answer {
     for name in TaskFileLocator.names where access(name, F_OK) == 0 {
-      return fail("'\(name)' already exists here; --init never overwrites a task file")
+      return Answer(error: "'\(name)' already exists here; --init never overwrites a task file")
     }
     let bytes = Array(text(schema: schemaPath()).utf8)
     var template = Array(".tasks.yml.init-XXXXXX".utf8CString)
     let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard descriptor >= 0 else { return fail("cannot write here: \(FileReader.describe(errno))") }
+    guard descriptor >= 0 else { return Answer(error: "cannot write here: \(FileReader.describe(errno))") }
     let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     defer { unlink(temporary) }
     let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
@@ -66,17 +67,17 @@ package enum StarterFile {
     umask(mask)
     fchmod(descriptor, 0o666 & ~mask)
     let closed = close(descriptor)
-    guard written == bytes.count, closed == 0 else { return fail("cannot write here: \(FileReader.describe(errno))") }
-    guard link(temporary, "tasks.yml") == 0 else {
-      if errno == EEXIST { return fail("'tasks.yml' already exists here; --init never overwrites a task file") }
-      return fail("cannot write tasks.yml here: \(FileReader.describe(errno))")
+    guard written == bytes.count, closed == 0 else {
+      return Answer(error: "cannot write here: \(FileReader.describe(errno))")
     }
-    Terminal.write("wrote tasks.yml: `runner --list` shows its tasks, `runner` runs the default\n", to: 1)
-    return ExitStatus.success
-  }
-
-  static func fail(_ text: String) -> Int32 {
-    DiagnosticPrinter().print([Diagnostic(.error, text)])
-    return ExitStatus.usage
+    guard link(temporary, "tasks.yml") == 0 else {
+      if errno == EEXIST {
+        return Answer(error: "'tasks.yml' already exists here; --init never overwrites a task file")
+      }
+      return Answer(error: "cannot write tasks.yml here: \(FileReader.describe(errno))")
+    }
+    var answer = Answer()
+    answer.say("wrote tasks.yml: `runner --list` shows its tasks, `runner` runs the default\n")
+    return answer
   }
 }

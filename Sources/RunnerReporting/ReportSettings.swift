@@ -67,10 +67,10 @@ extension ReportSettings {
     detect(ci: ci, environment: ProcessEnvironment.current)
   }
 
-  /// On GitHub Actions, each diagnostic as an annotation on stdout (the CLI prints them to
-  /// stderr as well).
-  package func annotate(_ diagnostics: [Diagnostic]) {
-    guard ci == .github else { return }
-    Terminal.write(diagnostics.map { GitHubAnnotation($0).command(workspace: workspace) }.joined(), to: 1)
+  /// On GitHub Actions, each diagnostic as an annotation, for stdout (the CLI prints them to
+  /// stderr as well); empty elsewhere.
+  package func annotations(_ diagnostics: [Diagnostic]) -> String {
+    guard ci == .github else { return "" }
+    return diagnostics.map { GitHubAnnotation($0).command(workspace: workspace) }.joined()
   }
 }

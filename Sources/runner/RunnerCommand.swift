@@ -169,7 +169,7 @@ struct RunnerCommand: ParsableCommand {
   /// - Parameter affectedRef: the REF of `--affected=REF` (the word is `--affected` by then).
   func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner?) {
     if let problem = Runner.enter(directory: directory) { return (Runner.fail(problem), nil) }
-    if initialize { return (StarterFile.create(), nil) }
+    if initialize { return (Self.printed(StarterFile.create()), nil) }
     let (named, words) = fileAndTargets()
     let path: String
     switch named.map({ .success($0) }) ?? TaskFileLocator.find() {
@@ -187,14 +187,22 @@ struct RunnerCommand: ParsableCommand {
     if affected { options.affected = .init(ref: affectedRef) }
     options.remote = remote.settings()
     let runner = Runner(options)
-    if cleanCache { return (await runner.cleanCache(), runner) }
-    if let describe { return (runner.describe(describe), runner) }
-    if let explain { return (await runner.explain(explain), runner) }
-    if list { return (runner.list(json: json), runner) }
-    if let graph { return (await runner.graph(graph), runner) }
-    if dryRun { return (await runner.dryRun(), runner) }
+    if cleanCache { return (Self.printed(await runner.cleanCache()), runner) }
+    if let describe { return (Self.printed(runner.describe(describe)), runner) }
+    if let explain { return (Self.printed(await runner.explain(explain)), runner) }
+    if list { return (Self.printed(runner.list(json: json)), runner) }
+    if let graph { return (Self.printed(await runner.graph(graph)), runner) }
+    if dryRun { return (Self.printed(await runner.dryRun()), runner) }
+    // A run prints as it goes.
     if watch { return (await runner.watch(), runner) }
     return (await runner.run(), runner)
+  }
+
+  /// Writes what a command answered (its output, then its problems) and gives its exit code.
+  static func printed(_ answer: Answer) -> Int32 {
+    if !answer.output.isEmpty { Runner.write(answer.output, to: 1) }
+    if !answer.errors.isEmpty { Runner.write(answer.errors, to: 2) }
+    return answer.exitCode
   }
 }
 
