@@ -80,14 +80,16 @@ package final class IncrementalStore: Sendable {
   ///   - touchesClock: judge new stamps by touching `.runner/clock` (`Disk`); false for
   ///     a store that writes nothing (predictions), which judges by `clock` alone.
   ///   - images: decodes a cache entry's image, for predictions (`ImageDigesting`).
+  ///   - files: the file system of the state log and of the records' files (one in memory under
+  ///     test); the cache and the read-ahead are the machine's.
   package init(
     directory: String, settings: CacheSettings, environment: [String: String],
     keyed: Set<String> = Set(Fingerprint.keyedByDefault), secretNames: Set<String> = [], secrets: SecretMask = .none,
     printWarnings: Bool = true, clock: any RunClock = SystemClock(), touchesClock: Bool = true,
-    images: (any ImageDigesting)? = nil
+    images: (any ImageDigesting)? = nil, files: any FileSystem = LocalFileSystem()
   ) {
     self.directory = directory
-    disk = Disk(mark: touchesClock ? directory + "/clock" : nil, clock: clock)
+    disk = Disk(mark: touchesClock ? directory + "/clock" : nil, clock: clock, files: files)
     self.settings = settings
     self.printWarnings = printWarnings
     cache = CacheStore(
@@ -103,12 +105,12 @@ package final class IncrementalStore: Sendable {
     if let preload = Self.takeReadAhead(directory) {
       loaded = preload.wait()
       // Read before the lock: still good if the file is the one that was read.
-      if loaded.stamp != CacheFileSystem.status(directory + "/state")?.stamp {
+      if loaded.stamp != files.status(directory + "/state", follow: true)?.stamp {
         loaded.checks?.stop()
-        loaded = StatePreload.read(directory)
+        loaded = StatePreload.read(directory, files: files)
       }
     } else {
-      loaded = StatePreload.read(directory)
+      loaded = StatePreload.read(directory, files: files)
     }
     prefetch = SourcePrefetch(checks: loaded.checks)
     (vouched, recordedTaskFile) =
@@ -214,29 +216,30 @@ package final class IncrementalStore: Sendable {
       }
       guard taken != nil || !last.isEmpty else { return }
       let path = directory + "/state"
+      let files = disk.files
       do {
-        try CacheFileSystem.makeDirectories(directory)
+        try files.makeDirectories(directory)
         // Appended while the file stays within a quarter (and 4 KiB) of its last whole write,
         // so a read costs at most that much more; a save that changes most records writes it
         // whole at once.
         let segment =
           (taken.map { taken in BuildState.segment(taken.changed.map { ($0, taken.state.tasks[$0]) }) } ?? [])
-        if !file.writeWhole, let known = file.stamp, let current = CacheFileSystem.status(path)?.stamp,
+        if !file.writeWhole, let known = file.stamp, let current = files.status(path, follow: true)?.stamp,
           current == known,
           Int(current.size) + segment.count + last.count <= file.wholeBytes + file.wholeBytes / 4 + 4096
         {
-          try CacheFileSystem.append(path, segment + last)
+          try files.append(path, segment + last)
         } else {
           let whole = (taken?.state ?? mutable.withLock { $0.state }).encoded()
-          try CacheFileSystem.writeAtomically(path, whole + last)
+          try files.replace(path, with: whole + last)
           file.wholeBytes = whole.count
           file.writeWhole = false
         }
-        file.stamp = CacheFileSystem.status(path)?.stamp
+        file.stamp = files.status(path, follow: true)?.stamp
         if case .record = ending {
           file.endsWithNoOp = true
           // Where runners before state format 6 kept the record.
-          CacheFileSystem.remove(directory + "/noop")
+          files.removeFile(directory + "/noop")
         } else {
           file.endsWithNoOp = false
         }

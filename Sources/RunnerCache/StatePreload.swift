@@ -80,12 +80,12 @@ final class StatePreload: Sendable {
 
   /// The state file's records, its stamp when read, and a warning when part of it (or all)
   /// could not be used.
-  static func read(_ directory: String) -> Loaded {
+  static func read(_ directory: String, files: any FileSystem = LocalFileSystem()) -> Loaded {
     let path = directory + "/state"
-    guard let status = CacheFileSystem.status(path) else { return Loaded(state: BuildState(), stamp: nil) }
+    guard let status = files.status(path, follow: true) else { return Loaded(state: BuildState(), stamp: nil) }
     let bytes: [UInt8]
     do {
-      bytes = try CacheFileSystem.read(path)
+      bytes = try files.read(path)
     } catch {
       return Loaded(
         state: BuildState(), stamp: status.stamp,

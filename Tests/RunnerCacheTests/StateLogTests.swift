@@ -6,8 +6,16 @@ import Testing
 
 /// `.runner/state` as a log: segments appended, later records replacing earlier ones, a torn
 /// or damaged tail read as the end of the file, and the file written whole again when it holds
-/// more superseded records than live ones.
+/// more superseded records than live ones. The store's tests run on a file system in memory.
 @Suite struct StateLogTests {
+  let files = MemoryFileSystem()
+  let directory = "/p/.runner"
+  var path: String { directory + "/state" }
+
+  init() {
+    files.makeDirectory(directory)
+  }
+
   static func record(_ fingerprint: String) -> TaskRecord {
     TaskRecord(
       fingerprint: fingerprint, operation: "o", directory: ".", environment: "e", dependencies: "d",
@@ -53,54 +61,48 @@ import Testing
     }
   }
 
-  func store(_ directory: String) -> IncrementalStore {
-    IncrementalStore(directory: directory, settings: CacheSettings(), environment: [:], printWarnings: false)
+  func store() -> IncrementalStore {
+    IncrementalStore(
+      directory: directory, settings: CacheSettings(), environment: [:], printWarnings: false, files: files)
   }
 
-  func temporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-log-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+  /// The state file's bytes in the memory file system (empty when there is none).
+  func stateBytes() -> [UInt8] {
+    (try? files.read(path)) ?? []
   }
 
   /// During a run, a changed record is saved once the last save is `saveInterval` old on the
   /// store's clock: no sooner, and without waiting for the machine's.
   @Test func recordsAreSavedOnTheStoresClock() throws {
-    let directory = try temporaryDirectory()
     let clock = TestClock()
     let store = IncrementalStore(
       directory: directory, settings: CacheSettings(), environment: [:], printWarnings: false, clock: clock,
-      touchesClock: false)
-    let path = directory + "/state"
+      touchesClock: false, files: files)
     store.update("a", Self.record("a-1"))
-    #expect(!FileManager.default.fileExists(atPath: path), "not yet due")
+    #expect(files.status(path, follow: true) == nil, "not yet due")
     clock.advance(by: IncrementalStore.saveInterval + .milliseconds(1))
     store.update("b", Self.record("b-1"))
-    #expect(
-      Set(BuildState.decode(try Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path).state.tasks.keys) == [
-        "a", "b",
-      ])
+    #expect(Set(BuildState.decode(stateBytes(), path: path).state.tasks.keys) == ["a", "b"])
     store.update("c", Self.record("c-1"))
-    let read = BuildState.decode(try Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+    let read = BuildState.decode(stateBytes(), path: path)
     #expect(read.state.tasks["c"] == nil, "the next save is due only after another interval")
   }
 
   /// A save after one task changed appends a small segment and leaves the rest of the file
   /// as it was; the next store reads the change back.
   @Test func aChangedRecordIsAppended() throws {
-    let directory = try temporaryDirectory()
-    let first = store(directory)
+    let first = store()
     for name in (0..<50).map({ "t\($0)" }) { first.update(name, Self.record(name + "-1")) }
     first.save()
-    let before = try #require(FileManager.default.contents(atPath: directory + "/state"))
-    let second = store(directory)
+    let before = stateBytes()
+    let second = store()
     second.update("t7", Self.record("t7-2"))
     second.update("t8", nil)
     second.save()
-    let after = try #require(FileManager.default.contents(atPath: directory + "/state"))
-    #expect(after.prefix(before.count) == before, "the earlier bytes are untouched")
+    let after = stateBytes()
+    #expect(Array(after.prefix(before.count)) == before, "the earlier bytes are untouched")
     #expect(after.count - before.count < before.count / 10)
-    let third = store(directory)
+    let third = store()
     #expect(third.warnings.isEmpty)
     #expect(third.record("t7")?.fingerprint == "t7-2")
     #expect(third.record("t8") == nil)
@@ -109,108 +111,147 @@ import Testing
 
   /// Once superseded records would pass a quarter of the live ones, a save writes it whole.
   @Test func aFileOfMostlySupersededRecordsIsWrittenWhole() throws {
-    let directory = try temporaryDirectory()
-    let initial = store(directory)
+    let initial = store()
     initial.update("only", Self.record("v0"))
     initial.save()
     var sizes: [Int] = []
     for round in 1...100 {
-      let next = store(directory)
+      let next = store()
       next.update("only", Self.record("v\(round)"))
       next.save()
-      sizes.append(FileManager.default.contents(atPath: directory + "/state")!.count)
+      sizes.append(stateBytes().count)
     }
     #expect(sizes.max()! < 70 * sizes.min()!)
     #expect(sizes.contains { $0 < sizes[0] }, "written whole at least once")
-    #expect(store(directory).record("only")?.fingerprint == "v100")
+    #expect(store().record("only")?.fingerprint == "v100")
   }
 
   /// An append cut short (a crash, or a save still being written while a dry run reads) is
   /// not worth a warning; the end of the run writes the file whole even if it changed nothing.
   @Test func aTornAppendIsRepairedAtTheEndOfTheNextRun() throws {
-    let directory = try temporaryDirectory()
-    let first = store(directory)
+    let first = store()
     first.update("a", Self.record("a-1"))
     first.save()
-    let handle = try #require(FileHandle(forWritingAtPath: directory + "/state"))
-    handle.seekToEndOfFile()
-    handle.write(Data("T\ttorn".utf8))
-    try handle.close()
-    let second = store(directory)
+    try files.append(path, Array("T\ttorn".utf8))
+    let second = store()
     #expect(second.warnings.isEmpty)
     #expect(second.record("a")?.fingerprint == "a-1")
     second.finish()
-    let decoded = BuildState.decode(Array(FileManager.default.contents(atPath: directory + "/state")!), path: "state")
+    let decoded = BuildState.decode(stateBytes(), path: "state")
     #expect(decoded.damage == nil)
     #expect(decoded.state.tasks.keys.sorted() == ["a"])
   }
 
   /// After damage, the next save writes the file whole rather than append after the damage.
   @Test func aDamagedFileIsWrittenWholeAtTheNextSave() throws {
-    let directory = try temporaryDirectory()
-    let first = store(directory)
+    let first = store()
     first.update("a", Self.record("a-1"))
     first.update("b", Self.record("b-1"))
     first.save()
-    let handle = try #require(FileHandle(forWritingAtPath: directory + "/state"))
-    handle.seekToEndOfFile()
     // A whole segment whose checksum does not match: damage, not an append cut short.
-    handle.write(Data("T\tc\tf\to\t.\te\td\tod\nsha256 \(String(repeating: "0", count: 64))\n".utf8))
-    try handle.close()
-    let second = store(directory)
+    try files.append(path, Array("T\tc\tf\to\t.\te\td\tod\nsha256 \(String(repeating: "0", count: 64))\n".utf8))
+    let second = store()
     #expect(second.warnings.count == 1)
     #expect(second.record("a")?.fingerprint == "a-1")
     second.update("c", Self.record("c-1"))
     second.save()
-    let decoded = BuildState.decode(Array(FileManager.default.contents(atPath: directory + "/state")!), path: "state")
+    let decoded = BuildState.decode(stateBytes(), path: "state")
     #expect(decoded.damage == nil)
     #expect(decoded.state.tasks.keys.sorted() == ["a", "b", "c"])
   }
 }
 
 extension StateLogTests {
-  func decodedState(_ directory: String) -> BuildState.Decoded {
-    BuildState.decode(Array(FileManager.default.contents(atPath: directory + "/state") ?? Data()), path: "state")
+  /// A state another version of runner wrote (its header names another format): discarded with
+  /// a warning that every task runs once, and written whole in this format at the next save.
+  @Test func aForeignStateIsDiscardedAndWrittenAgain() throws {
+    let first = store()
+    first.update("a", Self.record("a-1"))
+    first.save()
+    files.corrupt(path) { Array("runner-state 99\n".utf8) + $0.drop { $0 != UInt8(ascii: "\n") }.dropFirst() }
+    let second = store()
+    #expect(second.warnings.count == 1)
+    #expect(second.warnings.first?.contains("another version of runner") == true, "\(second.warnings)")
+    #expect(second.state.tasks.isEmpty)
+    second.update("b", Self.record("b-1"))
+    second.save()
+    let decoded = decodedState()
+    #expect(decoded.damage == nil)
+    #expect(decoded.state.tasks.keys.sorted() == ["b"])
+  }
+
+  /// A byte changed in the whole write (its stamp kept: no stamp sees it): the records from the
+  /// damage on are gone, with a warning; the file is written whole again at the next save.
+  @Test func damageInTheFirstSegmentIsSaidAndRepaired() throws {
+    let first = store()
+    for name in ["a", "b", "c"] { first.update(name, Self.record(name + "-1")) }
+    first.save()
+    let stamp = files.status(path, follow: true)?.stamp
+    files.corrupt(path) { bytes in
+      var bytes = bytes
+      bytes[bytes.count / 2] ^= 0x01
+      return bytes
+    }
+    #expect(files.status(path, follow: true)?.stamp == stamp)
+    let second = store()
+    #expect(second.warnings.count == 1)
+    #expect(second.warnings.first?.contains("damaged") == true, "\(second.warnings)")
+    #expect(second.state.tasks.isEmpty)
+    second.finish()
+    #expect(decodedState().damage == nil, "written whole, even by a run that changed nothing")
+  }
+
+  /// The store wrote only to the file system it was given.
+  @Test func theStoreWritesThroughItsFileSystem() throws {
+    let first = store()
+    first.update("a", Self.record("a-1"))
+    first.finish()
+    #expect(decodedState().state.tasks.keys.sorted() == ["a"])
+    #expect(files.status(directory + "/clock", follow: true) == nil, "no run's mark touched: nothing was judged")
+    var machine = stat()
+    #expect(stat(path, &machine) != 0, "nothing at \(path) on the machine's disk")
+  }
+  func decodedState() -> BuildState.Decoded {
+    BuildState.decode(stateBytes(), path: "state")
   }
 
   /// A run in which nothing ran ends the log with its record; the next run that ends without
   /// one voids it, whether it changed records or none, and a record survives a whole write.
   @Test func aNoOpRecordEndsTheLogUntilTheNextRunEnds() throws {
-    let directory = try temporaryDirectory()
     let record = NoOpRecord(
       key: "k", taskFile: .init(bytes: "b", content: "c"), tasks: [.init(record: "a", shown: "a")])
-    let first = store(directory)
+    let first = store()
     first.update("a", Self.record("a-1"))
     first.finish(noOp: record)
-    #expect(decodedState(directory).noOpRecord == record)
-    #expect(decodedState(directory).state.tasks["a"]?.fingerprint == "a-1")
+    #expect(decodedState().noOpRecord == record)
+    #expect(decodedState().state.tasks["a"]?.fingerprint == "a-1")
 
-    let unchanged = store(directory)
-    let size = try #require(FileManager.default.contents(atPath: directory + "/state")).count
+    let unchanged = store()
+    let size = stateBytes().count
     unchanged.finish()
-    #expect(decodedState(directory).noOpRecord == nil, "voided by an empty segment")
+    #expect(decodedState().noOpRecord == nil, "voided by an empty segment")
     #expect(
-      FileManager.default.contents(atPath: directory + "/state")?.count == size + BuildState.segment([]).count,
+      stateBytes().count == size + BuildState.segment([]).count,
       "appended, not written whole")
-    let quiet = store(directory)
+    let quiet = store()
     quiet.finish()
-    let voidedSize = FileManager.default.contents(atPath: directory + "/state")?.count
-    store(directory).finish()
-    #expect(FileManager.default.contents(atPath: directory + "/state")?.count == voidedSize, "nothing more to void")
+    let voidedSize = stateBytes().count
+    store().finish()
+    #expect(stateBytes().count == voidedSize, "nothing more to void")
 
-    store(directory).finish(noOp: record)
-    #expect(decodedState(directory).noOpRecord == record)
-    let changed = store(directory)
+    store().finish(noOp: record)
+    #expect(decodedState().noOpRecord == record)
+    let changed = store()
     changed.update("a", Self.record("a-2"))
     changed.finish()
-    #expect(decodedState(directory).noOpRecord == nil)
-    #expect(decodedState(directory).state.tasks["a"]?.fingerprint == "a-2")
+    #expect(decodedState().noOpRecord == nil)
+    #expect(decodedState().state.tasks["a"]?.fingerprint == "a-2")
 
     // Appends past a quarter of the file: written whole, the record last.
-    let many = store(directory)
+    let many = store()
     for index in 0..<200 { many.update("t\(index)", Self.record("t-\(index)")) }
     many.finish(noOp: record)
-    #expect(decodedState(directory).noOpRecord == record)
-    #expect(decodedState(directory).damage == nil)
+    #expect(decodedState().noOpRecord == record)
+    #expect(decodedState().damage == nil)
   }
 }

@@ -100,6 +100,64 @@ package final class MemoryFileSystem: FileSystem {
     }
   }
 
+  package func read(_ path: String) throws(CacheError) -> [UInt8] {
+    let bytes = state.withLock { state -> [UInt8]? in
+      guard let target = Self.resolve(path, followLast: true, state),
+        case .file(let bytes, _) = state.nodes[target]?.kind
+      else { return nil }
+      return bytes
+    }
+    guard let bytes else { throw .io(path, reason: "no such regular file") }
+    return bytes
+  }
+
+  /// As `write(2)` with `O_APPEND`: into the same inode, which gets new times.
+  package func append(_ path: String, _ bytes: [UInt8]) throws(CacheError) {
+    let done = state.withLock { state -> Bool in
+      guard let target = Self.resolve(path, followLast: true, state), var node = state.nodes[target],
+        case .file(let old, let executable) = node.kind
+      else { return false }
+      node.kind = .file(old + bytes, executable: executable)
+      node.modified = state.now
+      node.changed = state.now
+      state.nodes[target] = node
+      return true
+    }
+    if !done { throw .io(path, reason: "no such regular file") }
+  }
+
+  /// As a write of a temporary file renamed over `path`: a new inode.
+  package func replace(_ path: String, with bytes: [UInt8]) throws(CacheError) {
+    let done = state.withLock { state -> Bool in
+      let path = Self.normalized(path)
+      guard case .directory = state.nodes[Self.parent(of: path)]?.kind else { return false }
+      if let node = state.nodes[path], case .directory = node.kind { return false }
+      Self.add(path, .file(bytes, executable: false), &state)
+      return true
+    }
+    if !done { throw .io(path, reason: "no directory to hold it") }
+  }
+
+  package func makeDirectories(_ path: String) throws(CacheError) {
+    if !makeDirectory(path) { throw .io(path, reason: "not a directory") }
+  }
+
+  package func removeFile(_ path: String) {
+    remove(path)
+  }
+
+  /// Replaces a file's bytes in place without touching its times (a torn write, a disk's
+  /// damage): what no stamp can see.
+  package func corrupt(_ path: String, _ change: ([UInt8]) -> [UInt8]) {
+    state.withLock { state in
+      guard let target = Self.resolve(path, followLast: true, state), var node = state.nodes[target],
+        case .file(let old, let executable) = node.kind
+      else { return }
+      node.kind = .file(change(old), executable: executable)
+      state.nodes[target] = node
+    }
+  }
+
   /// Sets a file's modification time, as `touch -d` does (its change time becomes now).
   ///
   /// - Returns: whether there was such a file.
