@@ -38,7 +38,7 @@ package enum CacheFileSystem {
       self.stamp = stamp
       self.mode = mode
     }
-    var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    package var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     package var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
     var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
   }

@@ -19,13 +19,15 @@ package struct IncrementalPlanner {
   ///
   /// - Parameter images: decodes a cache entry's image, to predict what a restored image task
   ///   hands on.
+  /// A store that writes nothing, for predictions; it prints no warning (its `warnings` say
+  /// them, for the caller to).
   package static func store(
     for graph: TaskGraph, settings: CacheSettings, environment: [String: String], images: any ImageDigesting
   ) -> IncrementalStore {
     IncrementalStore(
       directory: CacheSettings.stateDirectory(for: graph.file), settings: settings, environment: environment,
       keyed: Fingerprint.keyedVariables(of: graph.file), secretNames: Set(graph.file.secretNames),
-      secrets: graph.secretMask(environment: environment), touchesClock: false, images: images)
+      secrets: graph.secretMask(environment: environment), printWarnings: false, touchesClock: false, images: images)
   }
 
   /// The predictions worth showing: for the tasks that can be up to date or restored, and only

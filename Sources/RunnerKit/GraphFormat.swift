@@ -39,7 +39,9 @@ public enum GraphFormat: String, Sendable, CaseIterable {
         answer.output += try await GraphvizRenderer().render(selection, format: self == .png ? .png : .svg)
       }
     } catch {
-      answer = Answer(error: "\(error)")
+      answer.output = []
+      answer.report([Diagnostic(.error, "\(error)")])
+      answer.exitCode = ExitStatus.usage
     }
   }
 }

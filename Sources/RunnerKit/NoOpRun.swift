@@ -94,10 +94,6 @@ package enum NoOpRun {
   /// Said after the summary's time, so a reader knows which way the run went.
   static let remark = "nothing changed since the last run"
 
-  /// The state a replay read, kept until runner exits: the kernel drops it at once, where
-  /// freeing ten thousand records one by one costs a tenth of a no-op run.
-  private static let kept = Mutex<[BuildState]>([])
-
   /// - Parameters:
   ///   - invocation: `NoOpRecord.invocationKey` of this run.
   ///   - taskFile: the task file's bytes.
@@ -105,7 +101,8 @@ package enum NoOpRun {
   ///   - stateDirectory: `.runner` next to the task file.
   /// - Returns: the exit code, or nil when the run must take the full path.
   package static func attempt(
-    invocation: String, taskFile: [UInt8], base: String, stateDirectory: String, reports: ReportSettings, wait: Bool
+    invocation: String, taskFile: [UInt8], base: String, stateDirectory: String, reports: ReportSettings, wait: Bool,
+    exitsAfterRun: Bool = false
   ) async -> Int32? {
     let start = ContinuousClock.now
     let path = stateDirectory + "/state"
@@ -144,7 +141,8 @@ package enum NoOpRun {
       record.isComplete, record.taskFile == tail.taskFile,
       record.holds(in: state, base: base, unless: { changed.raised.load(ordering: .relaxed) })
     else { return nil }
-    kept.withLock { $0.append(state) }
+    // Kept until runner exits: freeing ten thousand records costs a tenth of a no-op run.
+    if exitsAfterRun { KeptUntilExit.keep(state) }
     if let content, await !content.value { return nil }
     if !sameBytes {
       // Edited without a change of content: the next run need not look at the content again.

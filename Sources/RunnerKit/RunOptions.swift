@@ -39,6 +39,10 @@ public struct RunOptions: Sendable {
   public var affected: Affected?
   /// `--remote-cache` and its settings (nil fields: the task file's `remote:`, else defaults).
   public var remote = Remote()
+  /// The process exits as soon as the command returns (the command line): what a run made is
+  /// kept until then rather than freed (`KeptUntilExit`). A host that runs many commands in one
+  /// process leaves it false.
+  public var exitsAfterRun = false
 
   public struct Remote: Sendable {
     /// `--remote-cache URL` (else `RUNNER_REMOTE_CACHE`, else the file's `remote.cache`).

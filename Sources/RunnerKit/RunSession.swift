@@ -123,6 +123,7 @@ package struct RunSession: Sendable {
       run.cancel()
     }
     summary.interruption = watcher.firstSignal ?? summary.interruption
+    if settings.keepsUntilExit { KeptUntilExit.keep(Kept(scheduler: scheduler, store: store, observer: observer)) }
     if let store {
       // The state log ends with the record of this run if every task succeeded; otherwise no
       // record of an earlier run may stand.
@@ -207,4 +208,11 @@ package struct RunSession: Sendable {
     closedir(directory)
     rmdir(path)
   }
+}
+
+/// What a run made, kept until runner exits (`RunSession.keepsUntilExit`).
+private struct Kept: Sendable {
+  let scheduler: Scheduler
+  let store: IncrementalStore?
+  let observer: ObserverList
 }

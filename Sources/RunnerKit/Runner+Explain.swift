@@ -22,6 +22,7 @@ extension Runner {
     let store = IncrementalPlanner.store(
       for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
     let prediction = IncrementalPlanner(selection: selection, store: store).predict()[deciding]
+    answer.report(store.warnings.map { Diagnostic(.warning, $0) })
     let masked = Self.secrets(of: graph)
     let text = Self.explanation(
       of: graph[deciding], shownAs: graph[index], record: store.record(graph[deciding].name), now: prediction,

@@ -18,10 +18,6 @@ import Synchronization
 /// SIGINT/SIGTERM.
 public final class Runner: Sendable {
   public let options: RunOptions
-  /// What a command loaded, kept for as long as the runner is: a process that exits right after
-  /// a run lets the kernel drop it at once, where freeing tens of thousands of records one by
-  /// one is a noticeable part of a short run.
-  private let kept = Mutex<[any Sendable]>([])
 
   public init(_ options: RunOptions) {
     self.options = options
@@ -49,7 +45,7 @@ public final class Runner: Sendable {
       if let code = await NoOpRun.attempt(
         invocation: invocation, taskFile: bytes, base: TaskFileLoader.directory(of: options.taskFile),
         stateDirectory: stateDirectory, reports: options.reports,
-        wait: !options.noWait)
+        wait: !options.noWait, exitsAfterRun: options.exitsAfterRun)
       {
         return code
       }
@@ -91,9 +87,11 @@ public final class Runner: Sendable {
     // What loading said comes before the run's own lines.
     answer.write()
     answer = Answer()
-    let code = await session(selection, caching: caching, remote: remote).run()
+    // A watch runs again and again, and keeps nothing.
+    let code = await session(selection, caching: caching, remote: remote, keepsUntilExit: options.exitsAfterRun)
+      .run()
     await Self.closeRemote(remote)
-    keep(selection)
+    if options.exitsAfterRun { KeptUntilExit.keep(selection) }
     return code
   }
 
@@ -118,7 +116,7 @@ public final class Runner: Sendable {
 
   func session(
     _ selection: GraphSelection, caching: CacheSettings, remote: RemoteSessions = RemoteSessions(),
-    services: ServicePool? = nil
+    services: ServicePool? = nil, keepsUntilExit: Bool = false
   ) -> RunSession {
     let graph = selection.graph
     var settings = RunSettings(
@@ -126,6 +124,7 @@ public final class Runner: Sendable {
       failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
     settings.services = services
+    settings.keepsUntilExit = keepsUntilExit
     settings.remote = remote
     settings.secrets = Self.secrets(of: graph)
     settings.answers = Prompter.ask(selection, yes: options.assumeYes)
@@ -163,8 +162,9 @@ public final class Runner: Sendable {
       answer.exitCode = narrowed.code
       return answer
     }
+    let predictions = predictions(graph, selection, caching, &answer)
     PlanRenderer(secrets: Self.secrets(of: graph)).write(
-      selection.namesMasked(by: Self.secrets(of: graph)), predictions: predictions(graph, selection, caching),
+      selection.namesMasked(by: Self.secrets(of: graph)), predictions: predictions,
       placements: placements(selection, caching)
     ) { answer.say($0) }
     return answer
@@ -214,7 +214,7 @@ public final class Runner: Sendable {
     let secrets = Self.secrets(of: graph)
     let shown = selection.namesMasked(by: secrets)
     if format == .json {
-      let predictions = predictions(graph, selection, caching)
+      let predictions = predictions(graph, selection, caching, &answer)
       JSONGraphRenderer(secrets: secrets).write(shown, predictions: predictions) { answer.say($0) }
     } else if format.isPicture {
       await format.draw(shown, into: &answer)
@@ -345,12 +345,16 @@ public final class Runner: Sendable {
     }
   }
 
-  private func predictions(_ graph: TaskGraph, _ selection: GraphSelection, _ caching: CacheSettings)
-    -> [Int: CachePrediction]
-  {
+  /// What a run would do with each selected task; the state's warnings (a damaged state) go to
+  /// `answer`.
+  private func predictions(
+    _ graph: TaskGraph, _ selection: GraphSelection, _ caching: CacheSettings, _ answer: inout Answer
+  ) -> [Int: CachePrediction] {
     let store = IncrementalPlanner.store(
       for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
-    return IncrementalPlanner(selection: selection, store: store).predictShown()
+    let predictions = IncrementalPlanner(selection: selection, store: store).predictShown()
+    answer.report(store.warnings.map { Diagnostic(.warning, $0) })
+    return predictions
   }
 
   /// With a remote executor named, where each task that runs something would run, and why
@@ -376,9 +380,5 @@ public final class Runner: Sendable {
       }
     }
     return placements
-  }
-
-  private func keep(_ value: any Sendable) {
-    kept.withLock { $0.append(value) }
   }
 }

@@ -165,7 +165,7 @@ struct RunnerCommand: ParsableCommand {
 
   /// Runs the command through the façade.
   ///
-  /// - Returns: the exit code, and the runner, which the caller keeps until it exits.
+  /// - Returns: the exit code, and the runner (the caller exits while it still holds it).
   /// - Parameter affectedRef: the REF of `--affected=REF` (the word is `--affected` by then).
   func execute(taskArguments: [String] = [], affectedRef: String? = nil) async -> (code: Int32, runner: Runner?) {
     if let problem = Runner.enter(directory: directory) { return (Runner.fail(problem), nil) }
@@ -184,6 +184,7 @@ struct RunnerCommand: ParsableCommand {
     options.params = params
     options.taskArguments = taskArguments
     options.assumeYes = yes
+    options.exitsAfterRun = true
     if affected { options.affected = .init(ref: affectedRef) }
     options.remote = remote.settings()
     let runner = Runner(options)

@@ -201,15 +201,42 @@ extension StateLogTests {
     #expect(decodedState().damage == nil, "written whole, even by a run that changed nothing")
   }
 
-  /// The store wrote only to the file system it was given.
+  /// The store wrote only to the file system it was given: a directory that exists on the
+  /// machine as well stays empty there.
   @Test func theStoreWritesThroughItsFileSystem() throws {
+    let machine = FileManager.default.temporaryDirectory.appendingPathComponent("runner-memory-\(UUID().uuidString)")
+      .path
+    try FileManager.default.createDirectory(atPath: machine, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: machine) }
+    files.makeDirectory(machine)
+    let store = IncrementalStore(
+      directory: machine, settings: CacheSettings(), environment: [:], printWarnings: false, files: files)
+    store.update("a", Self.record("a-1"))
+    store.finish()
+    #expect(BuildState.decode(try files.read(machine + "/state"), path: "state").state.tasks.keys.sorted() == ["a"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: machine).isEmpty)
+  }
+
+  /// A save that cannot write (a full disk) warns and loses nothing: the next save writes
+  /// every record, whole.
+  @Test func aFailedSaveIsWrittenWholeByTheNext() throws {
     let first = store()
     first.update("a", Self.record("a-1"))
-    first.finish()
-    #expect(decodedState().state.tasks.keys.sorted() == ["a"])
-    #expect(files.status(directory + "/clock", follow: true) == nil, "no run's mark touched: nothing was judged")
-    var machine = stat()
-    #expect(stat(path, &machine) != 0, "nothing at \(path) on the machine's disk")
+    first.save()
+    let second = store()
+    second.update("b", Self.record("b-1"))
+    files.failWrites(true)
+    second.save()
+    #expect(second.warnings.count == 1)
+    #expect(second.warnings.first?.contains("cannot write the incremental state") == true, "\(second.warnings)")
+    #expect(decodedState().state.tasks["b"] == nil)
+    files.failWrites(false)
+    let size = stateBytes().count
+    second.finish()
+    let decoded = decodedState()
+    #expect(decoded.damage == nil)
+    #expect(decoded.state.tasks.keys.sorted() == ["a", "b"])
+    #expect(decoded.wholeBytes == stateBytes().count, "written whole, not appended to the \(size) bytes before")
   }
   func decodedState() -> BuildState.Decoded {
     BuildState.decode(stateBytes(), path: "state")

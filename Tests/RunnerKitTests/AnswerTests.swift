@@ -56,6 +56,18 @@ import Testing
     #expect(answer.text.hasPrefix("::error file=tasks.yml,line="), "\(answer.text)")
   }
 
+  /// The plan reads the state: a state it cannot use is a warning in the answer, not a line
+  /// the entry point writes.
+  @Test func aDamagedStateIsAWarningInTheAnswer() async throws {
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try FileManager.default.createDirectory(atPath: directory + "/.runner", withIntermediateDirectories: true)
+    try "runner-state 1\nnot a record\n".write(toFile: directory + "/.runner/state", atomically: true, encoding: .utf8)
+    let plan = await runner(["test"]).dryRun()
+    #expect(plan.exitCode == 0)
+    #expect(plan.errors.contains("warning:") && plan.errors.contains("incremental state"), "\(plan.errors)")
+    #expect(plan.text.contains("build"))
+  }
+
   @Test func aDryRunAndAGraphAnswerWithThePlan() async {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let plan = await runner(["test"]).dryRun()

@@ -30,6 +30,13 @@ package final class MemoryFileSystem: FileSystem {
   }
 
   private let state = Mutex(State())
+  /// While set, every write (`append`, `replace`, `makeDirectories`) fails, as on a full disk.
+  private let writesFail = Atomic<Bool>(false)
+
+  /// Makes every write fail (true), as a full or read-only disk does, or succeed again.
+  package func failWrites(_ fail: Bool) {
+    writesFail.store(fail, ordering: .relaxed)
+  }
 
   package init() {}
 
@@ -113,6 +120,7 @@ package final class MemoryFileSystem: FileSystem {
 
   /// As `write(2)` with `O_APPEND`: into the same inode, which gets new times.
   package func append(_ path: String, _ bytes: [UInt8]) throws(CacheError) {
+    if writesFail.load(ordering: .relaxed) { throw .io(path, reason: "No space left on device") }
     let done = state.withLock { state -> Bool in
       guard let target = Self.resolve(path, followLast: true, state), var node = state.nodes[target],
         case .file(let old, let executable) = node.kind
@@ -128,6 +136,7 @@ package final class MemoryFileSystem: FileSystem {
 
   /// As a write of a temporary file renamed over `path`: a new inode.
   package func replace(_ path: String, with bytes: [UInt8]) throws(CacheError) {
+    if writesFail.load(ordering: .relaxed) { throw .io(path, reason: "No space left on device") }
     let done = state.withLock { state -> Bool in
       let path = Self.normalized(path)
       guard case .directory = state.nodes[Self.parent(of: path)]?.kind else { return false }
@@ -139,10 +148,15 @@ package final class MemoryFileSystem: FileSystem {
   }
 
   package func makeDirectories(_ path: String) throws(CacheError) {
+    if writesFail.load(ordering: .relaxed), status(path, follow: true) == nil {
+      throw .io(path, reason: "No space left on device")
+    }
     if !makeDirectory(path) { throw .io(path, reason: "not a directory") }
   }
 
+  /// As `unlink`: a file or a link, never a directory.
   package func removeFile(_ path: String) {
+    if let status = status(path, follow: false), status.isDirectory { return }
     remove(path)
   }
 

@@ -4,6 +4,7 @@ import RunnerEvents
 import RunnerModel
 import RunnerProcess
 import RunnerRemoteAPI
+import Synchronization
 
 /// Makes the operation that runs a task, by the kind of its action.
 package struct OperationFactory: Sendable {
@@ -76,16 +77,31 @@ struct GroupOperation: TaskOperation {
   func conclude(_ context: OperationContext) -> Conclusion { .finished(result(context)) }
 
   func result(_ context: OperationContext) -> any OperationResult {
-    GroupResult(
-      outputDigest: Fingerprint.groupDigest(context.inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) })
-    )
+    GroupResult(inputs: context.inputs)
   }
 }
 
-/// What a group hands on: no values, and its dependencies' contributions as its digest.
-struct GroupResult: FingerprintProviding {
+/// What a group hands on: no values, and its dependencies' contributions as its digest,
+/// worked out when a dependent first asks (a group that ends a run, `all` of 10 000 tasks, is
+/// asked by none).
+final class GroupResult: FingerprintProviding {
+  private let inputs: [String: any OperationResult]
+  private let digest = Mutex<String?>(nil)
+
+  init(inputs: [String: any OperationResult]) {
+    self.inputs = inputs
+  }
+
   var fingerprint: String? { nil }
-  var outputDigest: String
+
+  var outputDigest: String {
+    digest.withLock { digest in
+      if let digest { return digest }
+      let made = Fingerprint.groupDigest(inputs.map { Fingerprint.contribution(of: $0.value, name: $0.key) })
+      digest = made
+      return made
+    }
+  }
 }
 
 /// Processes that tell the store, before each starts, that files may change from now on

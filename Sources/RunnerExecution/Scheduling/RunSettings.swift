@@ -24,6 +24,9 @@ package struct RunSettings: Sendable {
   package var answers = PromptAnswers()
   /// Where timeouts, retries' backoff and readiness polls wait (a test moves its own).
   package var clock: any RunClock = SystemClock()
+  /// Runner exits after this run: what it made (the scheduler's state, the results) is kept
+  /// until then rather than freed (`KeptUntilExit`).
+  package var keepsUntilExit = false
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

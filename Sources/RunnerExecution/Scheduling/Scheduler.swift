@@ -191,6 +191,7 @@ package struct Scheduler: Sendable {
       }
     }
     var summary = state.summary()
+    if settings.keepsUntilExit { KeptUntilExit.keep(unchecked: state) }
     summary.duration = clock.now - start
     return summary
   }

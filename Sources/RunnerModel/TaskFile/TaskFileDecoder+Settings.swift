@@ -237,8 +237,11 @@ extension TaskFileDecoder {
   }
 
   /// One `deps` entry: a name, or `{ task: NAME, with: { PARAM: value } }`.
-  mutating func dependency(_ node: YAMLNode, what: String) -> Dependency? {
+  /// - Parameter what: worded only for an entry that is not a plain name (a file of 10 000
+  ///   `deps` words none).
+  mutating func dependency(_ node: YAMLNode, what: @autoclosure () -> String) -> Dependency? {
     if let name = node.scalar { return Dependency(name: name, location: node.location) }
+    let what = what()
     guard let keys = reader.mapping(node, what: "an entry of \(what)", allowed: ["task", "with", "args"]) else {
       return nil
     }

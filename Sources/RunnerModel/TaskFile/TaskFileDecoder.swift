@@ -230,7 +230,9 @@ struct TaskFileDecoder: YAMLEntrySink {
         continue
       }
       guard let dependency = dependency(item, what: what()) else { continue }
-      let key = dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
+      let key =
+        dependency.with.isEmpty
+        ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
       guard seen.insert(key).inserted else {
         reader.fail(.duplicateDependency(task: task, dependency: dependency.name), at: dependency.location)
         continue
