@@ -1,6 +1,5 @@
 import Glibc
 import RunnerBasics
-import RunnerEvents
 import RunnerProcess
 
 /// GitHub's workflow commands in task output. A task's `::error::`, `::warning::`,
