@@ -6,7 +6,7 @@
 /// G shown                          (a group)
 /// R path device inode size mtime ctime   (a file changed last; the newest last)
 /// S shown                          (a task it does not vouch for)
-/// N key taskFileBytes taskFileContent
+/// N key taskFileBytes taskFileContent concurrency
 /// sha256 <hex of the segment's lines>
 /// ```
 ///
@@ -27,7 +27,7 @@ extension NoOpRecord {
     }
     for file in recent.reversed() { out.line("R", path: file.path, stamp: file.stamp) }
     for shown in unvouched { out.line("S", [shown]) }
-    out.line("N", [key, taskFile.bytes, taskFile.content])
+    out.line("N", [key, taskFile.bytes, taskFile.content, String(concurrency)])
     out.appendTrailer()
     return out.bytes
   }
@@ -45,7 +45,8 @@ extension NoOpRecord {
       let last = lines.popLast()
     else { return nil }
     let fields = BuildState.split(last)
-    guard fields.count == 4, fields[0] == "N",
+    // A record of an earlier runner (no concurrency) is not replayed: the full path replaces it.
+    guard fields.count == 5, fields[0] == "N",
       lines.last?.first != UInt8(ascii: "S")
     else { return nil }
     var recent: [File] = []

@@ -58,6 +58,8 @@ package struct NoOpRecord: Sendable, Equatable {
   package var unvouched: [String] = []
   /// The task file the record was made with.
   package var taskFile: TaskFileDigests
+  /// The most tasks the run would have run at once, as its events file says (0: not recorded).
+  package var concurrency: Int
   /// The files of the tasks' records changed last, newest first (`recentCount` at most): a file
   /// being edited was usually edited before the last run too, so checking these first, from
   /// the end of the log alone, turns most edit-and-run cycles away in a few `stat`s.
@@ -65,9 +67,10 @@ package struct NoOpRecord: Sendable, Equatable {
 
   package init(
     key: String, taskFile: TaskFileDigests = TaskFileDigests(bytes: "", content: ""), tasks: [Task],
-    unvouched: [String] = [], recent: [File] = []
+    unvouched: [String] = [], recent: [File] = [], concurrency: Int = 0
   ) {
     self.key = key
+    self.concurrency = concurrency
     self.taskFile = taskFile
     self.tasks = tasks
     self.unvouched = unvouched

@@ -120,6 +120,11 @@ struct StateReader {
       case UInt8(ascii: "N"):
         record.key = try field()
         record.taskFile = NoOpRecord.TaskFileDigests(bytes: try field(), content: try field())
+        // Not in the records of earlier runners, which are read but never replayed.
+        if position < bytes.endIndex, bytes[position] == Self.tab {
+          guard let concurrency = Int(try field()) else { throw malformed("a concurrency that is not a number") }
+          record.concurrency = concurrency
+        }
         closed = true
       default: throw malformed("an unknown kind of line in a no-op record")
       }

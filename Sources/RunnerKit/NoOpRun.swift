@@ -45,7 +45,7 @@ extension NoOpRecord {
   /// task whose record's files all have trusted stamps, in the directory it ran in: those are
   /// up to date now, whether they ran or not, while every stamp holds.
   static func make(
-    _ watcher: NoOpWatcher, selection: GraphSelection, store: IncrementalStore, invocation: String,
+    _ watcher: NoOpWatcher, selection: GraphSelection, store: IncrementalStore, invocation: String, concurrency: Int,
     workingDirectory: (Int) -> String
   ) -> NoOpRecord? {
     let seen = watcher.seen.withLock { $0 }
@@ -84,12 +84,16 @@ extension NoOpRecord {
     }
     guard let digests = store.taskFileDigests else { return nil }
     return NoOpRecord(
-      key: invocation, taskFile: digests, tasks: tasks, unvouched: unvouched, recent: recentFiles(files))
+      key: invocation, taskFile: digests, tasks: tasks, unvouched: unvouched, recent: recentFiles(files),
+      concurrency: concurrency)
   }
 }
 
-/// The run of a `NoOpRecord`: when the record's key and every `stat` agree, runner prints what
-/// the full run would print (each task "up to date", the summary) and is done.
+/// The run of a `NoOpRecord`: when the record's key and every `stat` agree, every task is up to
+/// date, and runner reports that through the reporters a full run makes (`RunReporters`): the
+/// console, the GitHub form, the events file, each hearing what a full run's would of an up-to-date
+/// task (ready, executing, succeeded "up to date"). Only a report file (`--junit`, `--trace`,
+/// `--timeline`, a step summary) takes the full path: it places tasks in the graph.
 package enum NoOpRun {
   /// Said after the summary's time, so a reader knows which way the run went.
   static let remark = "nothing changed since the last run"
@@ -101,9 +105,10 @@ package enum NoOpRun {
   ///   - stateDirectory: `.runner` next to the task file.
   /// - Returns: the exit code, or nil when the run must take the full path.
   package static func attempt(
-    invocation: String, taskFile: [UInt8], base: String, stateDirectory: String, reports: ReportSettings, wait: Bool,
-    exitsAfterRun: Bool = false
+    invocation: String, taskFile: [UInt8], base: String, stateDirectory: String, reports: ReportSettings,
+    eventsPath: String?, wait: Bool, exitsAfterRun: Bool = false
   ) async -> Int32? {
+    guard !reports.needsRecord else { return nil }
     let start = ContinuousClock.now
     let path = stateDirectory + "/state"
     // The end of the state log first (the record's key and the files changed last): a record
@@ -149,23 +154,36 @@ package enum NoOpRun {
       record.taskFile.bytes = fileBytes
       _ = record.append(to: path, ifStill: stamp)
     }
-    let console = ConsoleReporter(
-      names: record.tasks.map(\.shown), selected: Array(record.tasks.indices),
-      useColor: Terminal.colorEnabled(for: 1),
-      statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(), mode: reports.output)
+    // The names were masked when the record was made; nothing else said carries a secret.
+    let tasks = RunReporters.Tasks(names: record.tasks.map(\.shown), selected: Array(record.tasks.indices))
+    let reporters: RunReporters
+    switch RunReporters.make(tasks, reports: reports, eventsPath: eventsPath, secrets: .none) {
+    case .success(let made): reporters = made
+    case .failure(let problem):
+      DiagnosticPrinter().print([problem])
+      return ExitStatus.usage
+    }
+    let observer = reporters.observer
     Terminal.holdWrites()
     defer { Terminal.stopHolding() }
+    observer.record(
+      RunEvent(
+        time: ContinuousClock.now - start, kind: .runStarted(tasks: record.tasks.count, concurrency: record.concurrency)
+      ))
     for (index, task) in record.tasks.enumerated() {
       let started = ContinuousClock.now
-      console.record(RunEvent(time: started - start, task: index, kind: .state(.executing, attempt: 1, reason: nil)))
+      for state in [TaskState.ready, .executing] {
+        observer.record(RunEvent(time: started - start, task: index, kind: .state(state, attempt: 1, reason: nil)))
+      }
       let ended = ContinuousClock.now
       let reason = task.record == nil ? formatDuration(ended - started) : Concluded.upToDate.words
-      console.record(RunEvent(time: ended - start, task: index, kind: .state(.succeeded, attempt: 1, reason: reason)))
+      observer.record(RunEvent(time: ended - start, task: index, kind: .state(.succeeded, attempt: 1, reason: reason)))
     }
     var summary = RunSummary()
     summary.counts[.succeeded] = record.tasks.count
     summary.duration = ContinuousClock.now - start
-    console.printSummary(summary, graph: nil, remark: remark)
-    return ExitStatus.success
+    reporters.close(summary)
+    let incomplete = reporters.summarize(summary, graph: nil, remark: remark)
+    return incomplete ? ExitStatus.usage : ExitStatus.success
   }
 }

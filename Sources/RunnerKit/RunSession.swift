@@ -45,28 +45,20 @@ package struct RunSession: Sendable {
       return ExitStatus.usage
     }
     defer { Self.removeDirectory(scratch) }
-    let console = ConsoleReporter(
-      names: names, selected: selection.members, useColor: Terminal.colorEnabled(for: 1),
-      statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
-      mode: reports.output, spoolDirectory: scratch,
+    // A run that may leave a record of nothing having run (`NoOpRecord`): no report file.
+    let noOpWatcher = settings.caching.noOpInvocation != nil && !reports.needsRecord ? NoOpWatcher() : nil
+    let tasks = RunReporters.Tasks(
+      names: names, selected: selection.members, selection: shown,
       interactive: Set(selection.members.filter { graph[$0].isInteractive }))
-    let runReports = RunReports(settings: reports, selection: shown, console: console)
-    var observers = runReports.observers
-    // A run that may leave a record of nothing having run (`NoOpRecord`): no report but the console's.
-    let noOpWatcher =
-      settings.caching.noOpInvocation != nil && settings.eventsPath == nil && reports.ci == .none
-        && !reports.needsRecord ? NoOpWatcher() : nil
-    if let noOpWatcher { observers.append(noOpWatcher) }
-    var eventLog: EventLogWriter?
-    if let path = settings.eventsPath {
-      do {
-        let writer = try EventLogWriter(path: path, taskNames: names)
-        observers.append(writer)
-        eventLog = writer
-      } catch {
-        DiagnosticPrinter().print([.error(error, at: nil)])
-        return ExitStatus.usage
-      }
+    let reporters: RunReporters
+    switch RunReporters.make(
+      tasks, reports: reports, eventsPath: settings.eventsPath, secrets: settings.secrets, spoolDirectory: scratch,
+      extra: noOpWatcher.map { [$0] } ?? [])
+    {
+    case .success(let made): reporters = made
+    case .failure(let problem):
+      DiagnosticPrinter().print([problem])
+      return ExitStatus.usage
     }
     let environment = Self.environment(of: graph)
     var taskEnvironment = environment
@@ -94,7 +86,7 @@ package struct RunSession: Sendable {
       }
     }
     defer { withExtendedLifetime(locks) {} }
-    let observer = ObserverList(observers, mask: settings.secrets)
+    let observer = reporters.observer
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
       baseEnvironment: taskEnvironment,
@@ -105,7 +97,7 @@ package struct RunSession: Sendable {
     let watcher = SignalWatcher(
       onFirst: { _ in
         run.cancel()
-        runReports.interrupt()
+        reporters.reports.interrupt()
         // Otherwise a first Ctrl-C while a cleanup runs seems to do nothing.
         if cleanups {
           Terminal.write("runner: stopping; cleanup tasks still run (interrupt again to cancel them)\n", to: 2)
@@ -131,21 +123,17 @@ package struct RunSession: Sendable {
         guard summary.succeeded, let invocation = settings.caching.noOpInvocation
         else { return nil }
         return NoOpRecord.make(
-          watcher, selection: selection, store: store, invocation: invocation,
+          watcher, selection: selection, store: store, invocation: invocation, concurrency: settings.concurrency,
           workingDirectory: scheduler.workingDirectory(of:))
       }
       store.finish(noOp: record)
     }
-    observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
-    eventLog?.close()
+    reporters.close(summary)
     await ProcessReactor.shared.reapLeftovers(grace: settings.grace)
     summary = summary.masked(by: settings.secrets)
-    console.printSummary(summary, graph: shown.graph)
-    let problems = runReports.finish(summary)
-    DiagnosticPrinter().print(problems)
     // An incomplete events file or report fails an otherwise good run: a CI step must not pass
     // with its log silently cut short.
-    let incomplete = !problems.isEmpty || eventLog?.writeFailure != nil
+    let incomplete = reporters.summarize(summary, graph: shown.graph)
     // A signal that came once the run had ended (while it saved, reaped or printed) still ends
     // runner: `--watch` stops on it rather than watch on with the signal spent.
     if let late = watcher.close(), summary.interruption == nil { return 128 + late }

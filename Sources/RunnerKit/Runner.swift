@@ -44,7 +44,7 @@ public final class Runner: Sendable {
     {
       if let code = await NoOpRun.attempt(
         invocation: invocation, taskFile: bytes, base: TaskFileLoader.directory(of: options.taskFile),
-        stateDirectory: stateDirectory, reports: options.reports,
+        stateDirectory: stateDirectory, reports: options.reports, eventsPath: options.eventsPath,
         wait: !options.noWait, exitsAfterRun: options.exitsAfterRun)
       {
         return code

@@ -6,20 +6,23 @@ import RunnerModel
 /// attach, and the files and annotations to write once the run is over.
 package struct RunReports: Sendable {
   package let settings: ReportSettings
-  package let selection: GraphSelection
+  /// The graph the report files and annotations place tasks in; nil for a run concluded from
+  /// the no-op record, which is never one that writes a report file (`needsRecord`).
+  package let selection: GraphSelection?
   /// Replaces the plain console in the observer list.
   package let console: any RunObserver
   let recorder: RunRecorder?
 
-  package init(settings: ReportSettings, selection: GraphSelection, console: ConsoleReporter) {
+  /// - Parameter names: every task's name as shown (secrets masked), by index.
+  package init(settings: ReportSettings, names: [String], selection: GraphSelection?, console: ConsoleReporter) {
     self.settings = settings
     self.selection = selection
     if settings.ci == .github {
-      self.console = GitHubActionsReporter(console: console, names: selection.graph.tasks.map(\.name))
+      self.console = GitHubActionsReporter(console: console, names: names)
     } else {
       self.console = console
     }
-    recorder = settings.needsRecord ? RunRecorder() : nil
+    recorder = settings.needsRecord && selection != nil ? RunRecorder() : nil
   }
 
   /// SIGINT or SIGTERM: held output (GitHub groups) is written at once.
@@ -39,7 +42,7 @@ package struct RunReports: Sendable {
     if settings.ci == .github {
       Terminal.write(annotations(summary).map { $0.command(workspace: settings.workspace) }.joined(), to: 1)
     }
-    guard let record = recorder?.record else { return [] }
+    guard let record = recorder?.record, let selection else { return [] }
     var problems: [Diagnostic] = []
     let files: [(String?, () -> String)] = [
       (settings.junitPath, { JUnitRenderer().render(selection, record: record, summary: summary) }),
@@ -58,8 +61,8 @@ package struct RunReports: Sendable {
 
   /// One `::error` per failed task, at its definition, with the end of its output.
   package func annotations(_ summary: RunSummary) -> [GitHubAnnotation] {
-    var list = summary.failures.map { failure -> GitHubAnnotation in
-      let task = selection.graph[failure.task]
+    var list = summary.failures.compactMap { failure -> GitHubAnnotation? in
+      guard let task = selection?.graph[failure.task] else { return nil }
       var message = failure.reason.description
       if !failure.tail.isEmpty { message += "\n\nlast lines of output:\n" + failure.tail.joined(separator: "\n") }
       return GitHubAnnotation(.error, message, title: "task '\(task.name)' failed", at: task.location)

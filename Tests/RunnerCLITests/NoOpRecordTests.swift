@@ -321,13 +321,59 @@ import Testing
     #expect(try project.run().stdout.contains(Self.remark))
   }
 
-  @Test func eventsAndReportsAlwaysTakeTheFullPath() throws {
+  /// The events a file holds, each task's in order, without the times (and a group's time).
+  static func eventsByTask(_ text: String) throws -> [String: [String]] {
+    var byTask: [String: [String]] = [:]
+    for line in text.split(separator: "\n") {
+      var event = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      event["time"] = nil
+      event["duration"] = nil
+      if event["task"] as? String == "all", event["state"] as? String == "succeeded" { event["reason"] = nil }
+      let task = event["task"] as? String ?? ""
+      let fields = event.keys.sorted().map { "\($0)=\(event[$0]!)" }.joined(separator: " ")
+      byTask[task, default: []].append(fields)
+    }
+    return byTask
+  }
+
+  /// A run concluded from the record reports through the reporters of a full run: its events
+  /// file says of each task what the full run's said.
+  @Test func anEventsFileIsWrittenByAReplayAsByAFullRun() throws {
     let project = try settledProject()
     let events = project.directory.appendingPathComponent("events.jsonl").path
-    let output = try project.run(["--events", events])
-    #expect(!output.stdout.contains(Self.remark))
-    let lines = (project.read("events.jsonl") ?? "").split(separator: "\n")
-    #expect(lines.contains { $0.contains("\"up to date\"") })
+    // The first run with these arguments takes the full path (the record is of another command line).
+    let full = try project.run(["-j3", "--events", events])
+    #expect(full.status == 0 && !full.stdout.contains(Self.remark))
+    let fullEvents = try #require(project.read("events.jsonl"))
+    let replay = try project.run(["-j3", "--events", events])
+    #expect(replay.status == 0 && replay.stdout.contains(Self.remark))
+    let replayEvents = try #require(project.read("events.jsonl"))
+    #expect(try Self.eventsByTask(replayEvents) == Self.eventsByTask(fullEvents))
+    #expect(replayEvents.contains("\"concurrency\":3"))
+    #expect(replayEvents.split(separator: "\n").last?.contains("\"run_finished\"") == true)
+  }
+
+  /// The same for GitHub's log: the replay prints what the full run printed.
+  @Test func aGitHubLogIsPrintedByAReplayAsByAFullRun() throws {
+    let project = try settledProject()
+    let full = try project.run(["--ci", "github"])
+    let replay = try project.run(["--ci", "github"])
+    #expect(full.status == 0 && replay.status == 0)
+    #expect(!full.stdout.contains(Self.remark) && replay.stdout.contains(Self.remark))
+    func body(_ text: String) -> [Substring] {
+      text.split(separator: "\n").dropLast().map { $0.hasPrefix("✓ all ") ? "✓ all" : $0 }
+    }
+    #expect(body(replay.stdout) == body(full.stdout))
+    #expect(replay.stdout.contains("::group::"))
+  }
+
+  @Test func reportFilesAlwaysTakeTheFullPath() throws {
+    let project = try settledProject()
+    let junit = project.directory.appendingPathComponent("junit.xml").path
+    _ = try project.run(["--junit", junit])
+    let output = try project.run(["--junit", junit])
+    #expect(output.status == 0 && !output.stdout.contains(Self.remark))
+    #expect(project.read("junit.xml")?.contains("<testcase") == true)
     #expect(!project.hasRecord)
   }
 

@@ -15,7 +15,7 @@ import Testing
     recent: [
       .init(path: "/abs/a b.c", stamp: .init(device: 65024, inode: 7, size: 48, modified: 10, changed: 20)),
       .init(path: "./src", stamp: .init(device: 1, inode: -2, size: 0, modified: .max, changed: .min)),
-    ])
+    ], concurrency: 3)
 
   static var log: [UInt8] { StateLogTests.state(["a", "b"]).encoded() + record.segment() }
 
@@ -82,6 +82,20 @@ import Testing
     older.replaceSubrange(0..<15, with: Array("runner-state 5\n".utf8))
     #expect(NoOpRecord.read(log: older, path: "state") == nil, "a file to be written whole")
     #expect(BuildState.decode(older, path: "state").previousVersion)
+  }
+
+  /// An earlier runner's record has no concurrency: the log reads without damage, and the end
+  /// of the file does not offer the record for a replay (the full path writes a new one).
+  @Test func anEarlierRunnersRecordIsReadButNotReplayed() throws {
+    var segment = Array("U\ta\ta\tf\nN\tk\tb\tc\n".utf8)
+    let digest = segment.withUnsafeBytes { ContentHasher.hex(ContentHasher.rawDigest($0)) }
+    segment.append(contentsOf: "sha256 \(digest)\n".utf8)
+    let log = StateLogTests.state(["a"]).encoded() + segment
+    let decoded = BuildState.decode(log, path: "state")
+    #expect(decoded.damage == nil)
+    #expect(decoded.noOpRecord?.key == "k" && decoded.noOpRecord?.concurrency == 0)
+    #expect(NoOpRecord.tail(of: Array(log.suffix(200))) == nil)
+    #expect(NoOpRecord.tail(of: Array(Self.log.suffix(300)))?.key == Self.record.key)
   }
 
   @Test func aLineOutOfPlaceIsRefusedEvenWithAGoodTrailer() {

@@ -50,7 +50,9 @@ import Testing
     defer { unlink(path) }
     let console = ConsoleReporter(
       names: graph.tasks.map(\.name), selected: fixture.selection.members, useColor: false, descriptor: fd)
-    let reports = RunReports(settings: ReportSettings(ci: .github), selection: fixture.selection, console: console)
+    let reports = RunReports(
+      settings: ReportSettings(ci: .github), names: fixture.selection.graph.tasks.map(\.name),
+      selection: fixture.selection, console: console)
     let reporter = try #require(reports.console as? GitHubActionsReporter)
     // A -j1 run: one task at a time.
     let index = { (name: String) in graph.index(of: name)! }
