@@ -45,8 +45,11 @@ package struct ActionKey: Sendable {
   ///   - environment: the declared environment, as the task sees it (unset variables left out).
   ///   - dependencies: the digest of what the dependencies hand on (`Fingerprint.dependencies`).
   ///   - sources: the source files found, relative to the task's directory.
+  ///   - discovered: for a task with a `depfile`, the files it named last time, hashed now; nil
+  ///     when no run has read it (a key no run of the task ever stores under).
   package init(
-    task: TaskDefinition, environment: [(name: String, value: String)], dependencies: String, sources: [FileRecord]
+    task: TaskDefinition, environment: [(name: String, value: String)], dependencies: String, sources: [FileRecord],
+    discovered: [FileRecord]? = nil
   ) {
     let directory = Self.normalized(task.directory ?? ".")
     var salt = ContentHasher()
@@ -62,7 +65,21 @@ package struct ActionKey: Sendable {
     command.workingDirectory = directory ?? ""
     var files: [InputFile] = []
     var selfContained = directory != nil
-    for file in sources {
+    var inputs = sources
+    if let depfile = task.depfile {
+      salt.add("depfile " + depfile)
+      if let discovered {
+        // A file named by the depfile and by `sources` is in the root once.
+        let declared = Set(sources.map(\.path))
+        for file in discovered where !declared.contains(file.path) {
+          // A file it named that is gone now changes the key (a header deleted).
+          if file.content == nil { salt.add("absent " + file.path) } else { inputs.append(file) }
+        }
+      } else {
+        salt.add("depfile not read")
+      }
+    }
+    for file in inputs {
       guard let content = file.content else { continue }
       let joined =
         file.path.hasPrefix("/")

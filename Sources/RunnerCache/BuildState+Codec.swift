@@ -1,5 +1,5 @@
-/// The state file's format (version 6; files of version 4, which had no `D` lines, and 5, which
-/// had no no-op records, read as well): a header line, then segments. A segment is lines of
+/// The state file's format (version 7; files of version 4, which had no `D` lines, 5, which
+/// had no no-op records, and 6, which had no `F` lines, read as well): a header line, then segments. A segment is lines of
 /// tab-separated, escaped fields, closed by a line with the SHA-256 of the segment's lines:
 ///
 /// ```
@@ -15,6 +15,9 @@
 /// W key                                          (how the sources were found: `SourceWalk`)
 /// L path device inode size mtime ctime           (a directory listed)
 /// P path f|l absent|directory|other              (a path looked up, following links or not)
+/// F count                                        (the task's depfile was read: the files it
+///                                                named follow)
+/// I path hash size x|- device inode size mtime ctime  (a file the depfile named)
 /// X name                                         (the task's record is dropped)
 /// sha256 <hex of the segment's lines>
 /// ```
@@ -64,6 +67,10 @@ extension BuildState {
         out.line("W", [walk.key])
         for listing in walk.listings { out.line("L", path: listing.path, stamp: listing.stamp) }
         for probe in walk.probes { out.line("P", [probe.path, probe.follow ? "f" : "l", probe.kind.rawValue]) }
+      }
+      if let discovered = record.discovered {
+        out.line("F", [String(discovered.count)])
+        for file in discovered { out.line("I", file: file) }
       }
     }
     out.appendTrailer()

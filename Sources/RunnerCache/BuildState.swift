@@ -10,9 +10,9 @@ import RunnerModel
 /// in the same tick of the file system's clock as it was hashed) gets no stamp, so a change
 /// within the file system's timestamp granularity is never missed.
 package struct BuildState: Sendable {
-  static let formatVersion = 6
+  static let formatVersion = 7
   /// Versions before, whose records (4: with no `D` lines) read as they are.
-  static let previousVersions = [4, 5]
+  static let previousVersions = [4, 5, 6]
 
   package var tasks: [String: TaskRecord] = [:]
 }
@@ -67,6 +67,9 @@ package struct TaskRecord: Sendable {
   package var outputDigest: String
   /// How `sources` were found, so an unchanged tree need not be walked again.
   package var walk: SourceWalk? = nil
+  /// The files the task's depfile named after its last run, as it spells them (relative to the
+  /// task's directory, or absolute); nil for a task without one.
+  package var discovered: [FileRecord]? = nil
   /// How the run that made the record ended (nil for a task that is not cacheable, or a
   /// record of an older runner), and why the task was not up to date then (`RunReason`).
   package var outcome: Outcome? = nil
@@ -79,8 +82,9 @@ package struct TaskRecord: Sendable {
   package init(
     fingerprint: String?, operation: String, directory: String, environment: String, dependencies: String,
     sources: [FileRecord], outputs: [FileRecord], values: [(key: String, value: String)], outputDigest: String,
-    walk: SourceWalk? = nil
+    walk: SourceWalk? = nil, discovered: [FileRecord]? = nil
   ) {
+    self.discovered = discovered
     self.fingerprint = fingerprint
     self.operation = operation
     self.directory = directory

@@ -83,6 +83,18 @@ extension RunReason {
     for file in record.sources where !found.contains(file.path) {
       changes.append(SourceChange(path: file.path, kind: .removed))
     }
+    if task.depfile != nil {
+      guard let recorded = record.discovered, let now = fingerprint.discovered else { return .depfileNotRead }
+      // The same paths, hashed again: a file it named changed, or is gone.
+      for (old, file) in zip(recorded, now) where !found.contains(file.path) {
+        if old.content?.hash != file.content?.hash {
+          let kind: SourceChange.Kind = file.content == nil ? .removed : old.content == nil ? .added : .changed
+          changes.append(SourceChange(path: file.path, kind: kind))
+        } else if old.executable != file.executable {
+          changes.append(SourceChange(path: file.path, kind: .mode(executable: file.executable)))
+        }
+      }
+    }
     if let first = changes.first { return .sourceChanged(first, more: changes.count - 1) }
     if record.dependencies != fingerprint.dependencies {
       return .dependencyChanged(

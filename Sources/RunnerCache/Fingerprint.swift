@@ -10,6 +10,8 @@ package struct Fingerprint: Sendable {
   package var environment: String
   package var dependencies: String
   package var sources: [FileRecord]
+  /// The files the task's depfile named last time, hashed now (`TaskRecord.discovered`).
+  package var discovered: [FileRecord]?
   /// What expanding the source patterns looked at (nil when it cannot be trusted next time).
   package var walk: SourceWalk?
   /// The keyed variables and the dependencies' contributions the digests above were made of,
@@ -61,10 +63,27 @@ package struct Fingerprint: Sendable {
     environmentValues = environment
     dependencyList = dependencies
     sources = checked.sources
+    discovered = checked.discovered
     walk = checked.walk
     value =
-      ActionKey(task: task, environment: environment, dependencies: self.dependencies, sources: checked.sources)
+      ActionKey(
+        task: task, environment: environment, dependencies: self.dependencies, sources: checked.sources,
+        discovered: checked.discovered
+      )
       .digest.hash
+  }
+
+  /// This fingerprint with the files a run's depfile named, hashed (the key the run's record
+  /// and cache entry are stored under).
+  package func discovering(_ files: [FileRecord], task: TaskDefinition) -> Fingerprint {
+    var next = self
+    next.discovered = files
+    next.value =
+      ActionKey(
+        task: task, environment: environmentValues, dependencies: dependencies, sources: sources, discovered: files
+      )
+      .digest.hash
+    return next
   }
 
   /// The source patterns to expand, in groups whose `!` exclusions apply to the group alone:

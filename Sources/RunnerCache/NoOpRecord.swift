@@ -160,8 +160,9 @@ package struct NoOpRecord: Sendable, Equatable {
     guard record.fingerprint != nil, record.walk != nil else { return nil }
     let directory = record.workingDirectory(base: base)
     var files: [File] = []
-    files.reserveCapacity(record.sources.count + record.outputs.count)
-    for file in record.sources + record.outputs {
+    let discovered = record.discovered ?? []
+    files.reserveCapacity(record.sources.count + discovered.count + record.outputs.count)
+    for file in record.sources + discovered + record.outputs {
       guard let stamp = file.stamp else { return nil }
       files.append(File(path: FilePath.resolve(file.path, in: directory), stamp: stamp))
     }

@@ -103,7 +103,8 @@ final class RecordChecks: Sendable {
     return Self.verdict(of: entry.record, base: base)
   }
 
-  /// Compares a record's walk, sources and outputs with the file system.
+  /// Compares a record's walk, sources (with the files its depfile named) and outputs with the
+  /// file system.
   static func verdict(of record: TaskRecord, base: String) -> Verdict {
     let directory = record.workingDirectory(base: base)
     func holds(_ files: [FileRecord]) -> Bool {
@@ -116,6 +117,7 @@ final class RecordChecks: Sendable {
     let walkHolds = record.walk?.holds(in: LocalFileSystem(), judge: nil) ?? false
     return Verdict(
       fingerprint: record.fingerprint, directory: directory, walkHolds: walkHolds,
-      sourcesHold: walkHolds && holds(record.sources), outputsHold: holds(record.outputs))
+      sourcesHold: walkHolds && holds(record.sources) && holds(record.discovered ?? []),
+      outputsHold: holds(record.outputs))
   }
 }

@@ -8,6 +8,8 @@ package struct SourceCheck: Sendable {
   var operation: String
   var walk: SourceWalk?
   var sources: [FileRecord]
+  /// The files the depfile named at the last run, hashed now; nil without a depfile or a run.
+  var discovered: [FileRecord]?
   /// The recorded output files as they are now (nil until someone asks, or without a record).
   package var outputs: [FileRecord]?
   /// The whole fingerprint, if worked out ahead (`SourcePrefetch`).
@@ -56,8 +58,13 @@ package struct SourceCheck: Sendable {
     }
     if reused, verdict?.sourcesHold == true, let previous {
       sources = previous.sources
+      discovered = task.depfile == nil ? nil : previous.discovered
     } else {
       sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [], disk: disk)
+      if task.depfile != nil, let recorded = previous?.discovered {
+        discovered = Fingerprint.hashFiles(
+          recorded.map(\.path), in: workingDirectory, previous: recorded, disk: disk)
+      }
     }
     operation = Fingerprint.operationDigest(task)
     if outputs, let previous {

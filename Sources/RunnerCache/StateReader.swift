@@ -76,6 +76,11 @@ struct StateReader {
           record.variables = try field()
           record.inputs = try field()
           while position < bytes.endIndex, bytes[position] == Self.tab { _ = try field() }
+        case UInt8(ascii: "F"):
+          guard let count = Int(try field()), count >= 0 else { throw malformed("a malformed count of files read") }
+          record.discovered = []
+          record.discovered!.reserveCapacity(min(count, 1 << 16))
+        case UInt8(ascii: "I") where record.discovered != nil: record.discovered!.append(try file())
         case UInt8(ascii: "W"): record.walk = SourceWalk(key: try field(), listings: [], probes: [])
         case UInt8(ascii: "L") where record.walk != nil:
           let path = try field()

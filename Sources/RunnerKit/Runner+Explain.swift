@@ -62,9 +62,18 @@ extension Runner {
       variables.count == 1
         ? "the variable \(variables[0]) changes" : "one of the variables \(variables.joined(separator: ", ")) changes")
     let sources = record?.sources.count ?? 0
-    causes.append(
-      "a file matching \(Fingerprint.sourcePatterns(of: task).joined(separator: ", ")) changes, appears or goes "
-        + "(\(sources) recorded)")
+    let patterns = Fingerprint.sourcePatterns(of: task)
+    if !patterns.isEmpty {
+      causes.append(
+        "a file matching \(patterns.joined(separator: ", ")) changes, appears or goes (\(sources) recorded)")
+    }
+    if let depfile = task.depfile {
+      if let read = record?.discovered {
+        causes.append("a file its depfile \(depfile) named last time changes or goes (\(read.count) recorded)")
+      } else {
+        causes.append("its depfile \(depfile) has not been read: it runs to write one")
+      }
+    }
     if !dependencies.isEmpty {
       let names = dependencies.map { "'\($0)'" }.joined(separator: ", ")
       causes.append(

@@ -243,7 +243,8 @@ public final class Runner: Sendable {
       }
       return answer.failing()
     }
-    answer.say(DescribeRenderer(secrets: Self.secrets(of: graph)).render(index, in: graph))
+    let files = describedFiles(of: index, in: graph, &answer)
+    answer.say(DescribeRenderer(secrets: Self.secrets(of: graph)).render(index, in: graph, files: files))
     return answer
   }
 

@@ -9,7 +9,23 @@ package struct DescribeRenderer: Sendable {
 
   package init(secrets: SecretMask = .none) { self.secrets = secrets }
 
-  package func render(_ index: Int, in graph: TaskGraph) -> String {
+  /// What the task's patterns and depfile name on disk, which the model alone cannot say.
+  package struct Files: Sendable {
+    /// The files its `sources` match now, relative to its directory.
+    package var matched: [String]
+    /// The files its depfile named after its last run; nil when none was read.
+    package var read: [String]?
+
+    package init(matched: [String], read: [String]?) {
+      self.matched = matched
+      self.read = read
+    }
+  }
+
+  /// The most files a row lists before it says how many more there are.
+  static let listedFiles = 100
+
+  package func render(_ index: Int, in graph: TaskGraph, files: Files? = nil) -> String {
     let task = graph[index]
     var rows: [(String, [String])] = [("kind", [task.action.kindName])]
     switch task.action {
@@ -54,6 +70,15 @@ package struct DescribeRenderer: Sendable {
     // A task with calls decided as one checks its sources, and its calls', on its first part.
     let sources = task.sources.isEmpty ? first?.sources ?? [] : task.sources
     if !sources.isEmpty { rows.append(("sources", sources)) }
+    if let files, !sources.isEmpty {
+      rows.append(("matches", files.matched.isEmpty ? ["(no file)"] : Self.listed(files.matched)))
+    }
+    if let depfile = task.depfile {
+      rows.append(("depfile", [depfile]))
+      if let files {
+        rows.append(("read", files.read.map { $0.isEmpty ? ["(no file)"] : Self.listed($0) } ?? ["(not read yet)"]))
+      }
+    }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if !task.waitFor.isEmpty {
       rows.append(
@@ -73,6 +98,12 @@ package struct DescribeRenderer: Sendable {
       }
     }
     return out
+  }
+
+  /// `files`, the first `listedFiles` of them and how many more.
+  static func listed(_ files: [String]) -> [String] {
+    guard files.count > listedFiles else { return files }
+    return files.prefix(listedFiles) + ["(and \(files.count - listedFiles) more)"]
   }
 
   static func describe(_ call: Dependency) -> String {

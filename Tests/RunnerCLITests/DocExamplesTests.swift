@@ -28,7 +28,7 @@ import Testing
   static let taskKeys: Set<String> = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
-    "matrix", "if", "preconditions", "aliases", "prompt",
+    "matrix", "if", "preconditions", "aliases", "prompt", "depfile",
   ]
 
   static let examples: [Example] = {

@@ -141,7 +141,7 @@ import Testing
     let old = Array("runner-state 3\nT\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t1\t2\t3\t4\t5\n".utf8)
     let decoded = BuildState.decode(old, path: "state")
     #expect(decoded.state.tasks.isEmpty)
-    #expect(decoded.damage == "not a state file of format 6 ('runner-state 3')")
+    #expect(decoded.damage == "not a state file of format 7 ('runner-state 3')")
     let good = try BuildState(
       decoding: sealed("T\tt\tf\to\t.\te\td\tod\nS\ta.c\th\t7\tx\t1\t2\t3\t4\t5\n"), path: "state")
     #expect(

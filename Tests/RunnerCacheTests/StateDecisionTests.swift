@@ -24,7 +24,7 @@ import Testing
     #expect(read?.why == Self.record().why)
     #expect(read?.variables == Self.record().variables)
     #expect(read?.inputs == Self.record().inputs)
-    #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "runner-state 6\n")
+    #expect(String(decoding: bytes.prefix(15), as: UTF8.self) == "runner-state 7\n")
   }
 
   /// A file that is not there is a record without content: `-` in the state, never a word

@@ -27,7 +27,7 @@ extension CachingOperation {
     }
     let key = ActionKey(
       task: context.task, environment: environment, dependencies: prepared.fingerprint.dependencies,
-      sources: prepared.fingerprint.sources)
+      sources: prepared.fingerprint.sources, discovered: prepared.fingerprint.discovered)
     return key.digest.hash == prepared.fingerprint.value ? key : nil
   }
 

@@ -199,11 +199,13 @@ struct CachingOperation: TaskOperation {
     do {
       result = try await inner.run(running)
       try Self.checkOutputsExist(task, context)
+      // Recorded and stored under the key of the files its depfile names now.
+      prepared.fingerprint = try discovering(fingerprint, context)
     } catch {
       store.update(task.name, nil)
       throw error
     }
-    let recorded = record(result, fingerprint, log: capture.lines, context, because: reason)
+    let recorded = record(result, prepared.fingerprint, log: capture.lines, context, because: reason)
     await storeRemote(prepared, context)
     return recorded
   }
@@ -247,10 +249,13 @@ struct CachingOperation: TaskOperation {
       else { return nil }
       image = decoded
     }
-    if outputs != previous.outputs || fingerprint.sources != previous.sources || fingerprint.walk != previous.walk {
+    if outputs != previous.outputs || fingerprint.sources != previous.sources || fingerprint.walk != previous.walk
+      || fingerprint.discovered != previous.discovered
+    {
       var refreshed = previous
       refreshed.outputs = outputs
       refreshed.sources = fingerprint.sources
+      refreshed.discovered = fingerprint.discovered
       refreshed.walk = fingerprint.walk
       keep(refreshed, context)
     }
@@ -320,7 +325,8 @@ struct CachingOperation: TaskOperation {
         TaskRecord(
           fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
           environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-          outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk),
+          outputs: outputs, values: entry.values, outputDigest: digest, walk: fingerprint.walk,
+          discovered: fingerprint.discovered),
         fingerprint, outcome, because: reason),
       context, storedInCache: stored)
     return CachedResult.make(
@@ -386,7 +392,8 @@ struct CachingOperation: TaskOperation {
         TaskRecord(
           fingerprint: fingerprint.value, operation: fingerprint.operation, directory: fingerprint.directory,
           environment: fingerprint.environment, dependencies: fingerprint.dependencies, sources: fingerprint.sources,
-          outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk),
+          outputs: outputs, values: sortedValues, outputDigest: digest, walk: fingerprint.walk,
+          discovered: fingerprint.discovered),
         fingerprint, .ran, because: reason),
       context, storedInCache: storedBytes)
     return CachedResult.make(

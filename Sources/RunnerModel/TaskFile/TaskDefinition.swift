@@ -60,6 +60,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     package var preconditions: [Precondition] = []
     /// `prompt`: a question asked before the run; the task runs only if answered yes.
     package var prompt: String? = nil
+    /// `depfile`: a Makefile-syntax file the command writes (`cc -MMD -MF`), relative to the
+    /// task's directory; the files it names count among the task's inputs from then on.
+    package var depfile: String? = nil
     /// Words after `--` on the command line, for a target: the script's `"$@"`.
     package var arguments: [String] = []
     /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).

@@ -12,7 +12,7 @@ struct TaskFileDecoder: YAMLEntrySink {
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
-    "matrix", "if", "preconditions", "aliases", "prompt",
+    "matrix", "if", "preconditions", "aliases", "prompt", "depfile",
   ]
   static let maximumNameLength = 200
 
@@ -155,6 +155,14 @@ struct TaskFileDecoder: YAMLEntrySink {
         let items = reader.strings(value, what: what(), expected: "a list of paths") ?? []
         for (text, location) in items { checkLoadTimeExpression(text, task: name, key: "outputs", at: location) }
         task.outputs = items.map(\.0)
+      case "depfile":
+        task.depfile = reader.string(value, what: what())
+        if let path = task.depfile {
+          checkLoadTimeExpression(path, task: name, key: "depfile", at: value.location)
+          if path.isEmpty {
+            reader.fail(.invalidValue(what: what(), reason: "is empty: name the file the command writes"), at: value)
+          }
+        }
       case "wait_for": task.waitFor = gates(value, what: what())
       case "resources":
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
@@ -194,6 +202,17 @@ struct TaskFileDecoder: YAMLEntrySink {
       reader.fail(
         .invalidValue(what: "'interactive' of task '\(name)'", reason: "needs 'run', and cannot go with 'service'"),
         at: entry.value)
+    }
+    if task.depfile != nil, let entry = entries.first(where: { $0.name == "depfile" }) {
+      let calls: Bool
+      if case .shell(let commands) = task.action { calls = commands.contains { $0.call != nil } } else { calls = false }
+      if run == nil || task.isService || task.isInteractive || calls {
+        reader.fail(
+          .invalidValue(
+            what: "'depfile' of task '\(name)'",
+            reason: "needs 'run' with no task calls, and cannot go with 'service' or 'interactive'"),
+          at: entry.value)
+      }
     }
     if task.isService, let entry = entries.first(where: { $0.name == "service" }) {
       if run == nil {

@@ -135,6 +135,7 @@ struct TaskFileExpander {
     task.directory.map(Template.containsExpression) ?? false
       || task.sources.contains(where: Template.containsExpression)
       || task.outputs.contains(where: Template.containsExpression)
+      || task.depfile.map(Template.containsExpression) ?? false
   }
 
   /// The node for `task` with `values`: made (and queued for its dependencies) the first time.
@@ -177,6 +178,7 @@ struct TaskFileExpander {
       // The task's name is the group of its combinations.
       nodes[node.index].action = .group
       for property in [\TaskDefinition.sources, \.outputs] { nodes[node.index][keyPath: property] = [] }
+      nodes[node.index].depfile = nil
       nodes[node.index].environment = []
       nodes[node.index].condition = nil
       nodes[node.index].dotenv = []
@@ -243,6 +245,7 @@ struct TaskFileExpander {
     let taskDirectory = nodes[index].directory ?? fileDirectory
     nodes[index].sources = task.sources.map { fill($0, taskDirectory, &self) }
     nodes[index].outputs = task.outputs.map { fill($0, taskDirectory, &self) }
+    nodes[index].depfile = task.depfile.map { fill($0, taskDirectory, &self) }
   }
 
   /// From `directory` (relative to the root file's, or absolute) back up to it: `.`, `..`,
