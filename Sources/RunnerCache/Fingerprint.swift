@@ -74,8 +74,9 @@ package struct Fingerprint: Sendable {
   }
 
   /// This fingerprint with the files a run's depfile named, hashed (the key the run's record
-  /// and cache entry are stored under).
-  package func discovering(_ files: [FileRecord], task: TaskDefinition) -> Fingerprint {
+  /// and cache entry are stored under); with nil, the key before any depfile is read (the
+  /// weak key a path set is stored under, `PathSet`).
+  package func discovering(_ files: [FileRecord]?, task: TaskDefinition) -> Fingerprint {
     var next = self
     next.discovered = files
     next.value =

@@ -150,7 +150,9 @@ package struct IncrementalPlanner {
       let record = record!
       return (CachePrediction(.upToDate), (record.outputDigest, Dictionary(record.values, uniquingKeysWith: { $1 })))
     case .stale(let reason):
-      if store.settings.useCache, let entry = try? store.cache.peek(fingerprint.value) {
+      if store.settings.useCache, let key = store.cacheKey(task, fingerprint, directory: directory),
+        let entry = try? store.cache.peek(key.value)
+      {
         return (CachePrediction(.restore, reason.description), entry)
       }
       return (CachePrediction(.run, reason.description), nil)

@@ -95,6 +95,24 @@ import Testing
     #expect(run.stdout.contains("inc/h.txt"))
   }
 
+  /// With its state gone (a fresh checkout has none), the task is found in the local cache by
+  /// the files its last run's depfile named, hashed now: the same files restore it, an edited
+  /// one runs it.
+  @Test func withoutItsStateATaskIsFoundByTheFilesItRead() throws {
+    let project = try settled()
+    let state = project.directory.appendingPathComponent(".runner/state")
+    try FileManager.default.removeItem(at: state)
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("out/a.txt"))
+    let restored = try project.run(["gen"])
+    #expect(restored.stdout.contains("✓ gen restored from cache"), "\(restored.stdout)")
+    #expect(project.read("out/a.txt") == "a\nhello\n")
+    try FileManager.default.removeItem(at: state)
+    try project.write("inc/h.txt", "bye\n")
+    let ran = try project.run(["gen"])
+    #expect(!ran.stdout.contains("restored") && !ran.stdout.contains("up to date"), "\(ran.stdout)")
+    #expect(project.read("out/a.txt") == "a\nbye\n")
+  }
+
   @Test func describeListsWhatThePatternsMatchAndWhatTheDepfileNamed() throws {
     let project = try settled()
     // Each row's words, whatever the width of the labels.

@@ -119,6 +119,41 @@ struct RemoteCacheTests {
     #expect(mode.map { $0 & 0o100 != 0 } == true, "the executable bit comes back")
   }
 
+  /// A task with a depfile, in a checkout with no state: found by the files a run elsewhere
+  /// stored as its path set, hashed here; a header edited here is a miss, and it runs.
+  @Test func aDepfileTaskIsFoundInAFreshCheckoutByItsPathSet() throws {
+    let seed = UUID().uuidString
+    let tasks = """
+      tasks:
+        gen:
+          run: |
+            cat src/a.txt inc/h.txt > out/a.txt
+            echo 'out/a.txt: src/a.txt inc/h.txt' > out/a.d
+          sources: [src/a.txt]
+          outputs: [out/a.txt]
+          depfile: out/a.d
+
+      """
+    var checkouts: [TaskFileProject] = []
+    defer { checkouts.forEach { $0.remove() } }
+    for header in ["hello", "hello", "bye"] {
+      let project = try TaskFileProject(tasks)
+      checkouts.append(project)
+      try project.write("src/a.txt", seed + "\n")
+      try project.write("inc/h.txt", header + "\n")
+      try project.write("out/.keep", "")
+    }
+    let url = Self.server("RUNNER_TEST_HTTP_CACHE")
+    let first = try run(checkouts[0], ["gen", "--remote-cache", url])
+    #expect(first.status == 0 && !first.stdout.contains("restored"), "\(first.stdout)\(first.stderr)")
+    let second = try run(checkouts[1], ["gen", "--remote-cache", url])
+    #expect(second.stdout.contains("✓ gen restored from remote cache"), "\(second.stdout)\(second.stderr)")
+    #expect(checkouts[1].read("out/a.txt") == seed + "\nhello\n")
+    let third = try run(checkouts[2], ["gen", "--remote-cache", url])
+    #expect(third.status == 0 && !third.stdout.contains("restored"), "\(third.stdout)")
+    #expect(checkouts[2].read("out/a.txt") == seed + "\nbye\n")
+  }
+
   /// `remote:` in the file; `--remote-upload=false` reads and never stores.
   @Test func theFileNamesTheCacheAndUploadFalseStoresNothing() throws {
     let seed = UUID().uuidString

@@ -1,3 +1,4 @@
+import Glibc
 import RunnerBasics
 import RunnerCache
 import RunnerEvents
@@ -26,5 +27,54 @@ extension CachingOperation {
         paths, in: context.workingDirectory, previous: fingerprint.discovered ?? [], disk: store.disk)
       return fingerprint.discovering(files, task: context.task)
     }
+  }
+}
+
+extension CachingOperation {
+  /// What to look the task up under in the caches: `prepared` itself, unless the task has a
+  /// depfile no record has read; then the key of the files its path set names (`PathSet`),
+  /// from the local cache or else the remote one; nil when neither has a path set.
+  func lookupKey(_ prepared: Prepared, _ context: OperationContext) async -> Prepared? {
+    let task = context.task
+    guard task.depfile != nil, prepared.fingerprint.discovered == nil else { return prepared }
+    var next = prepared
+    if let local = store.cacheKey(task, prepared.fingerprint, directory: context.workingDirectory) {
+      next.fingerprint = local
+      return next
+    }
+    // The weak key's Action is the key as it stands: no depfile read.
+    guard let remote = remote.cache, let key = remoteKey(prepared, context) else { return nil }
+    let scratch = context.scratchDirectory + "/paths-\(task.index)-\(context.attempt)"
+    guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
+    defer { CacheFileSystem.removeTree(scratch) }
+    guard let (entry, _) = await remote.fetch(key, task: task.name, scratch: scratch, warn: store.warn),
+      let paths = PathSet.paths(in: entry)
+    else { return nil }
+    next.fingerprint = prepared.fingerprint.discovering(
+      Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], disk: store.disk), task: task)
+    return next
+  }
+
+  /// After a run of a task with a depfile: the files it named, as a path set under the key
+  /// before any depfile is read, in the local cache and the remote one (when uploads are on),
+  /// so a checkout with no record of them finds the run's result.
+  func storePathSet(_ prepared: Prepared, _ context: OperationContext) async {
+    let task = context.task
+    guard task.depfile != nil, let read = prepared.fingerprint.discovered else { return }
+    let weak = prepared.fingerprint.discovering(nil, task: task)
+    let entry = PathSet.entry(read.map(\.path))
+    if store.settings.useCache {
+      do {
+        _ = try store.cache.save(entry, contents: [], for: weak.value)
+      } catch {
+        store.warn("cannot store the files '\(task.name)' read in the cache: \(error)")
+      }
+    }
+    var unread = prepared
+    unread.fingerprint = weak
+    guard let remote = remote.cache, remote.uploads, !remote.isOff, let key = remoteKey(unread, context) else {
+      return
+    }
+    await remote.store(entry, for: key, task: task.name, warn: store.warn)
   }
 }

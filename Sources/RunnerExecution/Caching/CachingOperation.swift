@@ -176,12 +176,13 @@ struct CachingOperation: TaskOperation {
       return found ?? .noRecord
     }
     prepared.reason = reason
-    if !store.settings.forces(task.index) {
-      if store.settings.useCache, let result = restore(fingerprint, context, because: reason) {
+    // A task with a depfile no record has read is looked up by the files its path set names.
+    if !store.settings.forces(task.index), let lookup = await lookupKey(prepared, context) {
+      if store.settings.useCache, let result = restore(lookup.fingerprint, context, because: reason) {
         if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
       }
-      if let result = await restoreRemote(prepared, context) {
+      if let result = await restoreRemote(lookup, context) {
         if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
       }
@@ -207,6 +208,7 @@ struct CachingOperation: TaskOperation {
     }
     let recorded = record(result, prepared.fingerprint, log: capture.lines, context, because: reason)
     await storeRemote(prepared, context)
+    await storePathSet(prepared, context)
     return recorded
   }
 
