@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -58,6 +59,8 @@ struct child_args {
   volatile int error, stage;
   // Set when clone3 already reset every handler (CLONE_CLEAR_SIGHAND): only runner's SIG_IGNs are left.
   int handlers_cleared;
+  // A traced child's end of the socket its seccomp listener goes to (runner_trace_child); -1.
+  int trace_socket;
 };
 
 static int child_fail(struct child_args *a, int stage) {
@@ -172,6 +175,8 @@ static int child_main(void *p) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (files_raised) setrlimit(RLIMIT_NOFILE, &original_files);
+  // Last: from here on every file system call waits for runner's tracer thread.
+  if (a->trace_socket >= 0) runner_trace_child(a->trace_socket);
   execve(a->path, a->argv, a->envp);
   return child_fail(a, RUNNER_STAGE_EXEC);
 }
@@ -304,7 +309,7 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   if (rc != 0) return rc;
 
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0, -1};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
@@ -371,8 +376,37 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
 #endif
 }
 
+static int fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                      struct runner_child *child, int sockets[2], int *trace, int *trace_error);
+
 int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                       struct runner_child *child) {
+  int trace = -1, trace_error = 0;
+  return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, &trace, &trace_error);
+}
+
+int runner_traced_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                        struct runner_child *child, int *trace, int *trace_error) {
+  int sockets[2];
+  *trace = -1;
+  *trace_error = 0;
+  int available = runner_trace_available();
+  if (available != 0) {
+    *trace_error = -available;
+    return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, trace, trace_error);
+  }
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    *trace_error = errno;
+    return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, trace, trace_error);
+  }
+  return fork_spawn(path, argv, envp, cwd, devnull_fd, child, sockets, trace, trace_error);
+}
+
+// Forks; with `sockets`, the child installs the tracing filter and sends its listener on
+// sockets[1], which this side receives on sockets[0] and hands to the tracer thread before it
+// waits for the exec (which the tracer thread lets through).
+static int fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                      struct runner_child *child, int sockets[2], int *trace, int *trace_error) {
   int out[2], err[2], report[2];
   int rc = make_pipes(out, err, child);
   if (rc != 0) return rc;
@@ -383,7 +417,9 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
   }
   fcntl(report[0], F_SETFL, 0); // the parent waits on it
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0, 0};
+  struct child_args args = {
+      path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0, 0,
+      sockets ? sockets[1] : -1};
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -392,6 +428,22 @@ int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], 
   int fork_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(report[1]);
+  if (sockets) {
+    close(sockets[1]);
+    if (pid > 0) {
+      int listener = -1;
+      int error = runner_trace_receive(sockets[0], &listener);
+      if (error == 0) {
+        *trace = runner_trace_attach(listener);
+        if (*trace < 0) *trace_error = -*trace, *trace = -1;
+      } else {
+        // The child failed before it could say (its failure is in the report), or could not
+        // install the filter (EBUSY: a runner it runs under traces it already) and runs untraced.
+        *trace_error = error > 0 ? error : ECHILD;
+      }
+    }
+    close(sockets[0]);
+  }
   if (pid < 0) {
     close(report[0]);
     fail_after_fork(out, err, -1, -1);

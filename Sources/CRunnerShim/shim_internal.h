@@ -13,4 +13,12 @@ int runner_watchdog_fd(void);
 /// blocked: a write to a dead watchdog raises it.
 void runner_watchdog_send(int fd, int32_t record);
 
+/// In a forked child just before exec: installs the tracing filter and sends its listener (or
+/// the errno of the failure) on `socket` (tracer.c).
+void runner_trace_child(int socket);
+/// Receives what runner_trace_child sent: 0 with the listener, an errno, or -1 for nothing.
+int runner_trace_receive(int socket, int *listener);
+/// Hands a listener to the tracer thread; a handle for runner_trace_take, or -errno.
+int runner_trace_attach(int listener);
+
 #endif

@@ -53,8 +53,17 @@ package enum Kernel {
   /// with the orphan watchdog.
   static func spawn(_ plan: SpawnPlan, devnull: Int32, method: SpawnMethod = .standard) -> Result<Child, SpawnFailure> {
     var child = runner_child()
-    let start = method == .fork ? runner_fork_spawn : runner_spawn
-    let rc = start(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)
+    let rc: Int32
+    if let trace = plan.spec.trace {
+      var handle: Int32 = -1
+      var error: Int32 = 0
+      rc = runner_traced_spawn(
+        plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child, &handle, &error)
+      trace.attach(handle: handle, error: error)
+    } else {
+      let start = method == .fork ? runner_fork_spawn : runner_spawn
+      rc = start(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)
+    }
     if rc == 0 {
       return .success(Child(pid: child.pid, pidfd: child.pidfd, stdout: child.stdout_fd, stderr: child.stderr_fd))
     }

@@ -8,6 +8,8 @@ package struct ProcessSpec: Sendable, Equatable {
   package var workingDirectory: String?
   /// An interactive task: runner's own stdin, stdout and stderr, and the terminal's foreground.
   package var interactive = false
+  /// Spawned traced, what it and its descendants do to files recorded here; nil: untraced.
+  package var trace: ProcessTrace? = nil
 
   package init(
     arguments: [String], environment: [String: String], workingDirectory: String? = nil, interactive: Bool = false

@@ -79,6 +79,19 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
 /// thread that started it; while that thread blocks SIGCHLD, the kernel queues the signal for the
 /// process and wakes another thread that does not block it (runner's main thread, parked in
 /// sigsuspend) once per task. Unblocked, with SIGCHLD's default disposition, the kernel drops it.
+// As runner_fork_spawn, with the child's process tree traced (tracer.c): *trace is a handle
+// for runner_trace_take, or -1 with *trace_error the errno of why the child runs untraced.
+int runner_traced_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
+                        struct runner_child *out, int *trace, int *trace_error);
+
+// 0 when tracing can work here (seccomp user notification), else -errno.
+int runner_trace_available(void);
+
+// Stops recording `trace` (its processes' calls go on, unrecorded) and hands over its records,
+// `kind path NUL` each, to be freed with free(); returns their length, -1 for no such trace.
+// *incomplete is set when a call could not be read or resolved.
+long runner_trace_take(int trace, char **records, int *incomplete);
+
 void runner_accept_child_exits(void);
 
 /// Reaps the exited child behind `pidfd` without blocking. Returns 1 and sets
