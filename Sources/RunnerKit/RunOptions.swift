@@ -43,6 +43,9 @@ public struct RunOptions: Sendable {
   /// kept until then rather than freed (`KeptUntilExit`). A host that runs many commands in one
   /// process leaves it false.
   public var exitsAfterRun = false
+  /// `--check-inputs`: run the selected tasks traced, and report what each read and wrote
+  /// that its `sources` and `outputs` do not declare.
+  public var checkInputs = false
 
   public struct Remote: Sendable {
     /// `--remote-cache URL` (else `RUNNER_REMOTE_CACHE`, else the file's `remote.cache`).

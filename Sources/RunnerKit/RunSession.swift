@@ -90,7 +90,9 @@ package struct RunSession: Sendable {
     let scheduler = Scheduler(
       selection: selection, settings: settings, observer: observer, scratchDirectory: scratch,
       baseEnvironment: taskEnvironment,
-      factory: OperationFactory(store: store, remote: settings.remote, fetcher: Self.fetcher, answers: settings.answers)
+      factory: OperationFactory(
+        store: store, remote: settings.remote, fetcher: Self.fetcher, answers: settings.answers,
+        traces: settings.traces)
     )
     let run = Task { await scheduler.run() }
     let cleanups = selection.members.contains { graph[$0].always }

@@ -39,7 +39,7 @@ public final class Runner: Sendable {
     guard var caching = cacheSettings(&answer) else { return ExitStatus.usage }
     let bytes = try? FileReader.read(options.taskFile)
     let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
-    if caching.enabled, !options.force, options.affected == nil, let bytes,
+    if caching.enabled, !options.force, !options.checkInputs, options.affected == nil, let bytes,
       let invocation = NoOpRecord.invocationKey(taskFile: options.taskFile, arguments: options.arguments)
     {
       if let code = await NoOpRun.attempt(
@@ -87,12 +87,14 @@ public final class Runner: Sendable {
     // What loading said comes before the run's own lines.
     answer.write()
     answer = Answer()
-    // A watch runs again and again, and keeps nothing.
-    let code = await session(selection, caching: caching, remote: remote, keepsUntilExit: options.exitsAfterRun)
-      .run()
+    let traces = options.checkInputs ? TaskTraces() : nil
+    let code = await session(
+      selection, caching: caching, remote: remote, keepsUntilExit: options.exitsAfterRun, traces: traces
+    ).run()
     await Self.closeRemote(remote)
     if options.exitsAfterRun { KeptUntilExit.keep(selection) }
-    return code
+    guard let traces, code == ExitStatus.success else { return code }
+    return Self.checkInputs(selection, traces: traces)
   }
 
   /// Says what the remote cache and executor did (on stderr) and ends their connections.
@@ -116,7 +118,7 @@ public final class Runner: Sendable {
 
   func session(
     _ selection: GraphSelection, caching: CacheSettings, remote: RemoteSessions = RemoteSessions(),
-    services: ServicePool? = nil, keepsUntilExit: Bool = false
+    services: ServicePool? = nil, keepsUntilExit: Bool = false, traces: TaskTraces? = nil
   ) -> RunSession {
     let graph = selection.graph
     var settings = RunSettings(
@@ -126,6 +128,11 @@ public final class Runner: Sendable {
     settings.services = services
     settings.keepsUntilExit = keepsUntilExit
     settings.remote = remote
+    if let traces {
+      settings.traces = traces
+      // Traced tasks run here: a remote executor's processes cannot be watched.
+      settings.remote.execution = nil
+    }
     settings.secrets = Self.secrets(of: graph)
     settings.answers = Prompter.ask(selection, yes: options.assumeYes)
     return RunSession(selection: selection, settings: settings, reports: options.reports)
@@ -339,7 +346,8 @@ public final class Runner: Sendable {
   func cacheSettings(_ answer: inout Answer) -> CacheSettings? {
     do {
       return try CacheSettings(
-        force: options.force, noCache: options.noCache, noWait: options.noWait, environment: getenv("RUNNER_CACHE_MAX"))
+        force: options.force || options.checkInputs, noCache: options.noCache, noWait: options.noWait,
+        environment: getenv("RUNNER_CACHE_MAX"))
     } catch {
       answer.report([Diagnostic(.error, "\(error)")])
       return nil

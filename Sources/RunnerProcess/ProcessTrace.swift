@@ -62,7 +62,8 @@ package final class ProcessTrace: Sendable {
       if handle >= 0 {
         state.handles.append(handle)
       } else if state.problem == nil {
-        let why = error == EBUSY ? "runner already traces the process that started it" : String(cString: strerror(error))
+        let why =
+          error == EBUSY ? "runner already traces the process that started it" : String(cString: strerror(error))
         state.problem = "a process could not be traced (\(why))"
       }
     }

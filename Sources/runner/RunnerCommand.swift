@@ -93,6 +93,12 @@ struct RunnerCommand: ParsableCommand {
   @Flag(help: "Run every selected task, even those up to date or in the cache.")
   var force = false
 
+  @Flag(
+    help: ArgumentHelp(
+      "Run the selected tasks traced and report the files each reads that its sources do not cover, and writes "
+        + "that its outputs do not declare (exit 1 if any)."))
+  var checkInputs = false
+
   @Flag(help: "Neither restore from nor store in the local cache (.runner/cache).")
   var noCache = false
 
@@ -123,6 +129,10 @@ struct RunnerCommand: ParsableCommand {
       throw ValidationError("--remote-timeout takes a duration such as 30s or 500ms, found '\(timeout)'")
     }
     if json && !list { throw ValidationError("--json goes with --list (use --graph json for the graph)") }
+    if checkInputs && (watch || dryRun || list || graph != nil || describe != nil || explain != nil) {
+      throw ValidationError(
+        "--check-inputs runs tasks: it goes with neither --watch, -n, --list, --graph, --describe nor --explain")
+    }
     if initialize && (file != nil || !arguments.isEmpty) {
       throw ValidationError("--init writes ./tasks.yml: it takes no task file and no targets")
     }
@@ -184,6 +194,7 @@ struct RunnerCommand: ParsableCommand {
     options.params = params
     options.taskArguments = taskArguments
     options.assumeYes = yes
+    options.checkInputs = checkInputs
     options.exitsAfterRun = true
     if affected { options.affected = .init(ref: affectedRef) }
     options.remote = remote.settings()

@@ -20,6 +20,8 @@ package struct OperationFactory: Sendable {
   let fetcher: any URLFetching
   /// The answers to the run's prompts.
   let answers: PromptAnswers
+  /// Where shell tasks' traces go, when the run traces them (`--check-inputs`).
+  let traces: TaskTraces?
   /// What the parts of tasks decided as one did so far in the run.
   let parts = WholeTaskRuns()
   /// The reasons found for the run's tasks.
@@ -28,8 +30,9 @@ package struct OperationFactory: Sendable {
   package init(
     reactor: ProcessReactor = .shared, processes: (any ProcessRunning)? = nil, store: IncrementalStore? = nil,
     remote: RemoteSessions = RemoteSessions(), fetcher: (any URLFetching)? = nil,
-    answers: PromptAnswers = PromptAnswers()
+    answers: PromptAnswers = PromptAnswers(), traces: TaskTraces? = nil
   ) {
+    self.traces = traces
     self.remote = remote
     self.reactor = reactor
     let processes = processes ?? reactor
@@ -60,7 +63,7 @@ package struct OperationFactory: Sendable {
     case .group: return GroupOperation()
     case .shell(let commands):
       operation = ShellOperation(
-        commands: commands, shell: task.shell, arguments: task.arguments, processes: processes)
+        commands: commands, shell: task.shell, arguments: task.arguments, processes: processes, traces: traces)
     case .image(let steps): operation = ImageOperation(steps: steps, fetcher: fetcher)
     }
     // A service is never up to date nor restored: it is started, and stopped.

@@ -17,15 +17,18 @@ package struct ShellOperation: TaskOperation {
   /// The words after `--` for a target: the script's `"$@"` (its `$0` is the task's name).
   package let arguments: [String]
   let processes: any ProcessRunning
+  /// Where the traces of its commands go, when the run traces its tasks (`--check-inputs`).
+  let traces: TaskTraces?
 
   package init(
     commands: [Command], shell: [String]? = nil, arguments: [String] = [],
-    processes: any ProcessRunning = ProcessReactor.shared
+    processes: any ProcessRunning = ProcessReactor.shared, traces: TaskTraces? = nil
   ) {
     self.commands = commands
     self.shell = shell ?? ShellSetting.standard
     self.arguments = arguments
     self.processes = processes
+    self.traces = traces
   }
 
   package func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
@@ -36,14 +39,17 @@ package struct ShellOperation: TaskOperation {
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true
     defer { if written { unlink(outputPath) } }
+    let trace = traces.map { _ in ProcessTrace() }
+    defer { if let trace { traces?.record(context.task.index, trace.finish()) } }
     for command in commands {
       let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command.text) : nil
       let arguments =
         direct
         ?? shell + [command.text] + (self.arguments.isEmpty ? [] : [context.task.name] + self.arguments)
-      let spec = ProcessSpec(
+      var spec = ProcessSpec(
         arguments: arguments, environment: environment, workingDirectory: context.workingDirectory,
         interactive: context.task.isInteractive)
+      spec.trace = trace
       let outcome: ProcessOutcome
       do {
         outcome = try await processes.run(spec, sink: context.output, grace: context.grace)

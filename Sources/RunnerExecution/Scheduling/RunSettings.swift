@@ -27,6 +27,8 @@ package struct RunSettings: Sendable {
   /// Runner exits after this run: what it made (the scheduler's state, the results) is kept
   /// until then rather than freed (`KeptUntilExit`).
   package var keepsUntilExit = false
+  /// `--check-inputs`: shell tasks run traced, what they did kept here.
+  package var traces: TaskTraces?
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

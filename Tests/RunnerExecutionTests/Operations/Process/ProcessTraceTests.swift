@@ -48,13 +48,16 @@ struct ProcessTraceTests {
     let reads = paths(log, .read, under: base)
     #expect(reads.contains(base + "/src/a.txt"))
     #expect(reads.contains(base + "/inc/h.txt"), "a path relative to the directory after cd")
-    #expect(paths(log, .written, under: base).contains(base + "/out.txt") || paths(log, .written, under: base).contains(base + "/inc/../out.txt"))
+    #expect(
+      paths(log, .written, under: base).contains(base + "/out.txt")
+        || paths(log, .written, under: base).contains(base + "/inc/../out.txt"))
     #expect(log.accesses.contains { $0.kind == .executed && $0.path.hasSuffix("/cat") }, "exec'd programs too")
   }
 
   @Test func lookupsOfAbsentFilesListingsRemovalsAndRenames() async throws {
     let base = try directory(["dir/one": "1", "old": "o"])
-    let (_, log) = try await trace("test -e missing.h; ls dir > /dev/null; rm dir/one; mv old new; mkdir made", in: base)
+    let (_, log) = try await trace(
+      "test -e missing.h; ls dir > /dev/null; rm dir/one; mv old new; mkdir made", in: base)
     #expect(paths(log, .probed, under: base).contains(base + "/missing.h"))
     #expect(log.accesses.contains { $0.kind == .listed && $0.path == base + "/dir" })
     #expect(paths(log, .removed, under: base).isSuperset(of: [base + "/dir/one", base + "/old"]))
@@ -86,7 +89,8 @@ struct ProcessTraceTests {
     let python = "/usr/bin/python3"
     try #require(FileManager.default.isExecutableFile(atPath: python), "needs python3")
     let base = try directory(["sub/x.txt": "x"])
-    let script = "import os; d = os.open('sub', os.O_RDONLY); f = os.open('x.txt', os.O_RDONLY, dir_fd=d); os.read(f, 1)"
+    let script =
+      "import os; d = os.open('sub', os.O_RDONLY); f = os.open('x.txt', os.O_RDONLY, dir_fd=d); os.read(f, 1)"
     let (outcome, log) = try await trace("", in: base, arguments: [python, "-c", script])
     #expect(outcome == .exited(0))
     #expect(paths(log, .read, under: base).contains(base + "/sub/x.txt"))
