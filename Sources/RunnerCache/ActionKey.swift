@@ -45,8 +45,8 @@ package struct ActionKey: Sendable {
   ///   - environment: the declared environment, as the task sees it (unset variables left out).
   ///   - dependencies: the digest of what the dependencies hand on (`Fingerprint.dependencies`).
   ///   - sources: the source files found, relative to the task's directory.
-  ///   - discovered: for a task with a `depfile`, the files it named last time, hashed now; nil
-  ///     when no run has read it (a key no run of the task ever stores under).
+  ///   - discovered: for a task with a `depfile` or `sources: auto`, the files its last run found
+  ///     it read, hashed now; nil when no run has recorded them (a key no run stores under).
   package init(
     task: TaskDefinition, environment: [(name: String, value: String)], dependencies: String, sources: [FileRecord],
     discovered: [FileRecord]? = nil
@@ -56,7 +56,10 @@ package struct ActionKey: Sendable {
     salt.add(Self.format)
     Fingerprint.addPatterns(of: task, to: &salt)
     Fingerprint.addWhole(of: task, to: &salt)
-    salt.add(dependencies)
+    // A traced task's key holds what it read of its dependencies' files, by content, and their
+    // values reach it only through its environment: what they hand on as a whole is not in it
+    // (the exact early cut-off).
+    if !task.sourcesAuto { salt.add(dependencies) }
     if directory == nil { salt.add("dir " + (task.directory ?? "")) }
     var command = ActionMessages.Command(arguments: Self.arguments(of: task))
     command.environment = environment
@@ -66,17 +69,26 @@ package struct ActionKey: Sendable {
     var files: [InputFile] = []
     var selfContained = directory != nil
     var inputs = sources
-    if let depfile = task.depfile {
-      salt.add("depfile " + depfile)
+    if task.discoversInputs {
+      if let depfile = task.depfile { salt.add("depfile " + depfile) }
+      if task.sourcesAuto { salt.add("sources auto") }
       if let discovered {
         // A file named by the depfile and by `sources` is in the root once.
         let declared = Set(sources.map(\.path))
         for file in discovered where !declared.contains(file.path) {
-          // A file it named that is gone now changes the key (a header deleted).
-          if file.content == nil { salt.add("absent " + file.path) } else { inputs.append(file) }
+          if file.content == nil {
+            // A file it read that is gone now, or a path it looked up that was not there.
+            salt.add("absent " + file.path)
+          } else if file.path.hasSuffix("/") {
+            // A directory it listed: its entries' names.
+            salt.add("listing " + file.path)
+            salt.add(file.content!.hash)
+          } else {
+            inputs.append(file)
+          }
         }
       } else {
-        salt.add("depfile not read")
+        salt.add("inputs not recorded")
       }
     }
     for file in inputs {

@@ -83,8 +83,8 @@ extension RunReason {
     for file in record.sources where !found.contains(file.path) {
       changes.append(SourceChange(path: file.path, kind: .removed))
     }
-    if task.depfile != nil {
-      guard let recorded = record.discovered, let now = fingerprint.discovered else { return .depfileNotRead }
+    if task.discoversInputs {
+      guard let recorded = record.discovered, let now = fingerprint.discovered else { return .readsNotRecorded }
       // The same paths, hashed again: a file it named changed, or is gone.
       for (old, file) in zip(recorded, now) where !found.contains(file.path) {
         if old.content?.hash != file.content?.hash {

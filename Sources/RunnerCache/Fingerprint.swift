@@ -223,6 +223,15 @@ package struct Fingerprint: Sendable {
     "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
   ]
 
+  /// A directory's listing as content: the digest of its entries' names, sorted (runner's own
+  /// temporary files aside), and their count as the size.
+  static func listing(_ path: String, disk: Disk) -> ContentDigest {
+    let names = disk.files.list(path).map(\.name).filter { !$0.contains(FilePath.temporaryMark) }.sorted()
+    var hasher = ContentHasher()
+    for name in names { hasher.add(name) }
+    return ContentDigest(hash: hasher.finalize(), size: Int64(names.count))
+  }
+
   /// The digest of runner's whole environment (every variable but the volatile ones, sorted by
   /// name), for the no-op record's key, which is made before the task file is read.
   static func wholeEnvironmentDigest(_ environment: [String: String]) -> String {
@@ -234,7 +243,8 @@ package struct Fingerprint: Sendable {
     return hasher.finalize()
   }
 
-  /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged.
+  /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged. A
+  /// path ending in `/` is a directory listed: its content is the digest of its entries' names.
   ///
   /// - Parameter disk: judges which new stamps to keep (asked before the first `stat`).
   package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], disk: Disk)
@@ -256,6 +266,10 @@ package struct Fingerprint: Sendable {
       }
       if let old, let stamp = old.stamp, stamp == status.stamp, judge.trusts(stamp) {
         return old
+      }
+      if path.hasSuffix("/") {
+        guard status.isDirectory else { return FileRecord(path: path, content: nil) }
+        return FileRecord(path: path, content: listing(full, disk: disk), stamp: judge.stamp(status.stamp))
       }
       guard let content = disk.files.hashContent(full) else { return FileRecord(path: path, content: nil) }
       return FileRecord(

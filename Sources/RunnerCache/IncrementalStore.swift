@@ -16,6 +16,8 @@ package final class IncrementalStore: Sendable {
   package let settings: CacheSettings
   /// `.runner` next to the task file.
   package let directory: String
+  /// The task file's directory: the state's directory is `.runner` in it.
+  package var projectDirectory: String { FilePath.parent(of: directory) }
   package let cache: CacheStore
   /// The keyed variables of the environment tasks inherit (`Fingerprint.keyedVariables`), set
   /// ones only, sorted by name: the whole key environment of a task without `env` of its own.

@@ -39,7 +39,7 @@ extension IncrementalStore {
   ///
   /// - Parameter directory: the task's working directory.
   package func cacheKey(_ task: TaskDefinition, _ fingerprint: Fingerprint, directory: String) -> Fingerprint? {
-    guard task.depfile != nil, fingerprint.discovered == nil else { return fingerprint }
+    guard task.discoversInputs, fingerprint.discovered == nil else { return fingerprint }
     guard settings.useCache, let entry = try? cache.load(fingerprint.value), let paths = PathSet.paths(in: entry)
     else { return nil }
     return fingerprint.discovering(Fingerprint.hashFiles(paths, in: directory, previous: [], disk: disk), task: task)

@@ -58,10 +58,10 @@ package struct SourceCheck: Sendable {
     }
     if reused, verdict?.sourcesHold == true, let previous {
       sources = previous.sources
-      discovered = task.depfile == nil ? nil : previous.discovered
+      discovered = task.discoversInputs ? previous.discovered : nil
     } else {
       sources = Fingerprint.hashFiles(paths, in: workingDirectory, previous: previous?.sources ?? [], disk: disk)
-      if task.depfile != nil, let recorded = previous?.discovered {
+      if task.discoversInputs, let recorded = previous?.discovered {
         discovered = Fingerprint.hashFiles(
           recorded.map(\.path), in: workingDirectory, previous: recorded, disk: disk)
       }

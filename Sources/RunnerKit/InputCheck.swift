@@ -39,7 +39,7 @@ struct InputCheck {
     selection.members.filter { task in
       let definition = selection.graph[task]
       guard case .shell = definition.action else { return false }
-      return !definition.sources.isEmpty || definition.depfile != nil
+      return !definition.sources.isEmpty || definition.discoversInputs
     }
   }
 
@@ -113,38 +113,15 @@ struct InputCheck {
     return found
   }
 
-  func inProject(_ path: String) -> Bool {
-    guard path.hasPrefix(root + "/") else { return false }
-    let relative = path.dropFirst(root.count + 1)
-    return !relative.hasPrefix(".runner/") && !relative.hasPrefix(".git/") && relative != ".runner"
-  }
+  func inProject(_ path: String) -> Bool { TracedInputs(projectDirectory: root).inProject(path) }
 
   func isFile(_ path: String) -> Bool {
     CacheFileSystem.status(path, follow: true)?.isRegular == true
   }
 
-  /// `path` (absolute) without `.`, `..` and empty segments.
-  static func normalized(_ path: String) -> String {
-    var segments: [Substring] = []
-    for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
-      switch segment {
-      case ".": continue
-      case "..": _ = segments.popLast()
-      default: segments.append(segment)
-      }
-    }
-    return "/" + segments.joined(separator: "/")
-  }
+  static func normalized(_ path: String) -> String { TracedInputs.normalized(path) }
 
-  /// `path` from `directory`, for the report and the patterns it suggests.
-  static func relative(_ path: String, to directory: String) -> String {
-    if path.hasPrefix(directory + "/") { return String(path.dropFirst(directory.count + 1)) }
-    let from = directory.split(separator: "/")
-    let to = path.split(separator: "/")
-    let common = zip(from, to).prefix { $0 == $1 }.count
-    return (Array(repeating: "..", count: from.count - common) + to.dropFirst(common).map(String.init))
-      .joined(separator: "/")
-  }
+  static func relative(_ path: String, to directory: String) -> String { TracedInputs.relative(path, to: directory) }
 
   /// The pattern to add for `file` (relative to the task's directory): every file of its
   /// extension in its directory, or the file itself.

@@ -16,7 +16,7 @@ extension Runner {
     let directory = task.directory.map { FilePath.resolve($0, in: base) } ?? base
     let matched = task.sources.isEmpty ? [] : SourceGlob.expand(Fingerprint.sourcePatterns(of: task), in: directory)
     var read: [String]?
-    if task.depfile != nil {
+    if task.discoversInputs {
       let store = IncrementalPlanner.store(
         for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
       read = store.record(task.name)?.discovered?.map(\.path)

@@ -108,7 +108,7 @@ extension Result where Failure == Depfile.Problem {
     var plain = task
     plain.depfile = nil
     let before = record(plain, fingerprint(plain, nil), read: [])
-    #expect(reason(task, TaskRecord(copying: before, discovered: nil)) == .depfileNotRead)
+    #expect(reason(task, TaskRecord(copying: before, discovered: nil)) == .readsNotRecorded)
   }
 
   @Test func keysTellUnreadEmptyAndNamedApart() {

@@ -6,12 +6,31 @@ import RunnerEvents
 extension CachingOperation {
   /// The key a run of the task is recorded and cached under: for a task with a `depfile`, the
   /// key it ran under with the files the depfile names now (hashed now), as ninja reads a
-  /// depfile after the command; otherwise `fingerprint` as it is.
+  /// depfile after the command; for one with `sources: auto`, with the project's files its
+  /// processes were seen to read (`TracedInputs`); otherwise `fingerprint` as it is.
   ///
+  /// - Returns: nil for a traced run that was not seen whole (it is not recorded).
   /// - Throws: a failure of the task when the command left no depfile, or one runner cannot
   ///   read: a task whose inputs are unknown must not be recorded as up to date.
-  func discovering(_ fingerprint: Fingerprint, _ context: OperationContext) throws(TaskFailure) -> Fingerprint {
-    guard let depfile = context.task.depfile else { return fingerprint }
+  func discovering(_ fingerprint: Fingerprint, _ context: OperationContext) throws(TaskFailure) -> Fingerprint? {
+    let task = context.task
+    guard task.discoversInputs else { return fingerprint }
+    var paths: [String] = []
+    if let depfile = task.depfile { paths = try named(by: depfile, context) }
+    if task.sourcesAuto {
+      // A run not seen whole is never recorded as traced.
+      guard let log = traces.log(of: task.index), log.isComplete else { return nil }
+      let traced = TracedInputs(projectDirectory: store.projectDirectory)
+      let known = Set(paths)
+      paths += traced.inputs(of: log, directory: context.workingDirectory).filter { !known.contains($0) }
+    }
+    let files = Fingerprint.hashFiles(
+      paths, in: context.workingDirectory, previous: fingerprint.discovered ?? [], disk: store.disk)
+    return fingerprint.discovering(files, task: task)
+  }
+
+  /// The files `depfile` names, as it spells them.
+  func named(by depfile: String, _ context: OperationContext) throws(TaskFailure) -> [String] {
     let path = FilePath.resolve(depfile, in: context.workingDirectory)
     let bytes: [UInt8]
     do {
@@ -22,10 +41,7 @@ extension CachingOperation {
     switch Depfile.prerequisites(bytes) {
     case .failure(let problem):
       throw .message("its depfile '\(depfile)' is not a Makefile-syntax dependency file: \(problem)")
-    case .success(let paths):
-      let files = Fingerprint.hashFiles(
-        paths, in: context.workingDirectory, previous: fingerprint.discovered ?? [], disk: store.disk)
-      return fingerprint.discovering(files, task: context.task)
+    case .success(let paths): return paths
     }
   }
 }
@@ -36,7 +52,7 @@ extension CachingOperation {
   /// from the local cache or else the remote one; nil when neither has a path set.
   func lookupKey(_ prepared: Prepared, _ context: OperationContext) async -> Prepared? {
     let task = context.task
-    guard task.depfile != nil, prepared.fingerprint.discovered == nil else { return prepared }
+    guard task.discoversInputs, prepared.fingerprint.discovered == nil else { return prepared }
     var next = prepared
     if let local = store.cacheKey(task, prepared.fingerprint, directory: context.workingDirectory) {
       next.fingerprint = local
@@ -60,7 +76,7 @@ extension CachingOperation {
   /// so a checkout with no record of them finds the run's result.
   func storePathSet(_ prepared: Prepared, _ context: OperationContext) async {
     let task = context.task
-    guard task.depfile != nil, let read = prepared.fingerprint.discovered else { return }
+    guard task.discoversInputs, let read = prepared.fingerprint.discovered else { return }
     let weak = prepared.fingerprint.discovering(nil, task: task)
     let entry = PathSet.entry(read.map(\.path))
     if store.settings.useCache {

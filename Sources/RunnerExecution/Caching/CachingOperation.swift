@@ -23,6 +23,8 @@ struct CachingOperation: TaskOperation {
   let parts: WholeTaskRuns
   /// The reasons found so far in this run.
   let decisions: TaskDecisions
+  /// What traced tasks (`sources: auto`) were seen to do.
+  let traces: TaskTraces
   /// The fingerprint and record worked out by `conclude`, when it could not finish the task.
   var prepared: Prepared?
 
@@ -36,8 +38,9 @@ struct CachingOperation: TaskOperation {
 
   init(
     inner: any TaskOperation, store: IncrementalStore, remote: RemoteSessions = RemoteSessions(), cacheable: Bool,
-    parts: WholeTaskRuns, decisions: TaskDecisions
+    parts: WholeTaskRuns, decisions: TaskDecisions, traces: TaskTraces = TaskTraces()
   ) {
+    self.traces = traces
     self.inner = inner
     self.store = store
     self.remote = remote
@@ -200,8 +203,13 @@ struct CachingOperation: TaskOperation {
     do {
       result = try await inner.run(running)
       try Self.checkOutputsExist(task, context)
-      // Recorded and stored under the key of the files its depfile names now.
-      prepared.fingerprint = try discovering(fingerprint, context)
+      // Recorded and stored under the key of the files its run was found to read.
+      guard let found = try discovering(fingerprint, context) else {
+        // Traced, but not whole: never recorded (nor cached) as if it were.
+        store.update(task.name, nil)
+        return recordUncached(result, context)
+      }
+      prepared.fingerprint = found
     } catch {
       store.update(task.name, nil)
       throw error

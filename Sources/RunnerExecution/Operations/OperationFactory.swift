@@ -20,8 +20,10 @@ package struct OperationFactory: Sendable {
   let fetcher: any URLFetching
   /// The answers to the run's prompts.
   let answers: PromptAnswers
-  /// Where shell tasks' traces go, when the run traces them (`--check-inputs`).
-  let traces: TaskTraces?
+  /// Where shell tasks' traces go: every task's when the run traces them all
+  /// (`--check-inputs`), else those of tasks with `sources: auto`.
+  let traces: TaskTraces
+  let tracesAll: Bool
   /// What the parts of tasks decided as one did so far in the run.
   let parts = WholeTaskRuns()
   /// The reasons found for the run's tasks.
@@ -32,7 +34,8 @@ package struct OperationFactory: Sendable {
     remote: RemoteSessions = RemoteSessions(), fetcher: (any URLFetching)? = nil,
     answers: PromptAnswers = PromptAnswers(), traces: TaskTraces? = nil
   ) {
-    self.traces = traces
+    self.traces = traces ?? TaskTraces()
+    tracesAll = traces != nil
     self.remote = remote
     self.reactor = reactor
     let processes = processes ?? reactor
@@ -63,13 +66,15 @@ package struct OperationFactory: Sendable {
     case .group: return GroupOperation()
     case .shell(let commands):
       operation = ShellOperation(
-        commands: commands, shell: task.shell, arguments: task.arguments, processes: processes, traces: traces)
+        commands: commands, shell: task.shell, arguments: task.arguments, processes: processes,
+        traces: tracesAll || task.sourcesAuto ? traces : nil)
     case .image(let steps): operation = ImageOperation(steps: steps, fetcher: fetcher)
     }
     // A service is never up to date nor restored: it is started, and stopped.
     guard let store, !task.isService else { return operation }
     return CachingOperation(
-      inner: operation, store: store, remote: remote, cacheable: task.isCacheable, parts: parts, decisions: decisions)
+      inner: operation, store: store, remote: remote, cacheable: task.isCacheable, parts: parts, decisions: decisions,
+      traces: traces)
   }
 }
 

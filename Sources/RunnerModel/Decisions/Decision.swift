@@ -79,8 +79,9 @@ package enum RunReason: Sendable, Equatable, CustomStringConvertible {
   case imageNotCached
   /// Its `sources` or `outputs` patterns changed.
   case patternsChanged
-  /// It has a `depfile` no run of it has read yet (one added to the task since its last run).
-  case depfileNotRead
+  /// Its inputs are found by its runs (a `depfile`, `sources: auto`), and no run recorded them yet
+  /// (one added to the task since its last run).
+  case readsNotRecorded
 
   package var description: String {
     switch self {
@@ -100,7 +101,7 @@ package enum RunReason: Sendable, Equatable, CustomStringConvertible {
     case .outputChanged(let path): return "\(path) changed"
     case .imageNotCached: return "its image is not in the cache"
     case .patternsChanged: return "sources or outputs patterns changed"
-    case .depfileNotRead: return "its depfile has not been read yet"
+    case .readsNotRecorded: return "no run has recorded what it reads yet"
     }
   }
 }

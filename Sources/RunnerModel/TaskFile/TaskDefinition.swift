@@ -63,6 +63,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     /// `depfile`: a Makefile-syntax file the command writes (`cc -MMD -MF`), relative to the
     /// task's directory; the files it names count among the task's inputs from then on.
     package var depfile: String? = nil
+    /// `sources: auto`: the task's inputs are the files its processes were seen to read at its
+    /// last run (traced), not patterns.
+    package var sourcesAuto = false
     /// Words after `--` on the command line, for a target: the script's `"$@"`.
     package var arguments: [String] = []
     /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).

@@ -147,6 +147,9 @@ struct TaskFileDecoder: YAMLEntrySink {
         let limit = reader.timeLimit(value, what: what())
         task.timeout = limit == .zero ? nil : limit
       case "retries": task.retries = reader.integer(value, what: what(), range: 0...100) ?? 0
+      case "sources"
+      where value.scalar == "auto" && { if case .scalar(_, true) = value.kind { true } else { false } }():
+        task.sourcesAuto = true
       case "sources":
         let items = reader.strings(value, what: what(), expected: "a list of paths or globs") ?? []
         for (text, location) in items { checkLoadTimeExpression(text, task: name, key: "sources", at: location) }
@@ -203,13 +206,16 @@ struct TaskFileDecoder: YAMLEntrySink {
         .invalidValue(what: "'interactive' of task '\(name)'", reason: "needs 'run', and cannot go with 'service'"),
         at: entry.value)
     }
-    if task.depfile != nil, let entry = entries.first(where: { $0.name == "depfile" }) {
+    // What a run reads is recorded by the whole task, from its one command list.
+    for key in ["depfile", "sources"] where key == "depfile" ? task.depfile != nil : task.sourcesAuto {
+      guard let entry = entries.first(where: { $0.name == key }) else { continue }
       let calls: Bool
       if case .shell(let commands) = task.action { calls = commands.contains { $0.call != nil } } else { calls = false }
       if run == nil || task.isService || task.isInteractive || calls {
+        let what = key == "depfile" ? "'depfile'" : "'sources: auto'"
         reader.fail(
           .invalidValue(
-            what: "'depfile' of task '\(name)'",
+            what: "\(what) of task '\(name)'",
             reason: "needs 'run' with no task calls, and cannot go with 'service' or 'interactive'"),
           at: entry.value)
       }

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// `sources: auto` through the built binary: a task is keyed by the project files its
+/// processes were seen to read (traced), with the paths they looked up in vain and the
+/// directories they listed; a dependent by what it read of its dependencies' files.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status"), "needs Linux"))
+struct SourcesAutoTests {
+  /// A scratch project whose files have modification times in the past, so no rewrite can
+  /// hide within the file system's timestamp granularity.
+  func project(_ tasks: String, files: [String: String]) throws -> TaskFileProject {
+    let project = try TaskFileProject(tasks)
+    for (name, text) in files { try write(project, name, text) }
+    try write(project, "out/.keep", "")
+    return project
+  }
+
+  func write(_ project: TaskFileProject, _ name: String, _ text: String) throws {
+    try project.write(name, text)
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: -60)],
+      ofItemAtPath: project.directory.appendingPathComponent(name).path)
+  }
+
+  /// The tasks shown up to date by a run's output.
+  func upToDate(_ output: BinaryRunner.Output) -> Set<String> {
+    Set(
+      output.stdout.split(separator: "\n").compactMap { line in
+        line.hasSuffix(" up to date") && line.hasPrefix("✓ ") ? String(line.dropFirst(2).dropLast(11)) : nil
+      })
+  }
+
+  @Test func aFileOnlyTheCommandKnowsItReadsIsAnInput() throws {
+    let project = try project(
+      """
+      tasks:
+        gen:
+          run: cat src/a.txt $(cat src/list) > out/a.txt
+          sources: auto
+          outputs: [out/a.txt]
+
+      """, files: ["src/a.txt": "a\n", "src/list": "inc/h.txt\n", "inc/h.txt": "hello\n", "inc/other.txt": "o\n"])
+    defer { project.remove() }
+    #expect(try project.run("gen").status == 0)
+    #expect(upToDate(try project.run("gen")) == ["gen"])
+    try write(project, "inc/other.txt", "changed\n")
+    #expect(upToDate(try project.run("gen")) == ["gen"], "a file it never read")
+    try write(project, "inc/h.txt", "bye\n")
+    let plan = try project.run("-n", "gen")
+    #expect(plan.stdout.contains("would run: inc/h.txt changed"), "\(plan.stdout)")
+    #expect(upToDate(try project.run("gen")).isEmpty)
+    #expect(project.read("out/a.txt") == "a\nbye\n")
+  }
+
+  /// The early cut-off is exact: a dependent is keyed by what it read of its dependency's
+  /// files, not by everything the dependency hands on.
+  @Test func aDependentReadingOnlyPartOfItsDependencysOutputsStaysUpToDate() throws {
+    let project = try project(
+      """
+      tasks:
+        gen:
+          run: cp src/a.txt out/a.txt && cp src/b.txt out/b.txt
+          sources: auto
+          outputs: [out/a.txt, out/b.txt]
+        use:
+          deps: [gen]
+          run: cat out/a.txt > out/use.txt
+          sources: auto
+          outputs: [out/use.txt]
+
+      """, files: ["src/a.txt": "a\n", "src/b.txt": "b\n"])
+    defer { project.remove() }
+    #expect(try project.run("use").status == 0)
+    #expect(upToDate(try project.run("use")) == ["gen", "use"])
+    try write(project, "src/b.txt", "b2\n")
+    #expect(upToDate(try project.run("use")) == ["use"], "gen ran; use read nothing that changed")
+    try write(project, "src/a.txt", "a2\n")
+    #expect(upToDate(try project.run("use")).isEmpty)
+    #expect(project.read("out/use.txt") == "a2\n")
+  }
+
+  /// A header made in an include directory searched before the one that held it, and a file
+  /// added to a directory the task listed: each re-runs the task that looked.
+  @Test func aPathLookedUpInVainAndAListedDirectoryAreInputs() throws {
+    let project = try project(
+      """
+      tasks:
+        find:
+          run: |
+            for d in first second; do if [ -e $d/h.txt ]; then cat $d/h.txt > out/found.txt; break; fi; done
+          sources: auto
+          outputs: [out/found.txt]
+        list:
+          run: ls src > out/list.txt
+          sources: auto
+          outputs: [out/list.txt]
+
+      """, files: ["second/h.txt": "second\n", "src/a.txt": "a\n"])
+    defer { project.remove() }
+    #expect(try project.run("find", "list").status == 0)
+    #expect(upToDate(try project.run("find", "list")) == ["find", "list"])
+    try write(project, "first/h.txt", "first\n")
+    #expect(upToDate(try project.run("find", "list")) == ["list"])
+    #expect(project.read("out/found.txt") == "first\n")
+    try write(project, "src/b.txt", "b\n")
+    #expect(upToDate(try project.run("find", "list")) == ["find"])
+    #expect(project.read("out/list.txt") == "a.txt\nb.txt\n")
+  }
+
+  @Test func autoNeedsACommandOfItsOwn() throws {
+    let project = try project(
+      """
+      tasks:
+        all:
+          sources: auto
+
+      """, files: [:])
+    defer { project.remove() }
+    let output = try project.run("all")
+    #expect(output.status == 2)
+    #expect(output.stderr.contains("'sources: auto' of task 'all' needs 'run'"), "\(output.stderr)")
+  }
+
+  /// The issue's C project: the header is in no `sources`, and an edit of it rebuilds.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "needs /usr/bin/cc"))
+  func aHeaderEditRebuildsACProgram() throws {
+    let project = try project(
+      """
+      tasks:
+        compile:
+          run: cc -Iinclude -c src/main.c -o out/main.o
+          sources: auto
+          outputs: [out/main.o]
+        build:
+          deps: [compile]
+          run: cc out/main.o -o out/app
+          sources: auto
+          outputs: [out/app]
+
+      """,
+      files: [
+        "include/util.h": "#define GREETING \"hello\"\n",
+        "src/main.c": "#include <stdio.h>\n#include \"util.h\"\nint main(void) { puts(GREETING); return 0; }\n",
+      ])
+    defer { project.remove() }
+    #expect(try project.run("build").status == 0)
+    #expect(upToDate(try project.run("build")) == ["compile", "build"])
+    try write(project, "include/util.h", "#define GREETING \"bye\"\n")
+    #expect(try project.run("build").status == 0)
+    let app = Process()
+    app.executableURL = project.directory.appendingPathComponent("out/app")
+    let out = Pipe()
+    app.standardOutput = out
+    try app.run()
+    let printed = out.fileHandleForReading.readDataToEndOfFile()
+    app.waitUntilExit()
+    #expect(String(decoding: printed, as: UTF8.self) == "bye\n")
+  }
+}
