@@ -409,8 +409,12 @@ static int fork_spawn(const char *path, char *const argv[], char *const envp[], 
                       struct runner_child *child, int sockets[2], int *trace, int *trace_error) {
   int out[2], err[2], report[2];
   int rc = make_pipes(out, err, child);
-  if (rc != 0) return rc;
+  if (rc != 0) {
+    if (sockets) close(sockets[0]), close(sockets[1]);
+    return rc;
+  }
   if ((rc = make_pipe(report)) != 0) {
+    if (sockets) close(sockets[0]), close(sockets[1]);
     fail_after_fork(out, err, -1, -1);
     child->error = -rc;
     return rc;

@@ -8,7 +8,7 @@
 // ENOSYS so that programs fall back to calls the filter sees.
 //
 // Records are `kind path NUL`: r read, w written (created, truncated, opened for writing),
-// p looked up (stat, access, readlink, a directory opened), d listed, x exec'd, u removed
+// p looked up (stat, access, a directory opened), d listed, x exec'd, u removed
 // (unlinked, renamed away), m a directory made.
 #define _GNU_SOURCE
 #include "runner_shim.h"
@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef SYS_openat2
@@ -49,37 +50,67 @@
 // The most bytes of records one trace keeps; past it the trace is incomplete.
 #define TRACE_LIMIT ((size_t)256 << 20)
 
+// Every call that names a path, but `readlink` (compilers call it on each component of every
+// header's path: two thirds of a compile's calls) and the `stat` of a descriptor (checked in
+// the filter, below).
 static const int traced_calls[] = {
-    SYS_open,     SYS_openat,     SYS_openat2,   SYS_creat,      SYS_stat,      SYS_lstat,    SYS_newfstatat,
-    SYS_statx,    SYS_access,     SYS_faccessat, SYS_faccessat2, SYS_readlink,  SYS_readlinkat, SYS_execve,
-    SYS_execveat, SYS_getdents64, SYS_getdents,  SYS_unlink,     SYS_unlinkat,  SYS_rmdir,    SYS_rename,
-    SYS_renameat, SYS_renameat2,  SYS_link,      SYS_linkat,     SYS_symlink,   SYS_symlinkat, SYS_mkdir,
-    SYS_mkdirat,  SYS_truncate,
+    SYS_open,      SYS_openat,     SYS_openat2,   SYS_creat,    SYS_stat,      SYS_lstat,   SYS_access,
+    SYS_faccessat, SYS_faccessat2, SYS_execve,    SYS_execveat, SYS_getdents64, SYS_getdents, SYS_unlink,
+    SYS_unlinkat,  SYS_rmdir,      SYS_rename,    SYS_renameat, SYS_renameat2, SYS_link,    SYS_linkat,
+    SYS_symlink,   SYS_symlinkat,  SYS_mkdir,     SYS_mkdirat,  SYS_truncate,
 };
 #define TRACED_COUNT ((int)(sizeof traced_calls / sizeof traced_calls[0]))
+
+// The filter, built with jumps to labels (instruction indices) resolved as it is emitted.
+struct program {
+  struct sock_filter code[TRACED_COUNT + 20];
+  int count;
+};
+
+static void emit(struct program *p, unsigned short code, unsigned k) {
+  p->code[p->count++] = (struct sock_filter){code, 0, 0, k};
+}
+
+// A conditional jump to the instructions at `yes` and `no` (absolute indices).
+static void jump(struct program *p, unsigned short code, unsigned k, int yes, int no) {
+  int next = p->count + 1;
+  p->code[p->count++] = (struct sock_filter){code, (unsigned char)(yes - next), (unsigned char)(no - next), k};
+}
 
 // In the child, after fork and before exec: only async-signal-safe calls. Installs the filter
 // and sends its listener to runner over `socket` (SCM_RIGHTS), or the errno of the failure.
 void runner_trace_child(int socket) {
-  struct sock_filter code[TRACED_COUNT + 8];
-  int n = 0;
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  // Where each part of the filter starts.
+  const int calls = 7, uring = calls + TRACED_COUNT, allowed = uring + 1, refuse = allowed + 1;
+  const int fstatat = refuse + 1, statx = fstatat + 2, allow = statx + 2, notify = allow + 1;
+  const unsigned args = (unsigned)offsetof(struct seccomp_data, args);
+  struct program p = {.count = 0};
+  emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
   // Another architecture's calls (a 32-bit program) have other numbers: runner is told, and
   // marks the trace incomplete.
-  code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-  // Jumps count from the next instruction; every one that notifies goes to the last.
-  code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, TRACED_COUNT + 3, 0);
+  jump(&p, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 3, 2);
+  emit(&p, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+  emit(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  jump(&p, BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, notify, 5);
+  jump(&p, BPF_JMP | BPF_JEQ | BPF_K, SYS_newfstatat, fstatat, 6);
+  jump(&p, BPF_JMP | BPF_JEQ | BPF_K, SYS_statx, statx, calls);
   for (int i = 0; i < TRACED_COUNT; i++) {
-    code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_calls[i],
-                                             (unsigned char)(TRACED_COUNT - i + 2), 0);
+    jump(&p, BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_calls[i], notify, calls + i + 1);
   }
-  code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 1, 0);
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
-  code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
-  struct sock_fprog program = {.len = (unsigned short)n, .filter = code};
+  // At `uring`.
+  jump(&p, BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, refuse, allowed);
+  emit(&p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  emit(&p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  // fstat is newfstatat(fd, "", buf, AT_EMPTY_PATH) in glibc, statx(fd, "", AT_EMPTY_PATH) in
+  // Rust: no path, so no notification (the flag's low word is the argument's first).
+  emit(&p, BPF_LD | BPF_W | BPF_ABS, args + 3 * 8);
+  jump(&p, BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, allow, notify);
+  emit(&p, BPF_LD | BPF_W | BPF_ABS, args + 2 * 8);
+  jump(&p, BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, allow, notify);
+  emit(&p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  emit(&p, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+  if (p.count != notify + 1 || uring != calls + TRACED_COUNT) _exit(127);
+  struct sock_fprog program = {.len = (unsigned short)p.count, .filter = p.code};
 
   int error = 0;
   int listener = -1;
@@ -134,6 +165,8 @@ int runner_trace_receive(int socket, int *listener) {
 }
 
 struct trace {
+  // The handle runner holds: unique for the life of runner, so a stale one finds nothing.
+  int id;
   int listener;
   int finished;   // taken: calls go on, unrecorded
   int closed;     // every process of it is gone: the listener is closed
@@ -145,6 +178,7 @@ struct trace {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trace **traces;
 static int trace_count;
+static int last_id;
 static int tracer_epoll = -1;
 static struct seccomp_notif_sizes sizes;
 
@@ -229,10 +263,21 @@ static void record_path(struct trace *trace, char kind, pid_t pid, int dirfd, ui
   append(trace, kind, path, (size_t)length);
 }
 
-static char open_kind(uint64_t flags) {
-  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) return 'w';
-  if (flags & O_DIRECTORY) return 'p';
-  return 'r';
+// An open: a read, a write, or (O_RDWR without O_TRUNC) both, the read first.
+static void record_open(struct trace *trace, uint64_t flags, pid_t pid, int dirfd, uint64_t address) {
+  char path[8192];
+  long length = resolve(pid, dirfd, address, path, sizeof path);
+  if (length < 0) {
+    trace->incomplete = 1;
+    return;
+  }
+  int mode = (int)(flags & O_ACCMODE);
+  if (mode == O_RDONLY && !(flags & (O_CREAT | O_TRUNC))) {
+    append(trace, (flags & O_DIRECTORY) ? 'p' : 'r', path, (size_t)length);
+    return;
+  }
+  if (mode == O_RDWR && !(flags & O_TRUNC)) append(trace, 'r', path, (size_t)length);
+  append(trace, 'w', path, (size_t)length);
 }
 
 // What one call does to files, recorded; called with `lock` held.
@@ -245,8 +290,8 @@ static void record(struct trace *trace, const struct seccomp_notif *call) {
     return;
   }
   switch (nr) {
-  case SYS_open: record_path(trace, open_kind(a[1]), pid, AT_FDCWD, a[0]); break;
-  case SYS_openat: record_path(trace, open_kind(a[2]), pid, (int)a[0], a[1]); break;
+  case SYS_open: record_open(trace, a[1], pid, AT_FDCWD, a[0]); break;
+  case SYS_openat: record_open(trace, a[2], pid, (int)a[0], a[1]); break;
   case SYS_openat2: {
     uint64_t flags = 0;
     struct iovec local = {.iov_base = &flags, .iov_len = sizeof flags};
@@ -255,15 +300,14 @@ static void record(struct trace *trace, const struct seccomp_notif *call) {
       trace->incomplete = 1;
       break;
     }
-    record_path(trace, open_kind(flags), pid, (int)a[0], a[1]);
+    record_open(trace, flags, pid, (int)a[0], a[1]);
     break;
   }
   case SYS_creat:
   case SYS_truncate: record_path(trace, 'w', pid, AT_FDCWD, a[0]); break;
   case SYS_stat:
   case SYS_lstat:
-  case SYS_access:
-  case SYS_readlink: record_path(trace, 'p', pid, AT_FDCWD, a[0]); break;
+  case SYS_access: record_path(trace, 'p', pid, AT_FDCWD, a[0]); break;
   case SYS_newfstatat:
   case SYS_statx: {
     int flags = (int)(nr == SYS_newfstatat ? a[3] : a[2]);
@@ -276,8 +320,7 @@ static void record(struct trace *trace, const struct seccomp_notif *call) {
     break;
   }
   case SYS_faccessat:
-  case SYS_faccessat2:
-  case SYS_readlinkat: record_path(trace, 'p', pid, (int)a[0], a[1]); break;
+  case SYS_faccessat2: record_path(trace, 'p', pid, (int)a[0], a[1]); break;
   case SYS_execve: record_path(trace, 'x', pid, AT_FDCWD, a[0]); break;
   case SYS_execveat: record_path(trace, 'x', pid, (int)a[0], a[1]); break;
   case SYS_getdents64:
@@ -378,6 +421,15 @@ static void *serve(void *unused) {
 static int start_failure;
 
 static void begin(void) {
+  // A listener says when its last process is gone (EPOLLHUP) from Linux 5.9 on; before, the
+  // tracer could not release a trace.
+  struct utsname system;
+  int major = 0, minor = 0;
+  if (uname(&system) != 0 || sscanf(system.release, "%d.%d", &major, &minor) != 2 ||
+      major < 5 || (major == 5 && minor < 9)) {
+    start_failure = -ENOSYS;
+    return;
+  }
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
     start_failure = -errno;
     return;
@@ -414,6 +466,8 @@ int runner_trace_attach(int listener) {
   }
   trace->listener = listener;
   pthread_mutex_lock(&lock);
+  if (last_id == 0x7fffffff) last_id = 0;
+  trace->id = ++last_id;
   int slot = -1;
   for (int i = 0; i < trace_count; i++) {
     if (!traces[i]) {
@@ -446,12 +500,19 @@ int runner_trace_attach(int listener) {
     free(trace);
     return -error;
   }
-  return slot;
+  return trace->id;
 }
 
 long runner_trace_take(int handle, char **records, int *incomplete) {
   pthread_mutex_lock(&lock);
-  struct trace *trace = handle >= 0 && handle < trace_count ? traces[handle] : NULL;
+  int slot = -1;
+  for (int i = 0; i < trace_count; i++) {
+    if (traces[i] && traces[i]->id == handle) {
+      slot = i;
+      break;
+    }
+  }
+  struct trace *trace = slot >= 0 ? traces[slot] : NULL;
   if (!trace || trace->finished) {
     pthread_mutex_unlock(&lock);
     *records = NULL;
@@ -465,7 +526,7 @@ long runner_trace_take(int handle, char **records, int *incomplete) {
   trace->records = NULL;
   trace->length = trace->capacity = 0;
   int closed = trace->closed;
-  if (closed) traces[handle] = NULL;
+  if (closed) traces[slot] = NULL;
   pthread_mutex_unlock(&lock);
   if (closed) release(trace);
   return length;

@@ -63,6 +63,21 @@ package final class Disk: Sendable {
     return Judge(device: reference?.device, reference: reference?.time ?? .min, wall: clock.wallNanoseconds)
   }
 
+  /// The file system's time now, by a fresh touch of the mark (the run's clock without one):
+  /// a file whose last change is later changed after this call.
+  package func now() -> (device: Int64?, time: Int64) {
+    if let mark, let stamp = files.touch(mark) { return (stamp.device, stamp.modified) }
+    return (nil, clock.wallNanoseconds)
+  }
+
+  /// Whether the file with `stamp` changed after `moment` (`now()`): by the file system's time
+  /// on the mark's device, by the run's clock (with the widest timestamp granularity) elsewhere.
+  package static func changed(_ stamp: CacheFileSystem.Stamp, after moment: (device: Int64?, time: Int64)) -> Bool {
+    let changed = max(stamp.modified, stamp.changed)
+    if let device = moment.device, device == stamp.device { return changed > moment.time }
+    return changed > moment.time - window
+  }
+
   /// One judgement's reference: stamps taken after it was made.
   package struct Judge: Sendable {
     var device: Int64?

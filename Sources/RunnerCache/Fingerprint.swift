@@ -244,7 +244,8 @@ package struct Fingerprint: Sendable {
   }
 
   /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged. A
-  /// path ending in `/` is a directory listed: its content is the digest of its entries' names.
+  /// directory's content is the digest of its entries' names (a path ending in `/` names one
+  /// listed, which is no content unless a directory is there).
   ///
   /// - Parameter disk: judges which new stamps to keep (asked before the first `stat`).
   package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], disk: Disk)
@@ -267,7 +268,8 @@ package struct Fingerprint: Sendable {
       if let old, let stamp = old.stamp, stamp == status.stamp, judge.trusts(stamp) {
         return old
       }
-      if path.hasSuffix("/") {
+      if path.hasSuffix("/") || status.isDirectory {
+        // A directory is its listing: a path looked up in vain that is a directory now differs.
         guard status.isDirectory else { return FileRecord(path: path, content: nil) }
         return FileRecord(path: path, content: listing(full, disk: disk), stamp: judge.stamp(status.stamp))
       }

@@ -80,7 +80,11 @@ struct InputCheck {
       }
     }
     var seen = Set<String>()
-    for path in read where seen.insert(path).inserted && inProject(path) && !written.contains(path) {
+    // What a traced task (`sources: auto`) reads is its input by definition.
+    for path in read
+    where !definition.sourcesAuto && seen.insert(path).inserted && inProject(path)
+      && !written.contains(path)
+    {
       guard !declared.contains(path), isFile(path),
         !SourceGlob.covers(Fingerprint.sourcePatterns(of: definition), path: path, base: base)
       else { continue }
@@ -173,10 +177,6 @@ extension Runner {
   /// Prints the `--check-inputs` report of a run that succeeded; 0 when every checked task
   /// declares what it read and wrote, 1 otherwise.
   static func checkInputs(_ selection: GraphSelection, traces: TaskTraces) -> Int32 {
-    if let unavailable = ProcessTrace.unavailability {
-      Terminal.write("runner: --check-inputs cannot trace tasks here: \(unavailable)\n", to: 2)
-      return ExitStatus.usage
-    }
     let check = InputCheck(selection: selection, traces: traces)
     let (text, clean) = check.report(check.findings())
     Terminal.write("\n" + text, to: 1)

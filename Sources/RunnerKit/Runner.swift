@@ -37,6 +37,11 @@ public final class Runner: Sendable {
     var answer = Answer()
     defer { answer.write() }
     guard var caching = cacheSettings(&answer) else { return ExitStatus.usage }
+    if options.checkInputs, let unavailable = ProcessTrace.unavailability {
+      // Said before anything runs.
+      answer.report([Diagnostic(.error, "--check-inputs cannot trace tasks here: \(unavailable)")])
+      return ExitStatus.usage
+    }
     let bytes = try? FileReader.read(options.taskFile)
     let stateDirectory = CacheSettings.stateDirectory(forTaskFile: options.taskFile)
     if caching.enabled, !options.force, !options.checkInputs, options.affected == nil, let bytes,

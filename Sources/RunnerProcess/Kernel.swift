@@ -59,7 +59,8 @@ package enum Kernel {
       var error: Int32 = 0
       rc = runner_traced_spawn(
         plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child, &handle, &error)
-      trace.attach(handle: handle, error: error)
+      // A spawn that failed runs nothing to trace (and fails its task).
+      if rc == 0 || handle >= 0 { trace.attach(handle: handle, error: error) }
     } else {
       let start = method == .fork ? runner_fork_spawn : runner_spawn
       rc = start(plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child)

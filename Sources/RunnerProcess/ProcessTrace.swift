@@ -53,7 +53,8 @@ package final class ProcessTrace: Sendable {
   /// Why tracing cannot work here; nil when it can.
   package static var unavailability: String? {
     let code = runner_trace_available()
-    return code == 0 ? nil : "seccomp user notification is not available: \(String(cString: strerror(-code)))"
+    return code == 0
+      ? nil : "it needs Linux 5.9 or later with seccomp user notification (\(String(cString: strerror(-code))))"
   }
 
   /// A spawn made for this trace: its tracer handle, or why the process runs untraced.
@@ -69,7 +70,8 @@ package final class ProcessTrace: Sendable {
     }
   }
 
-  /// Ends the recording (processes still running go on, unrecorded) and returns what was seen.
+  /// Ends the recording (processes still running go on, unrecorded, until the run ends them
+  /// with its leftovers) and returns what was seen.
   package func finish() -> Log {
     let (handles, problem) = state.withLock { state in
       defer { state.handles = [] }
@@ -90,8 +92,12 @@ package final class ProcessTrace: Sendable {
         while start < bytes.count {
           guard let end = bytes[start...].firstIndex(of: 0) else { break }
           if let kind = Kind(rawValue: bytes[start]) {
-            log.accesses.append(
-              Access(kind: kind, path: String(decoding: bytes[(start + 1)..<end], as: UTF8.self)))
+            // A name that is not UTF-8 could not be named again: the log would miss it.
+            if let path = String(validating: bytes[(start + 1)..<end], as: UTF8.self) {
+              log.accesses.append(Access(kind: kind, path: path))
+            } else if log.problem == nil {
+              log.problem = "a file name that is not UTF-8"
+            }
           }
           start = end + 1
         }

@@ -107,6 +107,80 @@ struct SourcesAutoTests {
     #expect(project.read("out/list.txt") == "a.txt\nb.txt\n")
   }
 
+  /// A file the task reads and then rewrites (a counter, a lock file) is its input and its
+  /// output: the run's own write leaves it up to date, someone else's re-runs it.
+  @Test func aFileReadThenRewrittenIsAnInputTheTaskMayChange() throws {
+    let project = try project(
+      """
+      tasks:
+        count:
+          run: n=$(cat count.txt); echo $((n + 1)) > count.txt
+          sources: auto
+
+      """, files: ["count.txt": "0\n"])
+    defer { project.remove() }
+    #expect(try project.run("count").status == 0)
+    #expect(upToDate(try project.run("count")) == ["count"])
+    #expect(project.read("count.txt") == "1\n")
+    try write(project, "count.txt", "5\n")
+    #expect(upToDate(try project.run("count")).isEmpty)
+    #expect(project.read("count.txt") == "6\n")
+  }
+
+  /// A directory made where the task looked for a path in vain re-runs it.
+  @Test func aDirectoryWhereAPathWasAbsentRerunsTheTask() throws {
+    let project = try project(
+      """
+      tasks:
+        vendor:
+          run: if [ -d vendor ]; then echo yes > out/v.txt; else echo no > out/v.txt; fi
+          sources: auto
+          outputs: [out/v.txt]
+
+      """, files: [:])
+    defer { project.remove() }
+    #expect(try project.run("vendor").status == 0)
+    #expect(upToDate(try project.run("vendor")) == ["vendor"])
+    try FileManager.default.createDirectory(
+      at: project.directory.appendingPathComponent("vendor"), withIntermediateDirectories: true)
+    #expect(upToDate(try project.run("vendor")).isEmpty)
+    #expect(project.read("out/v.txt") == "yes\n")
+  }
+
+  /// An input someone else edits while the task runs: the output was made from the old text,
+  /// so the next run runs the task again.
+  @Test func anInputEditedDuringTheRunIsNotTrusted() throws {
+    let project = try project(
+      """
+      tasks:
+        gen:
+          run: |
+            cat inc/h.txt > out/a.txt
+            while [ ! -e out/go ]; do sleep 0.02; done
+          sources: auto
+          outputs: [out/a.txt]
+
+      """, files: ["inc/h.txt": "old\n"])
+    defer { project.remove() }
+    let runner = Process()
+    runner.executableURL = BinaryRunner.executable
+    runner.arguments = ["gen"]
+    runner.currentDirectoryURL = project.directory
+    runner.standardOutput = FileHandle.nullDevice
+    runner.standardError = FileHandle.nullDevice
+    try runner.run()
+    let deadline = Date().addingTimeInterval(60)
+    while project.read("out/a.txt") != "old\n", Date() < deadline { usleep(10_000) }
+    try project.write("inc/h.txt", "new\n")
+    try project.write("out/go", "")
+    runner.waitUntilExit()
+    #expect(runner.terminationStatus == 0)
+    #expect(project.read("out/a.txt") == "old\n")
+    #expect(upToDate(try project.run("gen")).isEmpty, "the run cannot vouch for what it read")
+    #expect(project.read("out/a.txt") == "new\n")
+    #expect(upToDate(try project.run("gen")) == ["gen"])
+  }
+
   @Test func autoNeedsACommandOfItsOwn() throws {
     let project = try project(
       """

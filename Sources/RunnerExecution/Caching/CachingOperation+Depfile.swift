@@ -12,20 +12,39 @@ extension CachingOperation {
   /// - Returns: nil for a traced run that was not seen whole (it is not recorded).
   /// - Throws: a failure of the task when the command left no depfile, or one runner cannot
   ///   read: a task whose inputs are unknown must not be recorded as up to date.
-  func discovering(_ fingerprint: Fingerprint, _ context: OperationContext) throws(TaskFailure) -> Fingerprint? {
+  ///
+  /// - Parameter before: the file system's time before the command started (`Disk.now`): a
+  ///   file changed since (by someone else while the command ran) is recorded with no content,
+  ///   so the next run runs the task again rather than trust output made from what it was.
+  func discovering(
+    _ fingerprint: Fingerprint, _ context: OperationContext, before: (device: Int64?, time: Int64)?
+  ) throws(TaskFailure)
+    -> Fingerprint?
+  {
     let task = context.task
-    guard task.discoversInputs else { return fingerprint }
+    guard task.discoversInputs, let before else { return fingerprint }
     var paths: [String] = []
+    var rewritten = Set<String>()
     if let depfile = task.depfile { paths = try named(by: depfile, context) }
     if task.sourcesAuto {
       // A run not seen whole is never recorded as traced.
       guard let log = traces.log(of: task.index), log.isComplete else { return nil }
       let traced = TracedInputs(projectDirectory: store.projectDirectory)
+      let found = traced.inputs(of: log, directory: context.workingDirectory)
       let known = Set(paths)
-      paths += traced.inputs(of: log, directory: context.workingDirectory).filter { !known.contains($0) }
+      paths += found.inputs.filter { !known.contains($0) }
+      rewritten = found.rewritten
     }
-    let files = Fingerprint.hashFiles(
+    var files = Fingerprint.hashFiles(
       paths, in: context.workingDirectory, previous: fingerprint.discovered ?? [], disk: store.disk)
+    for index in files.indices where files[index].content != nil && !files[index].path.hasSuffix("/") {
+      guard !rewritten.contains(files[index].path),
+        let status = store.disk.files.status(
+          FilePath.resolve(files[index].path, in: context.workingDirectory), follow: true),
+        status.isRegular, Disk.changed(status.stamp, after: before)
+      else { continue }
+      files[index] = FileRecord(path: files[index].path, content: nil)
+    }
     return fingerprint.discovering(files, task: task)
   }
 

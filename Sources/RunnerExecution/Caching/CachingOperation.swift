@@ -200,11 +200,13 @@ struct CachingOperation: TaskOperation {
       task: context.output.task, observer: capture, clock: context.output.clock, start: context.output.start,
       mask: context.output.mask)
     let result: any OperationResult
+    // What changes from here on, the run cannot vouch it read (`discovering`).
+    let before = task.discoversInputs ? store.disk.now() : nil
     do {
       result = try await inner.run(running)
       try Self.checkOutputsExist(task, context)
       // Recorded and stored under the key of the files its run was found to read.
-      guard let found = try discovering(fingerprint, context) else {
+      guard let found = try discovering(fingerprint, context, before: before) else {
         // Traced, but not whole: never recorded (nor cached) as if it were.
         store.update(task.name, nil)
         return recordUncached(result, context)

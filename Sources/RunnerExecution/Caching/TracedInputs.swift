@@ -18,30 +18,54 @@ package struct TracedInputs: Sendable {
 
   /// What a run was seen to need, as paths from the task's `directory`, sorted: each file it
   /// read, ran or looked at; each path it looked up or opened that is not there (with no
-  /// content: one appearing there later changes the key); each directory it listed, with a
-  /// trailing `/` (its entries' names are content). What the task itself wrote, removed or
-  /// made is its output, not its input.
-  package func inputs(of log: ProcessTrace.Log, directory: String) -> [String] {
-    let own = Set(
-      log.accesses.lazy.filter { [.written, .removed, .madeDirectory].contains($0.kind) }.map {
-        Self.normalized($0.path)
-      })
-    var found = Set<String>()
+  /// content: anything appearing there later changes the key); each directory it looked at
+  /// (its entries' names are its content) or listed (with a trailing `/`). A path the task
+  /// wrote, removed or made before reading it is its output, not its input; `rewritten` are
+  /// the inputs it also wrote (a lock file it updates).
+  package func inputs(of log: ProcessTrace.Log, directory: String) -> (inputs: [String], rewritten: Set<String>) {
+    var first: [String: ProcessTrace.Kind] = [:]
+    var written = Set<String>()
+    var order: [String] = []
+    var canonicalParents: [String: String] = [:]
     for access in log.accesses {
-      let path = Self.normalized(access.path)
-      guard inProject(path) || path == root, !own.contains(path) else { continue }
-      let status = CacheFileSystem.status(path, follow: true)
-      switch access.kind {
-      case .read, .executed, .probed:
-        if status == nil || status?.isRegular == true { found.insert(path) }
-      case .listed:
-        if status?.isDirectory == true { found.insert(path + "/") }
+      var path = Self.normalized(access.path)
+      if !path.hasPrefix(root + "/"), path != root {
+        // Named through a link to the project (`$PWD` of a shell started in a linked
+        // directory): its directory's real path.
+        let parent = FilePath.parent(of: path)
+        let real =
+          canonicalParents[parent]
+          ?? {
+            let real = FilePath.canonical(parent)
+            canonicalParents[parent] = real
+            return real
+          }()
+        path = (real == "/" ? "" : real) + "/" + path.split(separator: "/").last.map(String.init)!
+      }
+      guard inProject(path) || path == root else { continue }
+      let key = access.kind == .listed ? path + "/" : path
+      if first[key] == nil {
+        first[key] = access.kind
+        order.append(key)
+      }
+      if [.written, .removed, .madeDirectory].contains(access.kind) { written.insert(path) }
+    }
+    var found: [String] = []
+    var rewritten = Set<String>()
+    for key in order {
+      switch first[key]! {
       case .written, .removed, .madeDirectory:
-        break
+        continue
+      case .listed:
+        if CacheFileSystem.status(String(key.dropLast()), follow: true)?.isDirectory == true { found.append(key) }
+      case .read, .executed, .probed:
+        found.append(key)
+        if written.contains(key) { rewritten.insert(key) }
       }
     }
     let canonicalDirectory = FilePath.canonical(directory)
-    return found.map { Self.relative($0, to: canonicalDirectory) }.sorted()
+    let relative = { (path: String) in Self.relative(path, to: canonicalDirectory) }
+    return (found.map(relative).sorted(), Set(rewritten.map(relative)))
   }
 
   /// Whether `path` (normalized) is in the project.
