@@ -23,7 +23,7 @@ import Testing
 
   static let fileKeys: Set<String> = [
     "version", "concurrency", "fail_fast", "default", "env", "key_env", "secrets", "params", "includes", "dotenv",
-    "shell", "remote", "tasks",
+    "shell", "remote", "tasks", "sources",
   ]
   static let taskKeys: Set<String> = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",

@@ -181,6 +181,47 @@ struct SourcesAutoTests {
     #expect(upToDate(try project.run("gen")) == ["gen"])
   }
 
+  /// `sources: auto` for the file: every task that writes no sources of its own.
+  @Test func theFileKeyTracesEveryTaskThatNamesNoSources() throws {
+    let project = try project(
+      """
+      sources: auto
+      tasks:
+        gen:
+          run: cat src/a.txt > out/a.txt
+        always:
+          run: echo ran
+          sources: []
+
+      """, files: ["src/a.txt": "a\n"])
+    defer { project.remove() }
+    #expect(try project.run("gen", "always").status == 0)
+    #expect(upToDate(try project.run("gen", "always")) == ["gen"])
+    let bad = try project.run(["-f", "other.yml"])
+    #expect(bad.status == 2)
+    try project.write("other.yml", "sources: [a]\ntasks:\n  x: echo\n")
+    let refused = try project.run(["-f", "other.yml"])
+    #expect(refused.stderr.contains("'sources' of the task file takes only auto"), "\(refused.stderr)")
+  }
+
+  /// A run killed mid-way (its timeout) leaves no record of what it read so far.
+  @Test func aTaskKilledMidRunLeavesNoHalfRecord() throws {
+    let project = try project(
+      """
+      tasks:
+        slow:
+          run: cat src/a.txt > out/a.txt && sleep 30
+          sources: auto
+          timeout: 300ms
+
+      """, files: ["src/a.txt": "a\n"])
+    defer { project.remove() }
+    #expect(try project.run("slow").status == 1)
+    let state = project.read(".runner/state") ?? ""
+    #expect(!state.contains("\nI\t"), "nothing read is recorded: \(state)")
+    #expect(try project.run("slow").status == 1, "and it runs again")
+  }
+
   @Test func autoNeedsACommandOfItsOwn() throws {
     let project = try project(
       """

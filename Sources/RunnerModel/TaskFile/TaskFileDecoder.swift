@@ -6,7 +6,7 @@
 struct TaskFileDecoder: YAMLEntrySink {
   static let fileKeys = [
     "version", "concurrency", "fail_fast", "default", "env", "key_env", "secrets", "shell", "params", "dotenv",
-    "includes",
+    "includes", "sources",
     "remote", "tasks",
   ]
   static let taskKeys = [
@@ -21,6 +21,10 @@ struct TaskFileDecoder: YAMLEntrySink {
   let directory: String
   /// Tasks the parser handed over, decoded.
   var streamed: [TaskDefinition] = []
+  /// The tasks that write `sources` (a file's `sources: auto` leaves them as they are).
+  var writeSources = Set<String>()
+  /// The file's `sources: auto`.
+  var tracesEveryTask = false
   /// Where keys that are not valid task names were written (they are not in `streamed`).
   var rejectedNames: [String: SourceLocation] = [:]
 
@@ -91,8 +95,27 @@ struct TaskFileDecoder: YAMLEntrySink {
         file.includes = includes(value)
       case "remote":
         file.remote = remote(value)
+      case "sources":
+        if case .scalar("auto", plain: true) = value.kind {
+          tracesEveryTask = true
+        } else {
+          reader.fail(
+            .invalidValue(
+              what: "'sources' of the task file", reason: "takes only auto (every task's sources: auto)"),
+            at: value)
+        }
       default:
         break
+      }
+    }
+    if tracesEveryTask {
+      // Every task that runs commands of its own and names no sources or depfile of its own.
+      for index in file.tasks.indices {
+        let task = file.tasks[index]
+        guard case .shell(let commands) = task.action, !commands.contains(where: { $0.call != nil }),
+          !writeSources.contains(task.name), task.depfile == nil, !task.isService, !task.isInteractive
+        else { continue }
+        file.tasks[index].sourcesAuto = true
       }
     }
     if let shell = file.shell {
@@ -127,6 +150,7 @@ struct TaskFileDecoder: YAMLEntrySink {
     else { return }
     var run: YAMLNode?
     var image: YAMLNode?
+    if entries.contains(where: { $0.name == "sources" }) { writeSources.insert(name) }
     for entry in entries {
       let value = entry.value
       // Built only for an error message: every task's every key passes here.

@@ -98,10 +98,28 @@ struct ProcessTraceTests {
 
   @Test func manyFilesReadByOneTaskAreAllRecorded() async throws {
     var files: [String: String] = [:]
-    for index in 0..<2000 { files["f/\(index).txt"] = "\(index)" }
+    for index in 0..<10_000 { files["f/\(index).txt"] = "\(index)" }
     let base = try directory(files)
     let (_, log) = try await trace("cat f/*.txt > /dev/null", in: base)
-    #expect(paths(log, .read, under: base).count == 2000)
+    #expect(paths(log, .read, under: base).count == 10_000)
     #expect(log.isComplete)
+  }
+
+  /// `posix_spawn` (glibc's is a vfork-like clone) and a rename over a file.
+  @Test func posixSpawnAndARenameOverAFile() async throws {
+    let python = "/usr/bin/python3"
+    try #require(FileManager.default.isExecutableFile(atPath: python), "needs python3")
+    let base = try directory(["a.txt": "a", "old.txt": "o", "new.txt": "n"])
+    let script = """
+      import os
+      pid = os.posix_spawn('/bin/cat', ['cat', 'a.txt'], os.environ)
+      os.waitpid(pid, 0)
+      os.rename('new.txt', 'old.txt')
+      """
+    let (outcome, log) = try await trace("", in: base, arguments: [python, "-c", script])
+    #expect(outcome == .exited(0))
+    #expect(paths(log, .read, under: base).contains(base + "/a.txt"), "read by the spawned cat")
+    #expect(paths(log, .removed, under: base).contains(base + "/new.txt"))
+    #expect(paths(log, .written, under: base).contains(base + "/old.txt"), "renamed over")
   }
 }
