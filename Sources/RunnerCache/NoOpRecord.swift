@@ -160,7 +160,8 @@ package struct NoOpRecord: Sendable, Equatable {
     guard record.fingerprint != nil, record.walk != nil else { return nil }
     let directory = record.workingDirectory(base: base)
     var files: [File] = []
-    let discovered = record.discovered ?? []
+    // A path found absent is checked apart (`absentPathsHold`): it has no stamp.
+    let discovered = (record.discovered ?? []).filter { $0.content != nil || $0.stamp != nil }
     files.reserveCapacity(record.sources.count + discovered.count + record.outputs.count)
     for file in record.sources + discovered + record.outputs {
       guard let stamp = file.stamp else { return nil }
@@ -192,7 +193,7 @@ package struct NoOpRecord: Sendable, Equatable {
         guard let name = task.record else { continue }
         guard let record = state.tasks[name], record.fingerprint == task.fingerprint,
           let files = Self.files(of: record, base: base), record.walk?.holds(in: LocalFileSystem(), judge: nil) == true,
-          files.allSatisfy({ $0.stamp.holds(at: $0.path) })
+          files.allSatisfy({ $0.stamp.holds(at: $0.path) }), record.absentPathsHold(base: base)
         else {
           verdict.failed.store(true, ordering: .relaxed)
           return
@@ -208,6 +209,17 @@ extension TaskRecord {
   /// (`Fingerprint.standIn`).
   package func standIn(declaresOutputs: Bool) -> String? {
     Fingerprint.standIn(fingerprint: fingerprint, dependencies: dependencies, declaresOutputs: declaresOutputs)
+  }
+
+  /// Whether every path its run looked up in vain (a discovered input with neither content nor
+  /// stamp) is still not there.
+  package func absentPathsHold(base: String) -> Bool {
+    guard let discovered else { return true }
+    let directory = workingDirectory(base: base)
+    return discovered.allSatisfy { file in
+      file.content != nil || file.stamp != nil
+        || CacheFileSystem.status(FilePath.resolve(file.path, in: directory), follow: true) == nil
+    }
   }
 
   /// The directory the task ran in, from the task file's directory `base`.

@@ -117,7 +117,9 @@ final class RecordChecks: Sendable {
     let walkHolds = record.walk?.holds(in: LocalFileSystem(), judge: nil) ?? false
     return Verdict(
       fingerprint: record.fingerprint, directory: directory, walkHolds: walkHolds,
-      sourcesHold: walkHolds && holds(record.sources) && holds(record.discovered ?? []),
+      sourcesHold: walkHolds && holds(record.sources)
+        && holds((record.discovered ?? []).filter { $0.content != nil || $0.stamp != nil })
+        && record.absentPathsHold(base: base),
       outputsHold: holds(record.outputs))
   }
 }

@@ -20,8 +20,8 @@ package struct TracedInputs: Sendable {
   /// read, ran or looked at; each path it looked up or opened that is not there (with no
   /// content: anything appearing there later changes the key); each directory it looked at
   /// (its entries' names are its content) or listed (with a trailing `/`). A path the task
-  /// wrote, removed or made before reading it is its output, not its input; `rewritten` are
-  /// the inputs it also wrote (a lock file it updates).
+  /// wrote, removed or made before reading it, or only looked at before writing it, is its
+  /// output, not its input; `rewritten` are the inputs it also wrote (a lock file it updates).
   package func inputs(of log: ProcessTrace.Log, directory: String) -> (inputs: [String], rewritten: Set<String>) {
     var first: [String: ProcessTrace.Kind] = [:]
     var written = Set<String>()
@@ -58,6 +58,9 @@ package struct TracedInputs: Sendable {
         continue
       case .listed:
         if CacheFileSystem.status(String(key.dropLast()), follow: true)?.isDirectory == true { found.append(key) }
+      case .probed where written.contains(key):
+        // Looked at, then written (`cp` checks its target first): its output.
+        continue
       case .read, .executed, .probed:
         found.append(key)
         if written.contains(key) { rewritten.insert(key) }
