@@ -70,12 +70,13 @@ package final class Disk: Sendable {
     return (nil, clock.wallNanoseconds)
   }
 
-  /// Whether the file with `stamp` changed after `moment` (`now()`): by the file system's time
-  /// on the mark's device, by the run's clock (with the widest timestamp granularity) elsewhere.
-  package static func changed(_ stamp: CacheFileSystem.Stamp, after moment: (device: Int64?, time: Int64)) -> Bool {
-    let changed = max(stamp.modified, stamp.changed)
-    if let device = moment.device, device == stamp.device { return changed > moment.time }
-    return changed > moment.time - window
+  /// Whether the file with `stamp` was modified after `moment` (`now()`): by the file
+  /// system's time on the mark's device, by the run's clock (with the widest timestamp
+  /// granularity) elsewhere. The modification time alone: a `chmod` or a hard link changes
+  /// the status time of a file whose content stays.
+  package static func modified(_ stamp: CacheFileSystem.Stamp, after moment: (device: Int64?, time: Int64)) -> Bool {
+    if let device = moment.device, device == stamp.device { return stamp.modified > moment.time }
+    return stamp.modified > moment.time - window
   }
 
   /// One judgement's reference: stamps taken after it was made.

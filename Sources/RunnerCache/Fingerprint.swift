@@ -228,6 +228,8 @@ package struct Fingerprint: Sendable {
   static func listing(_ path: String, disk: Disk) -> ContentDigest {
     let names = disk.files.list(path).map(\.name).filter { !$0.contains(FilePath.temporaryMark) }.sorted()
     var hasher = ContentHasher()
+    // Never the digest of a file's bytes (an empty listing would be an empty file's).
+    hasher.add("runner-listing")
     for name in names { hasher.add(name) }
     return ContentDigest(hash: hasher.finalize(), size: Int64(names.count))
   }

@@ -145,6 +145,24 @@ import Testing
     #expect(try project.run(["gen"]).stdout.contains("its depfile 'out/a.d' cannot be read"))
   }
 
+  /// A header the task generates before it compiles is in its depfile: the task settles.
+  @Test func aHeaderTheTaskGeneratesSettles() throws {
+    let project = try Project(
+      """
+      tasks:
+        gen:
+          run: |
+            echo '#define X 1' > out/gen.h
+            cat out/gen.h > out/a.txt
+            echo 'out/a.txt: out/gen.h' > out/a.d
+          outputs: [out/a.txt]
+          depfile: out/a.d
+
+      """)
+    #expect(try project.run(["gen"]).status == 0)
+    #expect(try project.run(["gen"]).stdout.contains("✓ gen up to date"))
+  }
+
   @Test func aDepfileThatIsNoRuleFailsAtItsLine() throws {
     let project = try Project(
       """

@@ -246,6 +246,36 @@ struct SourcesAutoTests {
     #expect(project.read("out/found.txt") == "first\n")
   }
 
+  /// What the task removes is an input by its absence (a clean task runs again once the
+  /// directory is back); a file it looks at, reads and then rewrites is an input too; and a
+  /// task that lists `/` runs.
+  @Test func removalsRewritesAndTheRootDirectory() throws {
+    let project = try project(
+      """
+      tasks:
+        clean:
+          run: rm -rf build
+          sources: auto
+        bump:
+          run: test -f VERSION && sed -i 's/1/2/' VERSION
+          sources: auto
+        root:
+          run: ls / > /dev/null
+          sources: auto
+
+      """, files: ["build/x.o": "x", "VERSION": "1\n"])
+    defer { project.remove() }
+    let first = try project.run("clean", "bump", "root")
+    #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+    #expect(upToDate(try project.run("clean", "bump", "root")) == ["clean", "bump", "root"])
+    #expect(project.read("VERSION") == "2\n")
+    try write(project, "build/y.o", "y")
+    try write(project, "VERSION", "1\n")
+    #expect(upToDate(try project.run("clean", "bump", "root")) == ["root"])
+    #expect(!FileManager.default.fileExists(atPath: project.directory.appendingPathComponent("build").path))
+    #expect(project.read("VERSION") == "2\n")
+  }
+
   @Test func autoNeedsACommandOfItsOwn() throws {
     let project = try project(
       """

@@ -14,8 +14,8 @@ extension CachingOperation {
   ///   read: a task whose inputs are unknown must not be recorded as up to date.
   ///
   /// - Parameter before: the file system's time before the command started (`Disk.now`): a
-  ///   file changed since (by someone else while the command ran) is recorded with no content,
-  ///   so the next run runs the task again rather than trust output made from what it was.
+  ///   traced task's input modified since by someone else leaves the run unrecorded (nil).
+  ///   The files a depfile names are hashed after the run, as ninja reads a depfile.
   func discovering(
     _ fingerprint: Fingerprint, _ context: OperationContext, before: (device: Int64?, time: Int64)?
   ) throws(TaskFailure)
@@ -24,26 +24,31 @@ extension CachingOperation {
     let task = context.task
     guard task.discoversInputs, let before else { return fingerprint }
     var paths: [String] = []
-    var rewritten = Set<String>()
+    var found: TracedInputs.Found?
     if let depfile = task.depfile { paths = try named(by: depfile, context) }
     if task.sourcesAuto {
       // A run not seen whole is never recorded as traced.
       guard let log = traces.log(of: task.index), log.isComplete else { return nil }
       let traced = TracedInputs(projectDirectory: store.projectDirectory)
-      let found = traced.inputs(of: log, directory: context.workingDirectory)
+      let seen = traced.inputs(of: log, directory: context.workingDirectory)
       let known = Set(paths)
-      paths += found.inputs.filter { !known.contains($0) }
-      rewritten = found.rewritten
+      paths += seen.inputs.filter { !known.contains($0) }
+      found = seen
     }
-    var files = Fingerprint.hashFiles(
+    let files = Fingerprint.hashFiles(
       paths, in: context.workingDirectory, previous: fingerprint.discovered ?? [], disk: store.disk)
-    for index in files.indices where files[index].content != nil && !files[index].path.hasSuffix("/") {
-      guard !rewritten.contains(files[index].path),
-        let status = store.disk.files.status(
-          FilePath.resolve(files[index].path, in: context.workingDirectory), follow: true),
-        status.isRegular, Disk.changed(status.stamp, after: before)
-      else { continue }
-      files[index] = FileRecord(path: files[index].path, content: nil)
+    if let found {
+      // An input someone else changed while the command ran: what it made may rest on what
+      // the input was before. The run is not recorded; the next one runs the task again.
+      for file in files where file.content != nil && !found.touched.contains(file.path) {
+        let path = file.path.hasSuffix("/") ? String(file.path.dropLast()) : file.path
+        guard let status = store.disk.files.status(FilePath.resolve(path, in: context.workingDirectory), follow: true),
+          Disk.modified(status.stamp, after: before)
+        else { continue }
+        // A directory the task itself added to or removed from changed by its own hand.
+        if status.isDirectory, found.touchedDirectories.contains(path.isEmpty ? "." : path) { continue }
+        return nil
+      }
     }
     return fingerprint.discovering(files, task: task)
   }

@@ -16,15 +16,27 @@ package struct TracedInputs: Sendable {
     root = FilePath.canonical(projectDirectory)
   }
 
-  /// What a run was seen to need, as paths from the task's `directory`, sorted: each file it
-  /// read, ran or looked at; each path it looked up or opened that is not there (with no
-  /// content: anything appearing there later changes the key); each directory it looked at
-  /// (its entries' names are its content) or listed (with a trailing `/`). A path the task
-  /// wrote, removed or made before reading it, or only looked at before writing it, is its
-  /// output, not its input; `rewritten` are the inputs it also wrote (a lock file it updates).
-  package func inputs(of log: ProcessTrace.Log, directory: String) -> (inputs: [String], rewritten: Set<String>) {
+  /// What a run was seen to do with the project's paths.
+  package struct Found: Sendable {
+    /// What it needed, as paths from the task's directory, sorted: each file it read, ran or
+    /// looked at; each path it looked up or opened that is not there, or removed (no content:
+    /// anything there later changes the key); each directory it looked at (its entries'
+    /// names are its content) or listed (with a trailing `/`).
+    package var inputs: [String] = []
+    /// The paths it wrote, removed or made itself, and the directories they are in (whose
+    /// listings it changed), from the task's directory.
+    package var touched = Set<String>()
+    package var touchedDirectories = Set<String>()
+  }
+
+  /// What the task's processes did, seen in `log`. A path the task wrote or made before
+  /// reading it, or only looked at before writing it (`cp` checks its target), is its output,
+  /// not its input; one it read and then rewrote (a lock file) is both.
+  package func inputs(of log: ProcessTrace.Log, directory: String) -> Found {
     var first: [String: ProcessTrace.Kind] = [:]
     var written = Set<String>()
+    var removed = Set<String>()
+    var readBeforeWrite = Set<String>()
     var order: [String] = []
     var canonicalParents: [String: String] = [:]
     for access in log.accesses {
@@ -32,6 +44,7 @@ package struct TracedInputs: Sendable {
       if !path.hasPrefix(root + "/"), path != root {
         // Named through a link to the project (`$PWD` of a shell started in a linked
         // directory): its directory's real path.
+        guard let name = path.split(separator: "/").last else { continue }
         let parent = FilePath.parent(of: path)
         let real =
           canonicalParents[parent]
@@ -40,7 +53,7 @@ package struct TracedInputs: Sendable {
             canonicalParents[parent] = real
             return real
           }()
-        path = (real == "/" ? "" : real) + "/" + path.split(separator: "/").last.map(String.init)!
+        path = (real == "/" ? "" : real) + "/" + name
       }
       guard inProject(path) || path == root else { continue }
       let key = access.kind == .listed ? path + "/" : path
@@ -48,27 +61,43 @@ package struct TracedInputs: Sendable {
         first[key] = access.kind
         order.append(key)
       }
-      if [.written, .removed, .madeDirectory].contains(access.kind) { written.insert(path) }
+      switch access.kind {
+      case .read, .executed: if !written.contains(path) { readBeforeWrite.insert(path) }
+      case .written, .madeDirectory: written.insert(path)
+      case .removed:
+        written.insert(path)
+        removed.insert(path)
+      case .probed, .listed: break
+      }
     }
-    var found: [String] = []
-    var rewritten = Set<String>()
+    var inputs: [String] = []
     for key in order {
-      switch first[key]! {
-      case .written, .removed, .madeDirectory:
+      let kind = first[key]!
+      switch kind {
+      case .written, .madeDirectory:
         continue
+      case .removed, .probed, .read, .executed:
+        if removed.contains(key), CacheFileSystem.status(key, follow: false) == nil {
+          // Gone at the end (`rm -rf build`): its absence is what the task needs.
+          inputs.append(key)
+          continue
+        }
+        if kind == .removed { continue }
+        // Looked at, then written, never read: its output.
+        if kind == .probed, written.contains(key), !readBeforeWrite.contains(key) { continue }
+        inputs.append(key)
       case .listed:
-        if CacheFileSystem.status(String(key.dropLast()), follow: true)?.isDirectory == true { found.append(key) }
-      case .probed where written.contains(key):
-        // Looked at, then written (`cp` checks its target first): its output.
-        continue
-      case .read, .executed, .probed:
-        found.append(key)
-        if written.contains(key) { rewritten.insert(key) }
+        if CacheFileSystem.status(String(key.dropLast()), follow: true)?.isDirectory == true { inputs.append(key) }
       }
     }
     let canonicalDirectory = FilePath.canonical(directory)
     let relative = { (path: String) in Self.relative(path, to: canonicalDirectory) }
-    return (found.map(relative).sorted(), Set(rewritten.map(relative)))
+    var found = Found(inputs: inputs.map(relative).sorted())
+    for path in written {
+      found.touched.insert(relative(path))
+      found.touchedDirectories.insert(relative(path == root ? root : FilePath.parent(of: path)))
+    }
+    return found
   }
 
   /// Whether `path` (normalized) is in the project.
