@@ -223,6 +223,13 @@ package struct Fingerprint: Sendable {
     "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
   ]
 
+  /// What a directory named without a trailing `/` holds as content: never a file's digest.
+  static let directoryDigest: ContentDigest = {
+    var hasher = ContentHasher()
+    hasher.add("runner-directory")
+    return ContentDigest(hash: hasher.finalize(), size: 0)
+  }()
+
   /// A directory's listing as content: the digest of its entries' names, sorted (runner's own
   /// temporary files aside), and their count as the size.
   static func listing(_ path: String, disk: Disk) -> ContentDigest {
@@ -246,8 +253,8 @@ package struct Fingerprint: Sendable {
   }
 
   /// Content hashes of `paths`, re-using a previous hash when the file's stamp is unchanged. A
-  /// directory's content is the digest of its entries' names (a path ending in `/` names one
-  /// listed, which is no content unless a directory is there).
+  /// path ending in `/` names a directory listed: its content is the digest of its entries'
+  /// names. Any other directory has one content for all (`directoryDigest`).
   ///
   /// - Parameter disk: judges which new stamps to keep (asked before the first `stat`).
   package static func hashFiles(_ paths: [String], in directory: String, previous: [FileRecord], disk: Disk)
@@ -270,10 +277,15 @@ package struct Fingerprint: Sendable {
       if let old, let stamp = old.stamp, stamp == status.stamp, judge.trusts(stamp) {
         return old
       }
-      if path.hasSuffix("/") || status.isDirectory {
-        // A directory is its listing: a path looked up in vain that is a directory now differs.
+      if path.hasSuffix("/") {
+        // A directory listed: its entries' names.
         guard status.isDirectory else { return FileRecord(path: path, content: nil) }
         return FileRecord(path: path, content: listing(full, disk: disk), stamp: judge.stamp(status.stamp))
+      }
+      if status.isDirectory {
+        // A directory looked at: that it is one (a path looked up in vain that is one now
+        // differs), whatever it holds.
+        return FileRecord(path: path, content: directoryDigest, stamp: judge.stamp(status.stamp))
       }
       guard let content = disk.files.hashContent(full) else { return FileRecord(path: path, content: nil) }
       return FileRecord(

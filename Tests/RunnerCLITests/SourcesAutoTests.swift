@@ -262,12 +262,15 @@ struct SourcesAutoTests {
         root:
           run: ls / > /dev/null
           sources: auto
+        made:
+          run: mkdir -p gen && ls gen > made.txt
+          sources: auto
 
       """, files: ["build/x.o": "x", "VERSION": "1\n"])
     defer { project.remove() }
-    let first = try project.run("clean", "bump", "root")
+    let first = try project.run("clean", "bump", "root", "made")
     #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
-    #expect(upToDate(try project.run("clean", "bump", "root")) == ["clean", "bump", "root"])
+    #expect(upToDate(try project.run("clean", "bump", "root", "made")) == ["clean", "bump", "root", "made"])
     #expect(project.read("VERSION") == "2\n")
     try write(project, "build/y.o", "y")
     try write(project, "VERSION", "1\n")

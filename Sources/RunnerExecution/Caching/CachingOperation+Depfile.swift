@@ -40,10 +40,14 @@ extension CachingOperation {
     if let found {
       // An input someone else changed while the command ran: what it made may rest on what
       // the input was before. The run is not recorded; the next one runs the task again.
-      for file in files where file.content != nil && !found.touched.contains(file.path) {
+      for file in files where file.content != nil {
         let path = file.path.hasSuffix("/") ? String(file.path.dropLast()) : file.path
-        guard let status = store.disk.files.status(FilePath.resolve(path, in: context.workingDirectory), follow: true),
-          Disk.modified(status.stamp, after: before)
+        // What the task wrote or made itself (a directory it made, then listed) is its own doing.
+        let full = FilePath.resolve(path, in: context.workingDirectory)
+        guard !found.touched.contains(path), let status = store.disk.files.status(full, follow: true),
+          Disk.modified(status.stamp, after: before),
+          // A directory looked at (not listed) counts by being one, not by what it holds.
+          file.path.hasSuffix("/") || !status.isDirectory
         else { continue }
         // A directory the task itself added to or removed from changed by its own hand.
         if status.isDirectory, found.touchedDirectories.contains(path.isEmpty ? "." : path) { continue }

@@ -20,8 +20,8 @@ package struct TracedInputs: Sendable {
   package struct Found: Sendable {
     /// What it needed, as paths from the task's directory, sorted: each file it read, ran or
     /// looked at; each path it looked up or opened that is not there, or removed (no content:
-    /// anything there later changes the key); each directory it looked at (its entries'
-    /// names are its content) or listed (with a trailing `/`).
+    /// anything there later changes the key); each directory it looked at (that it is one)
+    /// or listed (with a trailing `/`: its entries' names).
     package var inputs: [String] = []
     /// The paths it wrote, removed or made itself, and the directories they are in (whose
     /// listings it changed), from the task's directory.

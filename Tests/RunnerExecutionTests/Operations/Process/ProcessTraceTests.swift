@@ -74,14 +74,24 @@ struct ProcessTraceTests {
     #expect(paths(log, .read, under: base) == [base + "/a.txt"])
   }
 
-  /// Descendants inherit the filter: a background child, and one that outlives the task.
+  /// Descendants inherit the filter: a background child, and one that outlives the task and
+  /// reads only once the trace is taken (when the test makes `go`).
   @Test func childrenAndADaemonTheTaskLeavesAreSeenUntilTheEnd() async throws {
     let base = try directory(["a.txt": "a\n", "b.txt": "b\n"])
-    let (_, log) = try await trace("(cat a.txt > /dev/null) & wait; (sleep 0.3; cat b.txt > /dev/null) &", in: base)
+    let script = """
+      (cat a.txt > /dev/null) & wait
+      (while [ ! -e go ]; do sleep 0.01; done; cat b.txt > /dev/null; echo done > daemon.txt) > /dev/null 2>&1 &
+      """
+    let (_, log) = try await trace(script, in: base)
     #expect(paths(log, .read, under: base).contains(base + "/a.txt"))
-    #expect(!paths(log, .read, under: base).contains(base + "/b.txt"), "after the task ended: not its")
     // The daemon goes on (its calls let through, unrecorded) and ends on its own.
-    try await Task.sleep(for: .milliseconds(600))
+    #expect(FileManager.default.createFile(atPath: base + "/go", contents: nil))
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !FileManager.default.fileExists(atPath: base + "/daemon.txt"), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(FileManager.default.fileExists(atPath: base + "/daemon.txt"), "the daemon's calls went on")
+    #expect(!paths(log, .read, under: base).contains(base + "/b.txt"), "after the task ended: not its")
   }
 
   /// `openat` with a directory descriptor: the path is resolved against that directory.
