@@ -319,13 +319,6 @@ struct SourcesAutoTests {
     #expect(upToDate(try project.run("build")) == ["compile", "build"])
     try write(project, "include/util.h", "#define GREETING \"bye\"\n")
     #expect(try project.run("build").status == 0)
-    let app = Process()
-    app.executableURL = project.directory.appendingPathComponent("out/app")
-    let out = Pipe()
-    app.standardOutput = out
-    try app.run()
-    let printed = out.fileHandleForReading.readDataToEndOfFile()
-    app.waitUntilExit()
-    #expect(String(decoding: printed, as: UTF8.self) == "bye\n")
+    #expect(try TaskFileProject.shell("./out/app", in: project.directory) == "bye\n")
   }
 }

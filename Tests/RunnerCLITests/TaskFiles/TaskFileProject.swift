@@ -35,6 +35,11 @@ struct TaskFileProject {
   /// Runs `script` with `/bin/sh -c` in the project, `$RUNNER` naming the binary (for limits
   /// set with `ulimit` and runs bounded with `timeout`); returns what it printed on stdout.
   func shell(_ script: String) throws -> String {
+    try Self.shell(script, in: directory)
+  }
+
+  /// `shell(_:)` in any directory.
+  static func shell(_ script: String, in directory: URL) throws -> String {
     let shell = Process()
     shell.executableURL = URL(fileURLWithPath: "/bin/sh")
     shell.arguments = ["-c", script]
