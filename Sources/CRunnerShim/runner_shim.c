@@ -61,6 +61,8 @@ struct child_args {
   int handlers_cleared;
   // A traced child's end of the socket its seccomp listener goes to (runner_trace_child); -1.
   int trace_socket;
+  // A Landlock ruleset the child restricts itself by (`sandbox: strict`); -1.
+  int sandbox_fd;
 };
 
 static int child_fail(struct child_args *a, int stage) {
@@ -175,6 +177,11 @@ static int child_main(void *p) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (files_raised) setrlimit(RLIMIT_NOFILE, &original_files);
+  if (a->sandbox_fd >= 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+    if (syscall(SYS_landlock_restrict_self, a->sandbox_fd, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+    close(a->sandbox_fd);
+  }
   // Last: from here on every file system call waits for runner's tracer thread.
   if (a->trace_socket >= 0) runner_trace_child(a->trace_socket);
   execve(a->path, a->argv, a->envp);
@@ -309,7 +316,7 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   if (rc != 0) return rc;
 
   int watchdog = runner_watchdog_fd();
-  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0, -1};
+  struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0, -1, -1};
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
@@ -377,36 +384,36 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
 }
 
 static int fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
-                      struct runner_child *child, int sockets[2], int *trace, int *trace_error);
+                      int sandbox_fd, struct runner_child *child, int sockets[2], int *trace, int *trace_error);
 
 int runner_fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                       struct runner_child *child) {
   int trace = -1, trace_error = 0;
-  return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, &trace, &trace_error);
+  return fork_spawn(path, argv, envp, cwd, devnull_fd, -1, child, NULL, &trace, &trace_error);
 }
 
 int runner_traced_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
-                        struct runner_child *child, int *trace, int *trace_error) {
+                        int sandbox_fd, struct runner_child *child, int *trace, int *trace_error) {
   int sockets[2];
   *trace = -1;
   *trace_error = 0;
   int available = runner_trace_available();
   if (available != 0) {
     *trace_error = -available;
-    return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, trace, trace_error);
+    return fork_spawn(path, argv, envp, cwd, devnull_fd, sandbox_fd, child, NULL, trace, trace_error);
   }
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
     *trace_error = errno;
-    return fork_spawn(path, argv, envp, cwd, devnull_fd, child, NULL, trace, trace_error);
+    return fork_spawn(path, argv, envp, cwd, devnull_fd, sandbox_fd, child, NULL, trace, trace_error);
   }
-  return fork_spawn(path, argv, envp, cwd, devnull_fd, child, sockets, trace, trace_error);
+  return fork_spawn(path, argv, envp, cwd, devnull_fd, sandbox_fd, child, sockets, trace, trace_error);
 }
 
 // Forks; with `sockets`, the child installs the tracing filter and sends its listener on
 // sockets[1], which this side receives on sockets[0] and hands to the tracer thread before it
 // waits for the exec (which the tracer thread lets through).
 static int fork_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
-                      struct runner_child *child, int sockets[2], int *trace, int *trace_error) {
+                      int sandbox_fd, struct runner_child *child, int sockets[2], int *trace, int *trace_error) {
   int out[2], err[2], report[2];
   int rc = make_pipes(out, err, child);
   if (rc != 0) {
@@ -423,7 +430,7 @@ static int fork_spawn(const char *path, char *const argv[], char *const envp[], 
   int watchdog = runner_watchdog_fd();
   struct child_args args = {
       path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0, 0,
-      sockets ? sockets[1] : -1};
+      sockets ? sockets[1] : -1, sandbox_fd};
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);

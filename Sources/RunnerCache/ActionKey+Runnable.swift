@@ -60,6 +60,7 @@ extension TaskDefinition {
     if sources.isEmpty { return "it has no sources (a worker sees only a task's sources)" }
     // The files a depfile names are known only after a run, and it is read here.
     if discoversInputs { return "a task whose inputs are found by its run (a depfile, sources: auto) runs here" }
+    if self.sandboxStrict { return "a task with sandbox: strict runs here, where runner holds it to what it declares" }
     if isService { return "a service runs here" }
     if isInteractive { return "an interactive task runs here" }
     if always { return "a cleanup runs here" }

@@ -61,6 +61,8 @@ package struct ActionKey: Sendable {
     // (the exact early cut-off).
     if !task.sourcesAuto { salt.add(dependencies) }
     if directory == nil { salt.add("dir " + (task.directory ?? "")) }
+    // Turned on, the sandbox checks the task once: a run kept from before it says nothing.
+    if task.sandboxStrict { salt.add("sandbox strict") }
     var command = ActionMessages.Command(arguments: Self.arguments(of: task))
     command.environment = environment
     command.outputPaths = Array(

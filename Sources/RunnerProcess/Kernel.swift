@@ -54,11 +54,18 @@ package enum Kernel {
   static func spawn(_ plan: SpawnPlan, devnull: Int32, method: SpawnMethod = .standard) -> Result<Child, SpawnFailure> {
     var child = runner_child()
     let rc: Int32
-    if let trace = plan.spec.trace {
+    if plan.spec.trace != nil || plan.spec.sandbox != nil {
+      let trace = plan.spec.trace ?? ProcessTrace()
+      var sandbox: Int32 = -1
+      if let rules = plan.spec.sandbox {
+        sandbox = rules.ruleset()
+        if sandbox < 0 { return .failure(SpawnFailure(stage: .parent, errno: -sandbox)) }
+      }
+      defer { if sandbox >= 0 { close(sandbox) } }
       var handle: Int32 = -1
       var error: Int32 = 0
       rc = runner_traced_spawn(
-        plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, &child, &handle, &error)
+        plan.path, plan.argv, plan.envp, plan.workingDirectory, devnull, sandbox, &child, &handle, &error)
       // A spawn that failed runs nothing to trace (and fails its task).
       if rc == 0 || handle >= 0 { trace.attach(handle: handle, error: error) }
     } else {

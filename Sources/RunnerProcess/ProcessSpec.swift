@@ -10,6 +10,8 @@ package struct ProcessSpec: Sendable, Equatable {
   package var interactive = false
   /// Spawned traced, what it and its descendants do to files recorded here; nil: untraced.
   package var trace: ProcessTrace? = nil
+  /// Landlock rules the process and its descendants are held to (`sandbox: strict`); nil: none.
+  package var sandbox: Sandbox? = nil
 
   package init(
     arguments: [String], environment: [String: String], workingDirectory: String? = nil, interactive: Bool = false

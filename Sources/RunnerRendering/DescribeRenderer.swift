@@ -80,6 +80,9 @@ package struct DescribeRenderer: Sendable {
       }
     }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
+    if task.sandboxStrict {
+      rows.append(("sandbox", ["strict: reads of the project only its sources and deps' outputs, writes its outputs"]))
+    }
     if !task.waitFor.isEmpty {
       rows.append(
         (

@@ -81,8 +81,18 @@ int runner_posix_spawn(const char *path, char *const argv[], char *const envp[],
 /// sigsuspend) once per task. Unblocked, with SIGCHLD's default disposition, the kernel drops it.
 // As runner_fork_spawn, with the child's process tree traced (tracer.c): *trace is a handle
 // for runner_trace_take, or -1 with *trace_error the errno of why the child runs untraced.
+// `sandbox_fd`, a Landlock ruleset or -1, is put on the child before exec.
 int runner_traced_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
-                        struct runner_child *out, int *trace, int *trace_error);
+                        int sandbox_fd, struct runner_child *out, int *trace, int *trace_error);
+
+// Landlock (sandbox.c): the kernel's version of it, or -errno when it has none.
+int runner_sandbox_abi(void);
+
+enum { RUNNER_SANDBOX_READ = 0, RUNNER_SANDBOX_LIST = 1, RUNNER_SANDBOX_WRITE = 2, RUNNER_SANDBOX_DEVICE = 3 };
+
+// A ruleset granting kinds[i] beneath paths[i] (a file: the file's part of it; a path not
+// there: nothing): its fd (close-on-exec), or -errno.
+int runner_sandbox_ruleset(const char *const paths[], const int kinds[], int count);
 
 // 0 when tracing can work here (seccomp user notification), else -errno.
 int runner_trace_available(void);

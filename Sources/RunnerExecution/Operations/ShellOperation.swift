@@ -1,4 +1,5 @@
 import Glibc
+import RunnerCache
 import RunnerEvents
 import RunnerModel
 import RunnerProcess
@@ -32,15 +33,58 @@ package struct ShellOperation: TaskOperation {
   }
 
   package func run(_ context: OperationContext) async throws(TaskFailure) -> any OperationResult {
-    let outputPath = "\(context.scratchDirectory)/\(context.task.index).\(context.attempt).out"
     var environment = context.environment()
+    var strict: StrictSandbox?
+    if context.task.sandboxStrict {
+      if let why = Sandbox.unavailability { throw .message("sandbox: strict: \(why)") }
+      let directory = "\(context.scratchDirectory)/\(context.task.index).\(context.attempt).sandbox"
+      do {
+        try CacheFileSystem.makeDirectories(directory + "/tmp")
+      } catch {
+        throw .message("sandbox: strict: cannot make its directory \(directory): \(error)")
+      }
+      strict = StrictSandbox(context: context, directory: directory)
+      environment["TMPDIR"] = directory + "/tmp"
+    }
+    defer { if let strict { CacheFileSystem.removeTree(strict.directory) } }
+    let outputPath =
+      strict.map { $0.directory + "/output" }
+      ?? "\(context.scratchDirectory)/\(context.task.index).\(context.attempt).out"
     environment["RUNNER_OUTPUT"] = outputPath
     environment["RUNNER_TASK"] = context.task.name
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true
     defer { if written { unlink(outputPath) } }
-    let trace = traces.map { _ in ProcessTrace() }
-    defer { if let trace { traces?.record(context.task.index, trace.finish()) } }
+    let trace = traces != nil || strict != nil ? ProcessTrace() : nil
+    var finished = false
+    func finish() throws(TaskFailure) {
+      guard let trace, !finished else { return }
+      finished = true
+      let log = trace.finish()
+      traces?.record(context.task.index, log)
+      if let strict {
+        let findings = strict.findings(log)
+        if !findings.isEmpty { throw StrictSandbox.failure(findings) }
+      }
+    }
+    do {
+      try await runCommands(context, environment: environment, trace: trace, sandbox: strict?.sandbox)
+    } catch {
+      // What the sandbox refused says why a command failed better than its exit status.
+      try finish()
+      throw error
+    }
+    try finish()
+    guard let outputs = try Self.readOutputs(outputPath) else {
+      written = false
+      return ShellResult(outputs: [:])
+    }
+    return ShellResult(outputs: outputs)
+  }
+
+  private func runCommands(
+    _ context: OperationContext, environment: [String: String], trace: ProcessTrace?, sandbox: Sandbox?
+  ) async throws(TaskFailure) {
     for command in commands {
       let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command.text) : nil
       let arguments =
@@ -50,6 +94,7 @@ package struct ShellOperation: TaskOperation {
         arguments: arguments, environment: environment, workingDirectory: context.workingDirectory,
         interactive: context.task.isInteractive)
       spec.trace = trace
+      spec.sandbox = sandbox
       let outcome: ProcessOutcome
       do {
         outcome = try await processes.run(spec, sink: context.output, grace: context.grace)
@@ -66,11 +111,6 @@ package struct ShellOperation: TaskOperation {
       }
       guard outcome.isSuccess || command.ignoresError else { throw .command(command.text, outcome) }
     }
-    guard let outputs = try Self.readOutputs(outputPath) else {
-      written = false
-      return ShellResult(outputs: [:])
-    }
-    return ShellResult(outputs: outputs)
   }
 
   /// The values in the file at `path`; nil when there is no such file.

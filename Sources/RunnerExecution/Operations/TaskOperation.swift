@@ -63,8 +63,11 @@ package struct OperationContext: Sendable {
   /// The scheduler gave the task a remote slot (`--remote-jobs`): it runs on the remote
   /// executor, or comes back with `.runLocally`.
   package var remoteSlot = false
-  /// For a task in a remote slot: its dependencies' declared outputs, which the worker needs.
+  /// For a task in a remote slot or a strict sandbox: its dependencies' declared outputs,
+  /// which the worker needs and the sandbox lets it read.
   package var dependencyOutputs: [DependencyOutputs] = []
+  /// The task file's directory (set for a task in a strict sandbox).
+  package var projectDirectory = ""
 
   package struct DependencyOutputs: Sendable {
     package var name: String

@@ -266,7 +266,8 @@ package struct Scheduler: Sendable {
       output: TaskOutput(task: task, observer: observer, clock: settings.clock, start: start, mask: settings.secrets),
       grace: settings.grace, scratchDirectory: scratchDirectory, attempt: 1,
       imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
-    if context.remoteSlot { context.dependencyOutputs = dependencyOutputs(of: task) }
+    if context.remoteSlot || graph[task].sandboxStrict { context.dependencyOutputs = dependencyOutputs(of: task) }
+    if graph[task].sandboxStrict { context.projectDirectory = graph.file.directory }
     return context
   }
 

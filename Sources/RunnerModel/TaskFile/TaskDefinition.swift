@@ -66,6 +66,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     /// `sources: auto`: the task's inputs are the files its processes were seen to read at its
     /// last run (traced), not patterns.
     package var sourcesAuto = false
+    /// `sandbox: strict`: the task may read of the project only its sources and its
+    /// dependencies' outputs, and write only its outputs and its temporary directory.
+    package var sandboxStrict = false
     /// Words after `--` on the command line, for a target: the script's `"$@"`.
     package var arguments: [String] = []
     /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).

@@ -12,7 +12,7 @@ struct TaskFileDecoder: YAMLEntrySink {
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
-    "matrix", "if", "preconditions", "aliases", "prompt", "depfile",
+    "matrix", "if", "preconditions", "aliases", "prompt", "depfile", "sandbox",
   ]
   static let maximumNameLength = 200
 
@@ -113,7 +113,8 @@ struct TaskFileDecoder: YAMLEntrySink {
       for index in file.tasks.indices {
         let task = file.tasks[index]
         guard case .shell(let commands) = task.action, !commands.contains(where: { $0.call != nil }),
-          !writeSources.contains(task.name), task.depfile == nil, !task.isService, !task.isInteractive
+          !writeSources.contains(task.name), task.depfile == nil, !task.sandboxStrict, !task.isService,
+          !task.isInteractive
         else { continue }
         file.tasks[index].sourcesAuto = true
       }
@@ -190,6 +191,12 @@ struct TaskFileDecoder: YAMLEntrySink {
             reader.fail(.invalidValue(what: what(), reason: "is empty: name the file the command writes"), at: value)
           }
         }
+      case "sandbox":
+        if value.scalar == "strict" {
+          task.sandboxStrict = true
+        } else {
+          reader.fail(.invalidValue(what: what(), reason: "takes only strict"), at: value)
+        }
       case "wait_for": task.waitFor = gates(value, what: what())
       case "resources":
         task.resources = reader.strings(value, what: what(), expected: "a list of names")?.map(\.0) ?? []
@@ -231,12 +238,20 @@ struct TaskFileDecoder: YAMLEntrySink {
         at: entry.value)
     }
     // What a run reads is recorded by the whole task, from its one command list.
-    for key in ["depfile", "sources"] where key == "depfile" ? task.depfile != nil : task.sourcesAuto {
+    if task.sandboxStrict, task.sourcesAuto, let entry = entries.first(where: { $0.name == "sandbox" }) {
+      reader.fail(
+        .invalidValue(
+          what: "'sandbox: strict' of task '\(name)'",
+          reason: "cannot go with 'sources: auto': a strict task reads only the sources it names"),
+        at: entry.value)
+    }
+    for key in ["depfile", "sources", "sandbox"]
+    where key == "depfile" ? task.depfile != nil : key == "sources" ? task.sourcesAuto : task.sandboxStrict {
       guard let entry = entries.first(where: { $0.name == key }) else { continue }
       let calls: Bool
       if case .shell(let commands) = task.action { calls = commands.contains { $0.call != nil } } else { calls = false }
       if run == nil || task.isService || task.isInteractive || calls {
-        let what = key == "depfile" ? "'depfile'" : "'sources: auto'"
+        let what = key == "depfile" ? "'depfile'" : key == "sources" ? "'sources: auto'" : "'sandbox: strict'"
         reader.fail(
           .invalidValue(
             what: "\(what) of task '\(name)'",

@@ -180,6 +180,7 @@ struct TaskFileExpander {
       for property in [\TaskDefinition.sources, \.outputs] { nodes[node.index][keyPath: property] = [] }
       nodes[node.index].depfile = nil
       nodes[node.index].sourcesAuto = false
+      nodes[node.index].sandboxStrict = false
       nodes[node.index].environment = []
       nodes[node.index].condition = nil
       nodes[node.index].dotenv = []
