@@ -4,7 +4,9 @@ package struct ImportedFile: Sendable {
   /// Comment lines written at the top (without `# `).
   package var header: [String] = []
   package var defaultTargets: [String] = []
+  /// `shell:` by name (`bash`), or as an argv (`[sh, -cu]`), which wins.
   package var shell: String?
+  package var shellArguments: [String]?
   package var params: [ImportedParam] = []
   package var environment: [(name: String, value: String)] = []
   package var dotenv: [ImportedPath] = []
@@ -95,6 +97,7 @@ package struct ImportedTask: Sendable {
   /// `if:`: a command (exit 0 runs the task) or a `${{ }}` expression.
   package var condition: String?
   package var shell: String?
+  package var shellArguments: [String]?
   package var isInternal = false
   package var isInteractive = false
   package var aliases: [String] = []

@@ -233,37 +233,13 @@ extension JustfileConversion {
     _ options: JustRecipeOptions, _ scope: JustScope, _ task: inout ImportedTask
   ) {
     let flags = Array(script.interpreter.dropFirst())
-    if program != (file.shell ?? "sh") { task.shell = program }
+    // The interpreter with the shebang's options, the script as its -c word: as just runs it.
+    task.shellArguments = [program] + flags + ["-c"]
     let shell = rewrite(text, at: lines, scope)
     var prelude: [String] = []
     if options.noCd { prelude.append("cd \"$RUNNER_INVOCATION_DIR\"") }
-    let settable = flags.allSatisfy { $0.hasPrefix("-") || $0.hasPrefix("+") || $0 == "pipefail" }
-    if !flags.isEmpty, settable { prelude.append("set " + flags.joined(separator: " ")) }
-    if !settable {
-      report.approximate(
-        script.written, at: script.line,
-        "runner runs \(program) with its own options: \(flags.joined(separator: " ")) are dropped")
-    }
-    let errexit = Self.shellFlags(flags).contains("e") || Self.setsErrexit(text)
-    if !errexit {
-      let runs = program == "bash" ? "bash -eo pipefail" : program == "zsh" ? "zsh -e -o pipefail" : "sh -e"
-      report.approximate(
-        script.written, at: script.line,
-        "runner runs the script with errexit (\(runs)), just without: a failing command now stops it "
-          + "(add || true where a failure is expected)")
-    }
     task.commands.append(.shell((prelude + [shell.text]).joined(separator: "\n")))
     if shell.readsPositionalArguments { positionalArguments(recipe, options, at: recipe.line) }
-  }
-
-  /// True when a line of the script turns errexit on (`set -e`, `set -euo pipefail`, `set -o errexit`).
-  static func setsErrexit(_ text: String) -> Bool {
-    text.split(separator: "\n").contains { line in
-      let words = line.split(separator: " ")
-      guard words.first == "set" else { return false }
-      return words.dropFirst().contains { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("e") }
-        || words.contains("errexit")
-    }
   }
 
   /// A word for the shell: as it is when plain, else single-quoted.

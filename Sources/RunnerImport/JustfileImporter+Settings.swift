@@ -65,70 +65,25 @@ extension JustfileConversion {
     }
   }
 
-  /// `set shell := ["bash", "-uc"]`: runner's named shells, which add errexit (and pipefail).
+  /// `set shell := ["bash", "-uc"]`: the same argv (runner hands the script to it as the last
+  /// word, as just does); a program that is not sh, bash or zsh is reported (the import writes
+  /// shell syntax).
   mutating func applyShell(_ items: [JustExpression], _ setting: JustSetting) {
-    var words = items.compactMap(constant)
+    let words = items.compactMap(constant)
     guard words.count == items.count, !words.isEmpty else {
       report.notCarried(setting.source, at: setting.line, "the shell must be plain text")
       return
     }
-    words = Self.withoutEnv(words)
-    guard let program = words.first else { return }
+    guard let program = Self.withoutEnv(words).first else { return }
     let name = String(program.split(separator: "/").last ?? "")
-    guard ["sh", "bash", "zsh"].contains(name) else {
+    guard ["sh", "bash", "zsh", "dash"].contains(name) else {
       report.notCarried(
         setting.source, at: setting.line,
-        "runner's shell is sh, bash, zsh or an argv list, which runner import cannot write yet: "
-          + "the tasks run with sh")
+        "runner import writes shell syntax for sh, bash or zsh: the tasks run with sh -cu")
       return
     }
-    if name != "sh" { file.shell = name }
-    let runs: String
-    switch name {
-    case "bash": runs = "bash -eo pipefail -c"
-    case "zsh": runs = "zsh -e -o pipefail -c"
-    default: runs = "sh -e -c"
-    }
-    let flags = Self.shellFlags(Array(words.dropFirst()))
-    var expected: Set<String> = ["c", "e", "u"]
-    if name != "sh" { expected.insert("pipefail") }
-    let dropped = flags.subtracting(expected).sorted()
-    let missing = expected.subtracting(flags).subtracting(["u", "c"]).sorted()
-    guard dropped.isEmpty, missing.isEmpty else {
-      var differences: [String] = []
-      if !missing.isEmpty {
-        differences.append("adds \(missing.map { $0.count == 1 ? "-\($0)" : "-o \($0)" }.joined(separator: " "))")
-      }
-      if !dropped.isEmpty {
-        differences.append("drops \(dropped.map { $0.count == 1 ? "-\($0)" : "-o \($0)" }.joined(separator: " "))")
-      }
-      report.approximate(
-        setting.source, at: setting.line, "runner runs \(runs) (it \(differences.joined(separator: " and ")))")
-      return
-    }
-  }
-
-  /// The options in a shell's flags: `-euo pipefail -c` → e, u, pipefail, c.
-  static func shellFlags(_ words: [String]) -> Set<String> {
-    var flags: Set<String> = []
-    var index = 0
-    while index < words.count {
-      let word = words[index]
-      index += 1
-      guard word.hasPrefix("-"), !word.hasPrefix("--") else {
-        if word.hasPrefix("--") { flags.insert(String(word.dropFirst(2))) }
-        continue
-      }
-      for letter in word.dropFirst() {
-        if letter == "o", index < words.count {
-          flags.insert(words[index])
-          index += 1
-        } else {
-          flags.insert(String(letter))
-        }
-      }
-    }
-    return flags
+    if name != "sh", name != "dash" { file.shell = name }
+    file.shellArguments = words
   }
 
   // MARK: Variables

@@ -19,6 +19,8 @@ struct JustfileImporter {
     var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
+    // just runs each line with `sh -cu` unless `set shell` says otherwise: no errexit, nounset.
+    if conversion.file.shellArguments == nil { conversion.file.shellArguments = ["sh", "-cu"] }
     return (conversion.file, conversion.report)
   }
 }

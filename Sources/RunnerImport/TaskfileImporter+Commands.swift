@@ -40,12 +40,22 @@ extension TaskfileImporter {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
       return []
     }
+    var prelude = ""
+    for entry in fields {
+      switch entry.name {
+      case "cmd", "for", "ignore_error", "platforms", "silent": continue
+      case "set", "shopt": prelude += shellPrelude(shellFlags(entry.value, key: entry.name, &report))
+      default:
+        report.notCarried(
+          "cmd: \(entry.name)", at: entry.key.location.line, "go-task's '\(entry.name)' of a command has no equivalent")
+      }
+    }
     var items: [String?] = [nil]
     if let loop = field("for") { items = loopItems(loop, &report) }
     return items.map { item in
       var text = command
       if let item { text = replacingItem(text, with: item) }
-      var script = convertCommand(text, line: line, context, &state, &report)
+      var script = prelude + convertCommand(text, line: line, context, &state, &report)
       if field("ignore_error")?.scalar == "true" { script += " || true" }
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"

@@ -119,6 +119,11 @@ extension TaskfileImporter {
         report.approximate(
           "method: \(value.scalar ?? "…")", at: line, "runner compares the sources' contents, as method: checksum")
       }
+    case "set", "shopt":
+      let flags = shellFlags(value, key: field.name, &report)
+      task.shellArguments =
+        Array((task.shellArguments ?? Self.bashArguments + context.shellFlags + ["-c"]).dropLast())
+        + flags + ["-c"]
     case "silent", "label", "summary_only": break
     case "prompt":
       // A list of prompts is one question per line.

@@ -19,6 +19,8 @@ struct TaskfileImporter {
     var passedVars: [String: [String]] = [:]
     /// Converting a call's `vars` under its `for:`: `{{.ITEM}}` is runner's `${{ item }}`.
     var inCallLoop = false
+    /// bash's flags for the file's `set:` and `shopt:`.
+    var shellFlags: [String] = []
   }
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
@@ -26,7 +28,7 @@ struct TaskfileImporter {
     let root: YAMLNode
     do {
       guard let parsed = try YAMLParser(file: path).parse(Array(text.utf8)) else {
-        throw ImportError(file: path, line: nil, "the file is empty")
+        throw ImportError(file: path, line: 1, "the file is empty: go-task needs 'version' and 'tasks'")
       }
       root = parsed
     } catch let error as ImportError {
@@ -41,8 +43,6 @@ struct TaskfileImporter {
     file.header = ["Imported from \(path) (go-task) by runner import."]
     var context = Context()
     var envNode: YAMLNode?
-    // go-task runs commands with a bash-like interpreter: `[[ ]]`, `&>` and the like work.
-    file.shell = "bash"
     let tasksNode = entries.first { $0.name == "tasks" }?.value
     if let tasksNode { context.passedVars = passedVars(tasksNode) }
     for entry in entries {
@@ -64,13 +64,13 @@ struct TaskfileImporter {
             "runner prefixes each line with its task; --output grouped holds a task's lines until it ends")
         }
       case "silent", "run", "method": break
-      case "set", "shopt":
-        report.approximate(
-          "\(entry.name): …", at: line, "runner runs scripts with 'sh -e -c' (shell: bash for bash options)")
+      case "set", "shopt": context.shellFlags += shellFlags(entry.value, key: entry.name, &report)
       default:
         report.notCarried(entry.name, at: line, "go-task's '\(entry.name)' has no equivalent in runner")
       }
     }
+    // go-task runs commands with a bash-like interpreter (`[[ ]]`, `&>` work), errexit only.
+    file.shellArguments = Self.bashArguments + context.shellFlags + ["-c"]
     if let envNode { file.environment = environment(envNode, context, &report) }
     if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
       for entry in tasks {

@@ -10,7 +10,11 @@ package struct TasksFileWriter {
     for line in file.header { out += line.isEmpty ? "#\n" : "# \(line)\n" }
     if !file.header.isEmpty { out += "\n" }
     if !file.defaultTargets.isEmpty { out += "default: \(flow(file.defaultTargets))\n" }
-    if let shell = file.shell { out += "shell: \(Self.scalar(shell))\n" }
+    if let argv = file.shellArguments {
+      out += "shell: \(flow(argv))\n"
+    } else if let shell = file.shell {
+      out += "shell: \(Self.scalar(shell))\n"
+    }
     if !file.includes.isEmpty {
       out += "includes:\n"
       for include in file.includes {
@@ -67,7 +71,11 @@ package struct TasksFileWriter {
     if !task.outputs.isEmpty { out += "\(indent)outputs: \(flow(task.outputs))\n" }
     if task.isInternal { out += "\(indent)internal: true\n" }
     if task.isInteractive { out += "\(indent)interactive: true\n" }
-    if let shell = task.shell { out += "\(indent)shell: \(Self.scalar(shell))\n" }
+    if let argv = task.shellArguments {
+      out += "\(indent)shell: \(flow(argv))\n"
+    } else if let shell = task.shell {
+      out += "\(indent)shell: \(Self.scalar(shell))\n"
+    }
     switch task.commands.count {
     case 0:
       if task.dependencies.isEmpty { out += "\(indent)run: \"true\"\n" }

@@ -52,6 +52,11 @@ public struct ImportRun: Sendable {
     var yaml = TasksFileWriter().write(imported)
     if let schema = StarterFile.schemaPath() { yaml = "# yaml-language-server: $schema=\(schema)\n" + yaml }
     let target = output ?? (file.contains("/") ? TaskFileLocator.parent(of: file) + "/tasks.yml" : "tasks.yml")
+    let includes = imported.includes.filter { !$0.optional }.map(\.path)
+    if let problems = Self.loadProblems(yaml, includes: includes, at: target == "-" ? file : target) {
+      return fail(
+        "the import of '\(file)' would not load (a fault of runner import; nothing written):\n\(problems)")
+    }
     if target == "-" {
       Terminal.write(yaml, to: 1)
     } else {
@@ -72,6 +77,29 @@ public struct ImportRun: Sendable {
       "imported \(file) (\(chosen.rawValue)) into \(where_): \(tasks); \(count) construct\(count == 1 ? "" : "s")"
         + " not carried over exactly (above)\n", to: 2)
     return Self.reported
+  }
+
+  /// What runner's own loader says of the written text at `path`, nil when it loads. Nothing
+  /// runs (a param's `default: { sh: }` is taken as empty); an include not imported yet leaves
+  /// the check at the file's own schema.
+  package static func loadProblems(_ yaml: String, includes: [String], at path: String) -> String? {
+    var loader = TaskFileLoader()
+    loader.commandOutput = { _, _ in (0, "") }
+    let directory = path.contains("/") ? TaskFileLocator.parent(of: path) : "."
+    let whole = includes.allSatisfy { include in
+      var info = stat()
+      return stat(FilePath.resolve(include, in: directory), &info) == 0
+    }
+    do {
+      if whole {
+        _ = try loader.load(bytes: Array(yaml.utf8), path: path)
+      } else {
+        _ = try loader.decode(bytes: Array(yaml.utf8), path: path)
+      }
+      return nil
+    } catch {
+      return error.description
+    }
   }
 
   /// A regular file (or a new one) is replaced atomically; anything else that exists (a

@@ -113,7 +113,7 @@ package struct TaskFileLoader: Sendable {
     try decode(bytes: Self.read(path), path: path)
   }
 
-  func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
+  package func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
     if let invalid = Self.firstInvalidUTF8(bytes) {
       throw DiagnosticList([
         .error(

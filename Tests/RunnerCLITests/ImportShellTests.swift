@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// An import runs its commands with the original tool's shell semantics: go-task's errexit
+/// without pipefail or nounset unless `set:` asks (file, task or command), just's `sh -cu` line
+/// by line and a shebang recipe's own interpreter flags. Each case runs the real tool and
+/// runner on the import, and compares the `step:` lines and whether it failed.
+@Suite struct ImportShellTests {
+  /// The step lines and exit status of the tool, then of runner on the import.
+  func both(_ file: String, _ text: String, tool: String, target: String) throws -> (
+    tool: ([String], Bool), runner: ([String], Bool), report: String
+  ) {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(file, text)
+    let original = try outcome(tool, [target], in: project.directory)
+    let imported = try project.run("import", file)
+    #expect(imported.status == 0 || imported.status == 3, "\(imported.stderr)")
+    let ran = try project.run(["-j", "1", target])
+    // runner's own lines quote the failed command: only the task's output counts.
+    let lines = ran.stdout.split(separator: "\n").filter { $0.hasPrefix("\(target) | step:") }.joined(separator: "\n")
+    return (original, (ImportOrderTests.stepLines(lines), ran.status == 0), imported.stderr)
+  }
+
+  func outcome(_ executable: String, _ arguments: [String], in directory: URL) throws -> ([String], Bool) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (ImportOrderTests.stepLines(text), process.terminationStatus == 0)
+  }
+
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
+  func goTaskCommandsRunWithoutErrexitUnlessSetAsks() throws {
+    let taskfile = """
+      version: '3'
+      tasks:
+        loose:
+          cmds:
+            - 'false | echo "step: piped"'
+            - 'echo "step: $NOT_SET_ANYWHERE unset is empty"'
+            - |
+              false
+              echo "step: never after a failure"
+        strict:
+          set: [pipefail]
+          cmds:
+            - 'false | echo "step: piped under pipefail"'
+            - 'echo "step: never"'
+        one:
+          cmds:
+            - cmd: 'echo "step: $NOT_SET_ANYWHERE"'
+              set: [nounset]
+            - 'echo "step: never either"'
+
+      """
+    for target in ["loose", "strict", "one"] {
+      let (tool, runner, report) = try both(
+        "Taskfile.yml", taskfile, tool: ImportOrderTests.task!, target: target)
+      #expect(runner.0 == tool.0 && runner.1 == tool.1, "\(target): go-task \(tool), runner \(runner)")
+      #expect(!report.contains("set"), "\(report)")
+    }
+  }
+
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed"))
+  func justLinesRunWithShCuAndShebangsWithTheirFlags() throws {
+    let justfile = """
+      lists:
+        false; echo step: a list goes on
+        echo step: next line
+
+      unset:
+        echo step: $RUNNER_IMPORT_SURELY_UNSET
+
+      script:
+        #!/usr/bin/env bash
+        false
+        echo step: a script without -e goes on
+
+      """
+    for target in ["lists", "unset", "script"] {
+      let (tool, runner, _) = try both("justfile", justfile, tool: ImportOrderTests.just!, target: target)
+      #expect(runner.0 == tool.0 && runner.1 == tool.1, "\(target): just \(tool), runner \(runner)")
+    }
+  }
+
+  @Test func anEmptyTaskfileIsRefusedAtItsFirstLine() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Taskfile.yml", "")
+    let output = try project.run("import", "Taskfile.yml")
+    #expect(output.status == 2)
+    #expect(output.stderr.contains("Taskfile.yml:1"), "\(output.stderr)")
+    #expect(project.read("tasks.yml") == nil)
+  }
+
+  @Test func aCommandSettingTheImportCannotCarryIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        a:
+          cmds:
+            - cmd: echo hi
+              timeout: 5s
+
+      """)
+    let output = try project.run("import", "Taskfile.yml")
+    #expect(output.status == 3)
+    #expect(output.stderr.contains("Taskfile.yml:6: not carried over: cmd: timeout"), "\(output.stderr)")
+  }
+}

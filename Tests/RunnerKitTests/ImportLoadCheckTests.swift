@@ -1,0 +1,34 @@
+import Foundation
+import RunnerKit
+import Testing
+
+/// `runner import` loads what it would write with runner's own loader first: a file that
+/// would not load is refused, with the loader's words.
+@Suite struct ImportLoadCheckTests {
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent("runner-import-check/tasks.yml").path
+
+  @Test func aFileThatLoadsPasses() {
+    #expect(ImportRun.loadProblems("tasks:\n  a:\n    run: echo a\n", includes: [], at: path) == nil)
+  }
+
+  @Test func anUndefinedDependencyOrAnUnknownParamIsFound() {
+    let missing = ImportRun.loadProblems("tasks:\n  a:\n    deps: [nowhere]\n", includes: [], at: path)
+    #expect(missing?.contains("nowhere") == true, "\(missing ?? "nil")")
+    let param = ImportRun.loadProblems(
+      "tasks:\n  a:\n    dir: ${{ params.ROOT_DIR }}\n    run: echo a\n", includes: [], at: path)
+    #expect(param?.contains("ROOT_DIR") == true, "\(param ?? "nil")")
+  }
+
+  @Test func nothingRunsWhileChecking() throws {
+    let marker = FileManager.default.temporaryDirectory.appendingPathComponent("runner-import-ran-\(UUID())").path
+    let yaml = "params:\n  x: { default: { sh: touch \(marker) } }\ntasks:\n  a:\n    run: echo a\n"
+    #expect(ImportRun.loadProblems(yaml, includes: [], at: path) == nil)
+    #expect(!FileManager.default.fileExists(atPath: marker))
+  }
+
+  @Test func anIncludeNotImportedYetLeavesTheCheckAtTheSchema() {
+    let yaml = "includes:\n  lib: lib/tasks.yml\ntasks:\n  a:\n    deps: [lib:build]\n"
+    #expect(ImportRun.loadProblems(yaml, includes: ["lib/tasks.yml"], at: path) == nil)
+    #expect(ImportRun.loadProblems("tasks:\n  a:\n    dpes: [b]\n", includes: ["lib/tasks.yml"], at: path) != nil)
+  }
+}
