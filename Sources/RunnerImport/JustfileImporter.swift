@@ -15,6 +15,10 @@ struct JustfileImporter {
     if items == 0, let first = parser.problems.first {
       throw ImportError(file: path, line: first.line, "not a justfile: \(first.message)")
     }
+    if let first = parser.refusals.min(by: { $0.line < $1.line }) {
+      throw ImportError(file: path, line: first.line, "just refuses the file: \(first.message)")
+    }
+    try JustfileChecks(justfile: justfile).check(path: path)
     try checkInterpolations(justfile)
     var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
     conversion.file.header = ["Imported from \(path) (just) by runner import."]

@@ -7,6 +7,8 @@ struct JustfileParser {
   let lineStarts: [Int]
   var justfile = Justfile()
   var problems: [(line: Int, message: String)] = []
+  /// What just itself refuses (in its words), which the import refuses too.
+  var refusals: [(line: Int, message: String)] = []
 
   init(text: String) {
     characters = Array(text.replacing("\r\n", with: "\n"))
@@ -58,6 +60,10 @@ struct JustfileParser {
         attributes = []
       }
     }
+    if let last = attributes.last {
+      refusals.append(
+        (last.line, "expected a recipe or an alias after attribute `\(last.name)`, but found end of file"))
+    }
     return justfile
   }
 
@@ -100,6 +106,9 @@ struct JustfileParser {
       let quiet = scanner.accept("@")
       guard let name = scanner.name() else { throw scanner.error("expected a recipe, a setting or a variable") }
       scanner.skipBlanks()
+      if !quiet, scanner.looks(at: "="), !scanner.looks(at: "==") {
+        refusals.append((index + 1, "expected ':=' in the assignment of `\(name)`, but found '='"))
+      }
       if !quiet, scanner.looks(at: ":=") || (scanner.looks(at: "=") && !scanner.looks(at: "==")) {
         scanner.position += scanner.looks(at: ":=") ? 2 : 1
         return try assignment(&scanner, name: name, exported: false, index: index, attributes: attributes)
@@ -381,7 +390,7 @@ struct JustfileParser {
 
   /// The body starting on line `index`: the blank and indented lines, without the indentation
   /// of the first one; trailing blank lines are not part of it. Returns the line after it.
-  func body(from index: Int) -> ([JustBodyLine], Int) {
+  mutating func body(from index: Int) -> ([JustBodyLine], Int) {
     var lines: [JustBodyLine] = []
     var indentation: Substring?
     var next = index
@@ -394,6 +403,15 @@ struct JustfileParser {
       } else {
         let prefix = indentation ?? text.prefix { $0 == " " || $0 == "\t" }
         indentation = prefix
+        if !text.hasPrefix(prefix) {
+          let found = text.prefix { $0 == " " || $0 == "\t" }
+          func shown(_ text: Substring) -> String { String(text).replacing("\t", with: "␉").replacing(" ", with: "␠") }
+          refusals.append(
+            (
+              next + 1,
+              "recipe line has inconsistent leading whitespace, started with `\(shown(prefix))` but found line with `\(shown(found))`"
+            ))
+        }
         let stripped = text.hasPrefix(prefix) ? text.dropFirst(prefix.count) : text.drop { $0 == " " || $0 == "\t" }
         lines.append(JustBodyLine(text: String(stripped), line: next + 1))
       }

@@ -1,0 +1,65 @@
+import Testing
+
+@testable import RunnerImport
+
+/// What just refuses, the import refuses: at the line just names, in just's words (each case
+/// was run through just 1.59, which refused it so). A file just accepts imports.
+@Suite struct JustfileRefusalTests {
+  static let cases: [(text: String, line: Int, message: String)] = [
+    ("[private]\n[private]\na:\n  echo a\n", 2, "attribute `private` first used on line 1 is duplicated on line 2"),
+    ("a: b\n  echo a\nb: a\n  echo b\n", 3, "recipe `b` has circular dependency `a -> b -> a`"),
+    ("a: a\n  echo a\n", 1, "recipe `a` depends on itself"),
+    (
+      "a:\n\techo tab\n  echo space\n", 3,
+      "recipe line has inconsistent leading whitespace, started with `␉` but found line with `␠␠`"
+    ),
+    ("x = \"1\"\na:\n  echo {{x}}\n", 1, "expected ':=' in the assignment of `x`, but found '='"),
+    ("a x=\"1\" y:\n  echo {{x}} {{y}}\n", 1, "non-default parameter `y` follows default parameter"),
+    ("a x x:\n  echo {{x}}\n", 1, "recipe `a` has duplicate parameter `x`"),
+    ("a +x y:\n  echo {{x}}\n", 1, "parameter `y` follows variadic parameter"),
+    ("a:\n  echo a\n\n[private]\n", 4, "after attribute `private`, but found end of file"),
+    ("[private(\"x\")]\na:\n  echo a\n", 1, "attribute `private` got 1 argument but takes 0 arguments"),
+    ("[group]\na:\n  echo a\n", 1, "attribute `group` got 0 arguments but takes 1 argument"),
+    ("[bogus]\na:\n  echo a\n", 1, "unknown attribute `bogus`"),
+    (
+      "set minimum-version := \"banana\"\na:\n  echo a\n", 1,
+      "`minimum-version` setting has invalid version `banana`: expected `MAJOR.MINOR.PATCH`"
+    ),
+    ("set bogus := true\na:\n  echo a\n", 1, "unknown setting `bogus`"),
+    ("set quiet\nset quiet\na:\n  echo a\n", 2, "setting `quiet` first set on line 1 is redefined on line 2"),
+    (
+      "[default]\na:\n  echo a\n[default]\nb:\n  echo b\n", 5,
+      "recipe `b` has duplicate `[default]` attribute, which may only appear once per module"
+    ),
+    ("a:\n  echo a\na:\n  echo b\n", 3, "recipe `a` first defined on line 1 is redefined on line 3"),
+    ("x := \"1\"\nx := \"2\"\na:\n  echo {{x}}\n", 2, "variable `x` has multiple definitions"),
+    ("a:\n  echo a\nb: c\n  echo b\n", 3, "recipe `b` has unknown dependency `c`"),
+    ("a: (b \"x\")\n  echo a\nb:\n  echo b\n", 1, "dependency `b` got 1 argument but takes 0 arguments"),
+    ("alias b := nope\na:\n  echo a\n", 1, "alias `b` has an unknown target `nope`"),
+  ]
+
+  @Test(arguments: cases.indices)
+  func justRefusesItSoTheImportDoes(index: Int) {
+    let (text, line, message) = Self.cases[index]
+    do {
+      _ = try JustfileImporter(path: "justfile").convert(text)
+      Issue.record("imported: \(text)")
+    } catch {
+      #expect(error.line == line, "\(error)")
+      #expect(error.message.contains(message), "\(error.message)")
+    }
+  }
+
+  @Test func whatJustAcceptsImports() throws {
+    for text in [
+      "[group('a')]\n[group('b')]\na:\n  echo a\n",
+      "set allow-duplicate-recipes\na:\n  echo a\na:\n  echo b\n",
+      "set allow-duplicate-variables\nx := '1'\nx := '2'\na:\n  echo {{x}}\n",
+      "a x='1' *rest:\n  echo {{x}}\nb: (a '2')\n  echo b\n",
+      "[doc('{{nope}}')]\na:\n  echo a\n",
+      "[macos]\nopen:\n  echo mac\n[linux]\nopen:\n  echo linux\n",
+    ] {
+      #expect(throws: Never.self, "\(text)") { _ = try JustfileImporter(path: "justfile").convert(text) }
+    }
+  }
+}
