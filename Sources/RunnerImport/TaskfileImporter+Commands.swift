@@ -8,7 +8,7 @@ extension TaskfileImporter {
   ) -> [ImportedCommand] {
     let line = node.location.line
     if let command = node.scalar {
-      return [.shell(convertCommand(command, line: line, context, &state, &report))]
+      return [.shell(convertCommand(command, line: line, context, &state, &report, failsLoudly: true))]
     }
     guard case .mapping(let fields) = node.kind else { return [] }
     let field = { (name: String) in fields.first { $0.name == name }?.value }
@@ -55,7 +55,7 @@ extension TaskfileImporter {
     return items.map { item in
       var text = command
       if let item { text = replacingItem(text, with: item) }
-      var script = prelude + convertCommand(text, line: line, context, &state, &report)
+      var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
       if field("ignore_error")?.scalar == "true" { script += " || true" }
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"
@@ -104,9 +104,9 @@ extension TaskfileImporter {
   /// anything else inside `{{ }}` is reported and left as written.
   func convertCommand(
     _ text: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport,
-    depth: Int = 0
+    depth: Int = 0, failsLoudly: Bool = false
   ) -> String {
-    convertTemplates(text, line: line, shell: true, &report) { name, quoting, report in
+    func replacement(_ name: String, _ quoting: Quoting, _ report: inout ImportReport) -> Replacement? {
       switch name {
       case "CLI_ARGS":
         state.usesArguments = true
@@ -138,6 +138,34 @@ extension TaskfileImporter {
         return .expansion("${\(name)}")
       }
     }
+
+    var missing: [String] = []
+    var assignments: [String] = []
+    let converted = convertTemplates(text, line: line, shell: true, &report, unconverted: { missing.append($0) }) {
+      name, quoting, report in
+      if depth == 0, failsLoudly, let command = context.commandVars[name] {
+        // Assigned first, so a command that fails fails the task (bash -e), as go-task fails it.
+        let variable = "__runner_\(name)"
+        let value = convertCommand(command, line: line, context, &state, &report, depth: depth + 1)
+        if !assignments.contains(where: { $0.hasPrefix(variable + "=") }) {
+          assignments.append("\(variable)=$(\(value))")
+        }
+        return .expansion("${\(variable)}")
+      }
+      return replacement(name, quoting, &report)
+    }
+    guard depth == 0, failsLoudly else { return converted }
+    if let first = missing.first {
+      // Not carried over: the command fails and says so, rather than run something else.
+      let message = "runner import: \(path):\(line): not carried over: \(first): write it in shell"
+      return "echo " + Self.quoted(message) + " >&2; exit 1"
+    }
+    return assignments.isEmpty ? converted : assignments.joined(separator: "; ") + "; " + converted
+  }
+
+  /// `text` in single quotes for the shell.
+  static func quoted(_ text: String) -> String {
+    "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
   }
 
   /// An env value: `{{.NAME}}` → `${NAME}` (runner's env values read variables so), or the
@@ -209,6 +237,7 @@ extension TaskfileImporter {
   /// written and is reported. With `shell`, an expansion inside single quotes is unquoted.
   func convertTemplates(
     _ text: String, line: Int, shell: Bool, _ report: inout ImportReport,
+    unconverted: (String) -> Void = { _ in },
     _ replacement: (String, Quoting, inout ImportReport) -> Replacement?
   ) -> String {
     var result = ""
@@ -220,6 +249,28 @@ extension TaskfileImporter {
         let inner = text[text.index(index, offsetBy: 2)..<close.lowerBound].trimmingSpaces()
         // go-task's host functions ({{OS}}, {{ARCH}}, {{exeExt}}) reach the callers as `runner.NAME`.
         let host = Self.hostFunctions[String(inner)].map { "runner." + $0 }
+        // `{{.X | default "y"}}`, go-task's most common idiom: `${X:-y}` (empty counts as unset in both).
+        if shell, let (name, fallback) = Self.defaulted(inner),
+          case .expansion(let expansion) = replacement(name, quoting, &report), expansion == "${\(name)}"
+        {
+          let defaulted = "${\(name):-\(fallback)}"
+          result += quoting == .single ? "'\"" + defaulted + "\"'" : defaulted
+          index = close.upperBound
+          continue
+        }
+        // `{{.X | upper}}`, `{{.X | lower}}`: through tr, in a command substitution.
+        let parts = inner.split(separator: "|").map { $0.trimmingSpaces() }
+        if shell, parts.count == 2, parts[0].hasPrefix("."),
+          let to = ["upper": "upper", "lower": "lower"][String(parts[1])],
+          case .expansion(let expansion) = replacement(String(parts[0].dropFirst()), quoting, &report),
+          expansion == "${\(parts[0].dropFirst())}"
+        {
+          let from = to == "upper" ? "lower" : "upper"
+          let converted = "$(printf '%s' \"\(expansion)\" | tr '[:\(from):]' '[:\(to):]')"
+          result += quoting == .single ? "'\"" + converted + "\"'" : converted
+          index = close.upperBound
+          continue
+        }
         if let name = host
           ?? (inner.hasPrefix(".") && Self.isName(inner.dropFirst()) ? String(inner.dropFirst()) : nil),
           let replaced = replacement(name, shell ? quoting : .none, &report)
@@ -234,6 +285,7 @@ extension TaskfileImporter {
           if host == nil, !inner.hasPrefix(".") || !Self.isName(inner.dropFirst()) {
             report.notCarried(
               written, at: line, "Go template functions, pipes and conditionals have no equivalent: write it in shell")
+            unconverted(written)
           }
         }
         index = close.upperBound
@@ -257,6 +309,28 @@ extension TaskfileImporter {
       index = text.index(after: index)
     }
     return result
+  }
+
+  /// `.X | default "y"` or `default "y" .X`: X and y, when y needs no quoting inside `${X:-y}`.
+  static func defaulted(_ inner: Substring) -> (String, String)? {
+    let parts = inner.split(separator: "|").map { $0.trimmingSpaces() }
+    var name: Substring
+    var call: Substring
+    if parts.count == 2, parts[0].hasPrefix(".") {
+      name = parts[0].dropFirst()
+      call = parts[1]
+    } else if parts.count == 1, parts[0].hasPrefix("default "), let dot = parts[0].lastIndex(of: ".") {
+      name = parts[0][parts[0].index(after: dot)...]
+      call = parts[0][..<dot].trimmingSpaces()
+    } else {
+      return nil
+    }
+    guard isName(name), call.hasPrefix("default ") else { return nil }
+    let literal = call.dropFirst("default ".count).trimmingSpaces()
+    guard literal.count >= 2, literal.first == "\"", literal.last == "\"" else { return nil }
+    let value = literal.dropFirst().dropLast()
+    guard value.allSatisfy({ $0.isLetter || $0.isNumber || " ._-/:,=+@%".contains($0) }) else { return nil }
+    return (String(name), String(value))
   }
 
   static func isName(_ text: Substring) -> Bool {

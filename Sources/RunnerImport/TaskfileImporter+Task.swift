@@ -15,7 +15,9 @@ extension TaskfileImporter {
     var context = context
     switch entry.value.kind {
     case .scalar(let command, _):
-      task.commands = [.shell(convertCommand(command, line: entry.value.location.line, context, &state, &report))]
+      task.commands = [
+        .shell(convertCommand(command, line: entry.value.location.line, context, &state, &report, failsLoudly: true))
+      ]
     case .sequence(let items):
       task.commands = items.flatMap { commands($0, context, &state, &report) }
     case .mapping(let fields):

@@ -90,6 +90,43 @@ import Testing
     }
   }
 
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
+  func goTaskTemplatesAreCarriedOrFailLoudly() throws {
+    let taskfile = """
+      version: '3'
+      vars:
+        CHANNEL: beta
+      tasks:
+        carried:
+          cmds:
+            - 'echo "step: {{.UNSET_HERE | default "fallback"}} {{.CHANNEL | upper}}"'
+            - 'echo ''step: {{.CHANNEL | default "x"}}'''
+        failing:
+          vars:
+            V:
+              sh: exit 3
+          cmds:
+            - 'echo "step: v={{.V}}"'
+        conditional:
+          cmds:
+            - 'echo "step: {{if .CI}}ci{{else}}local{{end}}"'
+
+      """
+    for target in ["carried", "failing"] {
+      let (tool, runner, _) = try both("Taskfile.yml", taskfile, tool: ImportOrderTests.task!, target: target)
+      #expect(runner.0 == tool.0 && runner.1 == tool.1, "\(target): go-task \(tool), runner \(runner)")
+    }
+    // A conditional is not carried: the command fails and says why, instead of printing the template.
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Taskfile.yml", taskfile)
+    #expect(try project.run("import", "Taskfile.yml").status == 3)
+    let ran = try project.run("conditional")
+    #expect(ran.status == 1)
+    #expect(ran.stdout.contains("runner import: Taskfile.yml:17: not carried over: {{if .CI}}"), "\(ran.stdout)")
+    #expect(!ran.stdout.contains("conditional | step:"))
+  }
+
   @Test func anEmptyTaskfileIsRefusedAtItsFirstLine() throws {
     let project = try TaskFileProject()
     defer { project.remove() }
