@@ -24,6 +24,11 @@ struct MakeExpander {
     var failed = false
     /// Variables whose values were read.
     var names: Set<String> = []
+    /// A value needed now but known only when the command runs (an environment variable inside
+    /// a function, `$(shell)` output): what it is, for the failing command that stands in.
+    var unknown: String?
+    /// `$(error …)` met in a recipe: make's message, with which it stops before the recipe runs.
+    var stop: String?
   }
 
   var variables: [String: MakeVariable]
@@ -137,8 +142,10 @@ struct MakeExpander {
       case .variable(let variable):
         approximate(variable.written, at: variable.line, variable.importReason)
         out += variable.importValue
+        met.unknown = met.unknown ?? variable.written
       case .shell(let command):
         met.shell = true
+        met.unknown = met.unknown ?? command.written
         notCarried(
           command.written, at: command.line,
           "its output is needed when importing (in a target, a prerequisite, a condition or a function's "

@@ -23,9 +23,27 @@ extension MakefileTaskBuilder {
   /// `.DEFAULT_GOAL`, else the first target.
   mutating func defaultTargets(_ file: inout ImportedFile) {
     var goal = reader.firstGoal
+    var named = false
     if let variable = expander.variables[".DEFAULT_GOAL"] {
       let value = MakeWords.trim(expander.value(variable.value, line: variable.line))
-      if !value.isEmpty { goal = value }
+      if !value.isEmpty {
+        goal = value
+        named = true
+      }
+    }
+    if !named, let (written, line) = reader.leftOutGoal {
+      // `make` with no target would build a rule the import left out: so does nothing run instead.
+      var name = "make-default-goal"
+      while file.tasks.contains(where: { $0.name == name }) { name += "-" }
+      var task = ImportedTask(name: name)
+      task.description = "make's default goal, \(written), which the import could not carry"
+      let message =
+        "runner import: \(reader.path):\(line): not carried over: \(written): make's default goal; "
+        + "name a target (runner TARGET)"
+      task.commands = [.shell("echo \(Self.shellQuoted(message)) >&2; exit 1")]
+      file.tasks.append(task)
+      file.defaultTargets = [name]
+      return
     }
     if let goal, let name = names[MakeWords.normalizedPath(goal)], name != "default" { file.defaultTargets = [name] }
   }

@@ -223,6 +223,10 @@ extension MakeExpander {
     switch name {
     case "info", "warning":
       notCarried(written, at: line, "make prints this \(when); runner does not (use `echo` in a command)")
+    case "error" where mode == .recipe:
+      // Exact: the task fails with make's message before its commands run, as make stops.
+      let message = written.hasPrefix("$(error ") ? String(written.dropFirst(8).dropLast()) : written
+      met.stop = met.stop ?? "\(makefileName):\(line): *** \(message).  Stop."
     case "error":
       notCarried(written, at: line, "make stops with this message \(when); runner does not (use `exit 1` in a command)")
     case "eval":

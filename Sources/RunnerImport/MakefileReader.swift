@@ -10,6 +10,9 @@ struct MakefileReader {
   var settings = MakeSettings()
   /// The first target of the first rule that can be a goal.
   var firstGoal: String?
+  /// The first rule, when it was left out (its name not known when importing): make's default
+  /// goal, which the import cannot name.
+  var leftOutGoal: (written: String, line: Int)?
   var dotenv: [ImportedPath] = []
   /// Exported variables, in the order they were exported.
   var exported: [String] = []

@@ -115,15 +115,16 @@ extension MakefileReader {
     classifySpecial(&rule, doubleColon: doubleColon, text: targetsText)
     if unknownTarget, case .explicit = rule.kind {
       rule.kind = .ignored
+      if firstGoal == nil, leftOutGoal == nil { leftOutGoal = (MakeWords.trim(targetsText), line) }
       expander.notCarried(
         MakeWords.trim(targetsText), at: line,
         "the target's name depends on a value not known when importing ($(shell …) output, or a variable "
           + "set only in a conditional that was left out): the rule is left out")
     }
     if let inlineRecipe { rule.recipe.append(MakeRecipeLine(text: MakeWords.trimLeading(inlineRecipe), line: line)) }
-    if firstGoal == nil, case .explicit = rule.kind {
+    if firstGoal == nil, leftOutGoal == nil, case .explicit = rule.kind {
       firstGoal = targets.first { !$0.hasPrefix(".") || $0.contains("/") }
-    } else if firstGoal == nil, case .staticPattern = rule.kind {
+    } else if firstGoal == nil, leftOutGoal == nil, case .staticPattern = rule.kind {
       firstGoal = targets.first { !$0.hasPrefix(".") || $0.contains("/") }
     }
     rules.append(rule)

@@ -33,6 +33,18 @@ struct MakeRecipeConverter {
       expander.met = MakeExpander.Met()
       var out = ""
       render(expander.expand(line.text, line: line.line, mode: .recipe), into: &out)
+      if let stop = expander.met.stop {
+        // make expands the whole recipe before running it: the error stops it before any line.
+        result.commands = [.shell("echo \(MakefileTaskBuilder.shellQuoted(stop)) >&2; exit 2")]
+        return result
+      }
+      if let unknown = expander.met.unknown {
+        let message =
+          "runner import: \(expander.makefileName):\(line.line): not carried over: \(unknown): "
+          + "its value is known only when the command runs"
+        result.commands.append(.shell("echo \(MakefileTaskBuilder.shellQuoted(message)) >&2; exit 1"))
+        continue
+      }
       if expander.met.targetName { result.writesTarget = true }
       let usedMake = expander.met.make
       for command in Self.commandLines(out) {

@@ -33,6 +33,16 @@ extension MakefileTaskBuilder {
       }
     }
     reportDifferences(target, kind: kind, task: task)
+    if case .group = kind, target.recipe.isEmpty, !reader.phony.contains(target.path),
+      MakeWords.suffix(target.path) == ".o"
+    {
+      // make would build it with an implicit rule: the task fails and says so, rather than succeed
+      // having made nothing.
+      let message =
+        "runner import: \(reader.path):\(target.line): not carried over: \(target.path): make builds it with an "
+        + "implicit rule; write the command in the task"
+      task.commands = [.shell("echo \(Self.shellQuoted(message)) >&2; exit 1")]
+    }
     return task
   }
 
