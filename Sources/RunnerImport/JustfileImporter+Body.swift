@@ -89,7 +89,8 @@ extension JustfileConversion {
     return (sigils, String(rest))
   }
 
-  /// `cmd || true`, `{ a; b; } || true` for a list, with a trailing comment kept after it.
+  /// `(cmd) || true`, with a trailing comment kept after it: a subshell, so `exit 3` ends the
+  /// line's own shell as in just, not the `|| true`.
   static func ignoringFailure(_ shell: JustShellText) -> String {
     var characters = Array(shell.text)
     var comment = ""
@@ -99,9 +100,7 @@ extension JustfileConversion {
     }
     let command = JustText.trimmed(String(characters))
     guard !command.isEmpty else { return shell.text }
-    guard shell.isList else { return "\(command) || true\(comment)" }
-    let separator = command.hasSuffix(";") || command.hasSuffix("&") ? "" : ";"
-    return "{ \(command)\(separator) } || true\(comment)"
+    return "(\(command)) || true\(comment)"
   }
 
   /// `[no-cd]`: the command runs where runner was started.

@@ -182,9 +182,8 @@ struct MakeRecipeConverter {
 
   /// `text` whose failure is ignored, as make's `-` prefix does.
   static func ignoringErrors(_ text: String) -> String {
-    let compound = text.contains("\n") || text.contains("#") || topLevel(text, contains: [";"])
-    if !compound { return text + " || true" }
-    return text.contains("#") ? "{ \(text)\n} || true" : "{ \(text); } || true"
+    // A subshell: an `exit` in the line ends it, as it ends make's shell for that line.
+    text.contains("#") || text.contains("\n") ? "(\(text)\n) || true" : "(\(text)) || true"
   }
 
   /// True when `text` has one of `characters` outside quotes (a `\;` does not count).

@@ -56,7 +56,7 @@ extension TaskfileImporter {
       var text = command
       if let item { text = replacingItem(text, with: item) }
       var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
-      if field("ignore_error")?.scalar == "true" { script += " || true" }
+      if field("ignore_error")?.scalar == "true" { script = Self.ignoringFailure(script, line: line, &report) }
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"
         report.approximate("cmd: platforms", at: line, "checked with uname when the command runs")
@@ -161,6 +161,17 @@ extension TaskfileImporter {
       return "echo " + Self.quoted(message) + " >&2; exit 1"
     }
     return assignments.isEmpty ? converted : assignments.joined(separator: "; ") + "; " + converted
+  }
+
+  /// `(script) || true`: a subshell, so an `exit` ends it, not the `|| true`. In it errexit is
+  /// off (the `||`), so a script of several commands goes on after one fails (go-task stops it).
+  static func ignoringFailure(_ script: String, line: Int, _ report: inout ImportReport) -> String {
+    if script.contains("\n") || script.contains(";") || script.contains("&&") {
+      report.approximate(
+        "ignore_error", at: line,
+        "a command of several steps goes on after one fails (runner ignores its failure as a whole)")
+    }
+    return script.contains("#") || script.contains("\n") ? "(\(script)\n) || true" : "(\(script)) || true"
   }
 
   /// `text` in single quotes for the shell.

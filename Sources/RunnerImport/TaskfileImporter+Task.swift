@@ -1,3 +1,4 @@
+import Glibc
 import RunnerModel
 
 extension TaskfileImporter {
@@ -39,7 +40,9 @@ extension TaskfileImporter {
     }
     if state.ignoreErrors {
       task.commands = task.commands.map {
-        if case .shell(let script) = $0 { return .shell(script + " || true") }
+        if case .shell(let script) = $0 {
+          return .shell(Self.ignoringFailure(script, line: entry.key.location.line, &report))
+        }
         return $0
       }
     }
@@ -92,7 +95,9 @@ extension TaskfileImporter {
     case "deps": task.dependencies = dependencies(value, context, &report)
     case "env": task.environment += environment(value, context, &report)
     case "dotenv": task.dotenv = dotenv(value, &report)
-    case "dir": task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
+    case "dir":
+      task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
+      if let dir = value.scalar { noteDirectory(dir, line: line, &report) }
     case "sources": task.sources = globs(value, key: "sources", context, &report)
     case "generates": task.outputs = globs(value, key: "generates", context, &report)
     case "status": task.condition = status(value, context, &state, &report)
@@ -259,5 +264,23 @@ extension TaskfileImporter {
       return checks.count == 1 ? checks[0] : "(" + checks.joined(separator: " && ") + ")"
     }
     return terms.isEmpty ? nil : "${{ " + terms.joined(separator: " || ") + " }}"
+  }
+}
+
+extension TaskfileImporter {
+  /// go-task makes a task's `dir` when it is missing and expands `~`; runner does neither.
+  func noteDirectory(_ dir: String, line: Int, _ report: inout ImportReport) {
+    if dir.hasPrefix("~") {
+      report.notCarried("dir: \(dir)", at: line, "runner does not expand ~ in dir: write the path")
+      return
+    }
+    guard !dir.contains("{{"), !dir.hasPrefix("/") else { return }
+    let base = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    if access(base + "/" + dir, F_OK) != 0 {
+      report.approximate(
+        "dir: \(dir)", at: line,
+        "not there now: go-task makes a missing dir before the task runs; runner fails the task (make it in a dependency)"
+      )
+    }
   }
 }

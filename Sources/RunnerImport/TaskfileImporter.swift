@@ -256,8 +256,11 @@ struct TaskfileImporter {
       let slash = path.lastIndex(of: "/")
       let directory = slash.map { String(path[...$0]) } ?? ""
       let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-      // Another file of the same directory keeps its own name: `DistTasks.yml` → `DistTasks.tasks.yml`.
-      guard !name.lowercased().hasPrefix("taskfile") else { return (path, directory + "tasks.yml") }
+      // A Taskfile of another directory becomes that directory's tasks.yml; any other file keeps its
+      // own name (`DistTasks.yml` → `DistTasks.tasks.yml`, `Taskfile2.yml` → `Taskfile2.tasks.yml`),
+      // so none is named like the including file's own tasks.yml.
+      let standard = ["taskfile.yml", "taskfile.yaml", "taskfile.dist.yml", "taskfile.dist.yaml"]
+      if standard.contains(name.lowercased()), !directory.isEmpty { return (path, directory + "tasks.yml") }
       let stem = name.prefix { $0 != "." }
       return (path, directory + stem + ".tasks.yml")
     }

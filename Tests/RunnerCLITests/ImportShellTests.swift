@@ -78,13 +78,17 @@ import Testing
       unset:
         echo step: $RUNNER_IMPORT_SURELY_UNSET
 
+      ignored:
+        -exit 101
+        echo step: after an ignored exit
+
       script:
         #!/usr/bin/env bash
         false
         echo step: a script without -e goes on
 
       """
-    for target in ["lists", "unset", "script"] {
+    for target in ["lists", "unset", "script", "ignored"] {
       let (tool, runner, _) = try both("justfile", justfile, tool: ImportOrderTests.just!, target: target)
       #expect(runner.0 == tool.0 && runner.1 == tool.1, "\(target): just \(tool), runner \(runner)")
     }
@@ -125,6 +129,23 @@ import Testing
     #expect(ran.status == 1)
     #expect(ran.stdout.contains("runner import: Taskfile.yml:17: not carried over: {{if .CI}}"), "\(ran.stdout)")
     #expect(!ran.stdout.contains("conditional | step:"))
+  }
+
+  @Test func anIncludedTaskfileBesideTheRootGetsATasksFileOfItsOwn() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml", "version: '3'\nincludes:\n  other: ./Taskfile2.yml\ntasks:\n  a:\n    cmds: [echo a]\n")
+    try project.write("Taskfile2.yml", "version: '3'\ntasks:\n  b:\n    cmds: [echo from-b]\n    dir: made-later\n")
+    let root = try project.run("import", "Taskfile.yml")
+    #expect(root.stderr.contains("runner import Taskfile2.yml -o Taskfile2.tasks.yml"), "\(root.stderr)")
+    let other = try project.run("import", "Taskfile2.yml", "-o", "Taskfile2.tasks.yml")
+    #expect(other.stderr.contains("dir: made-later: not there now: go-task makes a missing dir"), "\(other.stderr)")
+    try FileManager.default.createDirectory(
+      at: project.directory.appendingPathComponent("made-later"), withIntermediateDirectories: true)
+    let ran = try project.run("other:b")
+    #expect(ran.status == 0, "\(ran.stdout)\(ran.stderr)")
+    #expect(ran.stdout.contains("from-b"))
   }
 
   @Test func anEmptyTaskfileIsRefusedAtItsFirstLine() throws {
