@@ -106,6 +106,17 @@ struct JustfileChecks {
         let got = "\(attribute.arguments.count) argument\(attribute.arguments.count == 1 ? "" : "s")"
         problems.append((attribute.line, "attribute `\(attribute.name)` got \(got) but takes \(takes)"))
       }
+      for case .variable(let name) in attribute.arguments
+      where !justfile.assignments.contains(where: { $0.name == name }) {
+        problems.append((attribute.line, "variable `\(name)` not defined"))
+      }
+      if Self.repeatable.contains(attribute.name),
+        attributes.contains(where: {
+          $0.line < attribute.line && $0.name == attribute.name && $0.arguments == attribute.arguments
+        })
+      {
+        problems.append((attribute.line, "`\(attribute.source)` attribute is duplicated on line \(attribute.line)"))
+      }
       if let line = first[attribute.name], !Self.repeatable.contains(attribute.name) {
         problems.append(
           (
@@ -119,11 +130,27 @@ struct JustfileChecks {
 
   func recipeProblems(_ recipe: JustRecipe, _ problems: inout [(line: Int, message: String)]) {
     attributeProblems(recipe.attributes, &problems)
-    var names = Set<String>()
+    let names = Set(recipe.attributes.map(\.name))
+    for (one, other) in [("script", "shell"), ("exit-message", "no-exit-message")]
+    where names.contains(one) && names.contains(other) {
+      problems.append((recipe.line, "recipe `\(recipe.name)` has both `[\(one)]` and `[\(other)]` attributes"))
+    }
+    let script = names.contains("script") || recipe.body.first?.text.hasPrefix("#!") == true
+    if names.contains("extension"), !script {
+      problems.append((recipe.line, "shell recipe `\(recipe.name)` has script recipe attribute `extension`"))
+    }
+    if !script {
+      // Line by line, a line indented past the first is an error unless it continues a line.
+      for (previous, line) in zip(recipe.body, recipe.body.dropFirst())
+      where (line.text.first == " " || line.text.first == "\t") && !previous.text.hasSuffix("\\") {
+        problems.append((line.line, "recipe line has extra leading whitespace"))
+      }
+    }
+    var parameterNames = Set<String>()
     var sawDefault = false
     var sawVariadic = false
     for parameter in recipe.parameters {
-      if !names.insert(parameter.name).inserted {
+      if !parameterNames.insert(parameter.name).inserted {
         problems.append((recipe.line, "recipe `\(recipe.name)` has duplicate parameter `\(parameter.name)`"))
       }
       if sawVariadic {

@@ -42,6 +42,12 @@ struct JustfileParser {
     while index < lineStarts.count {
       let text = lineText(index)
       let trimmed = text.drop { $0 == " " || $0 == "\t" }
+      if let last = attributes.last, trimmed.isEmpty || text.hasPrefix("#"),
+        (index..<lineStarts.count).contains(where: { !lineText($0).allSatisfy { $0 == " " || $0 == "\t" } })
+      {
+        refusals.append((last.line, "extraneous attribute (`\(last.name)`: a recipe must follow it on the next line)"))
+        attributes = []
+      }
       if trimmed.isEmpty {
         comment = nil
         index += 1
@@ -403,6 +409,10 @@ struct JustfileParser {
       } else {
         let prefix = indentation ?? text.prefix { $0 == " " || $0 == "\t" }
         indentation = prefix
+        if lines.allSatisfy({ $0.text.isEmpty }), prefix.contains(" "), prefix.contains("\t") {
+          let shown = String(prefix).replacing("\t", with: "␉").replacing(" ", with: "␠")
+          refusals.append((next + 1, "found a mix of tabs and spaces in leading whitespace: `\(shown)`"))
+        }
         if !text.hasPrefix(prefix) {
           let found = text.prefix { $0 == " " || $0 == "\t" }
           func shown(_ text: Substring) -> String { String(text).replacing("\t", with: "␉").replacing(" ", with: "␠") }

@@ -155,6 +155,11 @@ extension TaskfileImporter {
       return replacement(name, quoting, &report)
     }
     guard depth == 0, failsLoudly else { return converted }
+    if Self.printsShellOptions(text) {
+      report.approximate(
+        "shopt / set -o", at: line,
+        "go-task's shell is mvdan/sh, runner's bash: the options they list, and how, differ")
+    }
     if let first = missing.first {
       // Not carried over: the command fails and says so, rather than run something else.
       let message = "runner import: \(path):\(line): not carried over: \(first): write it in shell"
@@ -172,6 +177,20 @@ extension TaskfileImporter {
         "a command of several steps goes on after one fails (runner ignores its failure as a whole)")
     }
     return script.contains("#") || script.contains("\n") ? "(\(script)\n) || true" : "(\(script)) || true"
+  }
+
+  /// True when a command lists the shell's options (`shopt`, `shopt -p`, `set -o` with no name).
+  static func printsShellOptions(_ text: String) -> Bool {
+    let words = text.split(whereSeparator: { " \t\n;|&".contains($0) })
+    for (index, word) in words.enumerated() {
+      if word == "shopt", index + 1 == words.count || !["-s", "-u", "-q"].contains(words[index + 1]) { return true }
+      if word == "set", index + 1 < words.count, words[index + 1] == "-o" || words[index + 1] == "+o",
+        index + 2 == words.count || words[index + 2].hasPrefix("-")
+      {
+        return true
+      }
+    }
+    return false
   }
 
   /// `text` in single quotes for the shell.

@@ -36,6 +36,19 @@ import Testing
     ("a:\n  echo a\nb: c\n  echo b\n", 3, "recipe `b` has unknown dependency `c`"),
     ("a: (b \"x\")\n  echo a\nb:\n  echo b\n", 1, "dependency `b` got 1 argument but takes 0 arguments"),
     ("alias b := nope\na:\n  echo a\n", 1, "alias `b` has an unknown target `nope`"),
+    ("bar:\n\t\techo hello\n\t\t\techo goodbye\n", 3, "recipe line has extra leading whitespace"),
+    ("bar:\n\t echo hello\n", 2, "found a mix of tabs and spaces in leading whitespace: `␉␠`"),
+    ("[no-exit-message]\n# c\nhello:\n  @exit 100\n", 1, "extraneous attribute"),
+    ("[no-exit-message]\n\nhello:\n  @exit 100\n", 1, "extraneous attribute"),
+    ("[script, shell]\nbar:\n", 2, "recipe `bar` has both `[script]` and `[shell]` attributes"),
+    (
+      "[exit-message, no-exit-message]\nbar:\n", 2,
+      "recipe `bar` has both `[exit-message]` and `[no-exit-message]` attributes"
+    ),
+    ("[confirm(x)]\nfoo:\n", 1, "variable `x` not defined"),
+    ("[doc(undefined)]\nfoo:\n", 1, "variable `undefined` not defined"),
+    ("[extension: '.txt']\nbaz:\n", 2, "shell recipe `baz` has script recipe attribute `extension`"),
+    ("[group('a')]\n[group('a')]\nfoo:\n", 2, "attribute is duplicated on line 2"),
   ]
 
   @Test(arguments: cases.indices)
@@ -58,6 +71,8 @@ import Testing
       "a x='1' *rest:\n  echo {{x}}\nb: (a '2')\n  echo b\n",
       "[doc('{{nope}}')]\na:\n  echo a\n",
       "[macos]\nopen:\n  echo mac\n[linux]\nopen:\n  echo linux\n",
+      "a:\n  echo one \\\n    two\n",
+      "# doc\n[private]\na:\n  echo a\n",
     ] {
       #expect(throws: Never.self, "\(text)") { _ = try JustfileImporter(path: "justfile").convert(text) }
     }
