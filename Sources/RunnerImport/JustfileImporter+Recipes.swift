@@ -226,6 +226,12 @@ extension JustfileConversion {
         continue
       }
       let name = names[parameter.name] ?? parameter.name
+      if !parameter.isExported, !settings.export, Self.readsShellVariable(name, in: recipe.body) {
+        report.approximate(
+          parameter.source, at: recipe.line,
+          "runner passes params through the environment: the commands see $\(name), which just leaves unset "
+            + "(it exports only $-parameters)")
+      }
       if name != parameter.name {
         let reason =
           Self.variableName(parameter.name) == parameter.name
@@ -258,6 +264,20 @@ extension JustfileConversion {
       scope.parameters[parameter.name] = name
     }
     return params
+  }
+
+  /// True when a line of `body` reads `$name` or `${name…}` as the shell's own variable.
+  static func readsShellVariable(_ name: String, in body: [JustBodyLine]) -> Bool {
+    body.contains { line in
+      var rest = line.text[...]
+      while let found = rest.firstRange(of: "$" + name) {
+        let after = rest[found.upperBound...].first
+        if after == nil || !(after!.isLetter || after!.isNumber || after! == "_") { return true }
+        rest = rest[found.upperBound...]
+      }
+      return line.text.contains("${" + name + "}") || line.text.contains("${" + name + ":")
+        || line.text.contains("${" + name + "+") || line.text.contains("${" + name + "-")
+    }
   }
 
   /// Each parameter's param name: `-` becomes `_`, and a name programs read from their

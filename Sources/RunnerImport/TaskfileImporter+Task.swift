@@ -36,7 +36,12 @@ extension TaskfileImporter {
     noteSourcesOfACaller(task, line: entry.key.location.line, &report)
     // Vars callers pass that the task does not define become params it takes.
     for name in context.passedVars[entry.name] ?? [] where !task.params.contains(where: { $0.name == name }) {
-      task.params.append(ImportedParam(name: name, defaultValue: ""))
+      if let global = context.fileParams[name] {
+        task.params.append(
+          ImportedParam(name: name, defaultValue: global.defaultValue ?? "", defaultCommand: global.defaultCommand))
+      } else {
+        task.params.append(ImportedParam(name: name, defaultValue: ""))
+      }
     }
     if state.ignoreErrors {
       task.commands = task.commands.map {

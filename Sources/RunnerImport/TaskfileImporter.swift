@@ -21,6 +21,9 @@ struct TaskfileImporter {
     var inCallLoop = false
     /// bash's flags for the file's `set:` and `shopt:`.
     var shellFlags: [String] = []
+    /// The file's vars that became params, by name: a task's param of the same name (a var its
+    /// callers pass) starts from the file's value, as go-task's task vars fall back to the file's.
+    var fileParams: [String: ImportedParam] = [:]
   }
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
@@ -52,7 +55,9 @@ struct TaskfileImporter {
         if let version = entry.value.scalar, !version.hasPrefix("3") {
           report.approximate("version: \(version)", at: line, "read as version 3, the only one runner imports")
         }
-      case "vars": file.params += globalVars(entry.value, &context, &report)
+      case "vars":
+        file.params += globalVars(entry.value, &context, &report)
+        for param in file.params { context.fileParams[param.name] = param }
       case "env": envNode = entry.value
       case "dotenv": file.dotenv = dotenv(entry.value, &report)
       case "includes": file.includes = includes(entry.value, &report)
