@@ -40,7 +40,7 @@ package enum CacheFileSystem {
     }
     package var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     package var isRegular: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
-    var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
+    package var isSymlink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
   }
 
   package static func status(_ path: String, follow: Bool = true) -> Status? {

@@ -111,6 +111,55 @@ struct SandboxTests {
     #expect(project.read("src/a.txt") == "hello\n")
   }
 
+  /// The kernel grants an output's whole directory (a new file is granted by its directory);
+  /// what the task read there beyond what it declares still fails it, by name. A link beside
+  /// the project that leads into it opens nothing.
+  @Test func readsBesideAnOutputAndThroughALinkAreNamed() throws {
+    let project = try project(
+      """
+      tasks:
+        beside:
+          run: cat src/a.txt src/secret.txt > app.txt
+          sources: [src/a.txt]
+          outputs: [app.txt]
+          sandbox: strict
+
+      """)
+    defer { project.remove() }
+    let link = project.directory.path + "-link"
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: project.directory.path)
+    defer { try? FileManager.default.removeItem(atPath: link) }
+    try project.write(
+      "tasks.yml",
+      (project.read("tasks.yml") ?? "")
+        + "  linked:\n    run: cat \(link)/src/secret.txt || true\n    sources: [src/a.txt]\n    sandbox: strict\n")
+    let beside = try project.run("beside")
+    #expect(beside.status == 1)
+    #expect(beside.stdout.contains("refused reading src/secret.txt"), "\(beside.stdout)")
+    let linked = try project.run("linked")
+    #expect(linked.status == 1)
+    #expect(linked.stdout.contains("refused reading src/secret.txt"), "\(linked.stdout)")
+    #expect(!linked.stdout.contains("the-secret"))
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "needs /usr/bin/cc"))
+  func aLinkerProbingItsSearchPathIsNotRefused() throws {
+    let project = try project(
+      """
+      tasks:
+        build:
+          run: cc -o build/app src/main.c && rm -f /nonexistent-runner-path
+          sources: [src/main.c]
+          outputs: [build/app]
+          sandbox: strict
+
+      """)
+    defer { project.remove() }
+    try project.write("src/main.c", "int main(void) { return 0; }\n")
+    let output = try project.run("build")
+    #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+  }
+
   @Test func turningTheSandboxOnRunsTheTaskAgain() throws {
     let tasks = """
       tasks:

@@ -24,23 +24,27 @@ struct StrictSandbox {
   let base: String
   let outputs: [String]
   let depfile: String?
+  /// What it may read of the project: its sources and its dependencies' outputs, links resolved.
+  let readable: [String]
 
   init(context: OperationContext, directory: String) {
     let task = context.task
     root = FilePath.canonical(context.projectDirectory)
     let base = FilePath.canonical(context.workingDirectory)
     self.base = base
-    self.directory = directory
+    self.directory = FilePath.canonical(directory)
     outputs = Fingerprint.outputPatterns(of: task)
-    depfile = task.depfile.map { TracedInputs.normalized(FilePath.resolve($0, in: base)) }
+    depfile = task.depfile.map { Self.resolved(TracedInputs.normalized(FilePath.resolve($0, in: base))) }
     var rules = Self.outside(root)
     rules.append(Sandbox.Rule("/dev", .device))
     rules.append(Sandbox.Rule(root, .list))
-    for file in Self.paths(Fingerprint.sourcePatterns(of: task), in: base) { rules.append(Sandbox.Rule(file, .read)) }
+    var readable = Self.paths(Fingerprint.sourcePatterns(of: task), in: base)
     for dependency in context.dependencyOutputs {
       let directory = FilePath.canonical(dependency.workingDirectory)
-      for path in Self.paths(dependency.patterns, in: directory) { rules.append(Sandbox.Rule(path, .read)) }
+      readable += Self.paths(dependency.patterns, in: directory)
     }
+    self.readable = readable
+    for path in readable { rules.append(Sandbox.Rule(path, .read)) }
     for pattern in outputs + (task.depfile.map { [$0] } ?? []) {
       for path in Self.writable(pattern, in: base) { rules.append(Sandbox.Rule(path, .write)) }
     }
@@ -54,7 +58,11 @@ struct StrictSandbox {
     var directory = "/"
     for component in root.split(separator: "/").map(String.init) {
       for name in entries(of: directory) where name != component {
-        rules.append(Sandbox.Rule(directory == "/" ? "/" + name : directory + "/" + name, .read))
+        let path = directory == "/" ? "/" + name : directory + "/" + name
+        // A link is granted where it leads, by that place's own rule: one beside the project
+        // (or an ancestor) that leads into it must not open it.
+        if CacheFileSystem.status(path, follow: false)?.isSymlink == true { continue }
+        rules.append(Sandbox.Rule(path, .read))
       }
       directory = directory == "/" ? "/" + component : directory + "/" + component
     }
@@ -83,7 +91,17 @@ struct StrictSandbox {
         found.append(FilePath.resolve(pattern, in: base))
       }
     }
-    return found.map(TracedInputs.normalized)
+    return found.map { Self.resolved(TracedInputs.normalized($0)) }
+  }
+
+  /// `path` with links resolved, as far as it exists (the part after a missing directory as named).
+  static func resolved(_ path: String) -> String {
+    if CacheFileSystem.status(path, follow: false) != nil { return FilePath.canonical(path) }
+    let parent = FilePath.parent(of: path)
+    guard parent != path, parent != "/" else { return path }
+    let name = path.split(separator: "/").last.map(String.init) ?? ""
+    let resolvedParent = resolved(parent)
+    return resolvedParent == "/" ? "/" + name : resolvedParent + "/" + name
   }
 
   /// What writing `pattern`'s files takes: the directory before its first pattern character,
@@ -106,24 +124,41 @@ struct StrictSandbox {
 
   static func isGlob(_ text: String) -> Bool { text.contains { "*?[{".contains($0) } }
 
-  /// What the trace shows the sandbox refused, and files written beyond the outputs, worded;
-  /// empty when the task kept to what it declares.
+  /// What the trace shows the sandbox refused, what it read of the project beyond its sources
+  /// and its dependencies' outputs (the kernel grants an output's whole directory), and files
+  /// written beyond the outputs, worded; empty when the task kept to what it declares. Paths are
+  /// taken where they lead (a link into the project counts as the project).
   func findings(_ log: ProcessTrace.Log) -> [String] {
     var written = Set<String>()
     var found: [String] = []
     var seen = Set<String>()
+    var resolvedPaths: [String: String] = [:]
     func note(_ text: String) { if seen.insert(text).inserted { found.append(text) } }
     for access in log.accesses {
-      let path = TracedInputs.normalized(access.path)
+      let named = TracedInputs.normalized(access.path)
+      // Descriptors the task holds (its pipes) were checked when they were opened.
+      if named.hasPrefix("/proc/") || named.hasPrefix("/dev/fd/") { continue }
+      let path = resolvedPaths[named] ?? Self.resolved(named)
+      resolvedPaths[named] = path
       if path == directory || path.hasPrefix(directory + "/") { continue }
+      let exists = CacheFileSystem.status(path, follow: false) != nil
       switch access.kind {
       case .read, .executed:
-        guard !written.contains(path), !sandbox.grants(path, writing: false) else { continue }
-        let why = inProject(path) ? "not among its sources or its dependencies' outputs" : "outside what it may read"
-        note("refused reading \(shown(path)) (\(why))")
+        // An open that found nothing read nothing (a linker probing its search path).
+        guard exists, !written.contains(path) else { continue }
+        if inProject(path) {
+          guard !mayRead(path) else { continue }
+          note("refused reading \(shown(path)) (not among its sources or its dependencies' outputs)")
+        } else if !sandbox.grants(path, writing: false) {
+          note("refused reading \(shown(path)) (outside what it may read)")
+        }
       case .written, .removed, .madeDirectory:
         let verb = access.kind == .removed ? "removing" : access.kind == .written ? "writing" : "making"
         guard sandbox.grants(path, writing: true) else {
+          // A removal the kernel refused leaves the file; a write into a missing directory found nothing.
+          if access.kind == .removed ? !exists : CacheFileSystem.status(FilePath.parent(of: path), follow: true) == nil {
+            continue
+          }
           note("refused \(verb) \(shown(path)) (not its outputs or its temporary directory)")
           continue
         }
@@ -139,6 +174,13 @@ struct StrictSandbox {
       }
     }
     return found
+  }
+
+  /// Whether the task may read `path` of the project: a source, a dependency's output, its own
+  /// output or depfile.
+  func mayRead(_ path: String) -> Bool {
+    readable.contains { path == $0 || path.hasPrefix($0 + "/") } || path == depfile
+      || SourceGlob.covers(outputs, path: path, base: base)
   }
 
   func inProject(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
