@@ -30,6 +30,18 @@ struct JustfileChecks {
     return table
   }()
 
+  /// just's constants, which attribute arguments may name.
+  static let constants: Set<String> = [
+    "HEX", "HEXLOWER", "HEXUPPER", "PATH_SEP", "PATH_VAR_SEP", "CLEAR", "NORMAL", "BOLD", "ITALIC", "UNDERLINE",
+    "INVERT", "HIDE", "STRIKETHROUGH", "BLACK", "RED", "GREEN", "YELLOW", "BLUE", "MAGENTA", "CYAN", "WHITE",
+    "BG_BLACK", "BG_RED", "BG_GREEN", "BG_YELLOW", "BG_BLUE", "BG_MAGENTA", "BG_CYAN", "BG_WHITE",
+  ]
+
+  /// Whether the file imports others (`import`, `mod`): names it does not define may be theirs.
+  var importsOthers: Bool {
+    justfile.skipped.contains { $0.construct.hasPrefix("import") || $0.construct.hasPrefix("mod") }
+  }
+
   /// Attributes an item may carry more than once.
   static let repeatable: Set<String> = ["arg", "env", "group", "metadata"]
 
@@ -41,7 +53,9 @@ struct JustfileChecks {
     for recipe in justfile.recipes { recipeProblems(recipe, &problems) }
     for alias in justfile.aliases {
       attributeProblems(alias.attributes, &problems)
-      if !justfile.recipes.contains(where: { $0.name == alias.target && Self.enabledHere($0) }) {
+      if !alias.target.contains("::"), !importsOthers,
+        !justfile.recipes.contains(where: { $0.name == alias.target && Self.enabledHere($0) })
+      {
         problems.append((alias.line, "alias `\(alias.name)` has an unknown target `\(alias.target)`"))
       }
     }
@@ -107,10 +121,13 @@ struct JustfileChecks {
         problems.append((attribute.line, "attribute `\(attribute.name)` got \(got) but takes \(takes)"))
       }
       for case .variable(let name) in attribute.arguments
-      where !justfile.assignments.contains(where: { $0.name == name }) {
+      where !justfile.assignments.contains(where: { $0.name == name }) && !Self.constants.contains(name)
+        && !importsOthers
+      {
         problems.append((attribute.line, "variable `\(name)` not defined"))
       }
-      if Self.repeatable.contains(attribute.name),
+      // Of the repeatable attributes, only `[group]` may not repeat its argument.
+      if attribute.name == "group",
         attributes.contains(where: {
           $0.line < attribute.line && $0.name == attribute.name && $0.arguments == attribute.arguments
         })
@@ -141,9 +158,13 @@ struct JustfileChecks {
     }
     if !script {
       // Line by line, a line indented past the first is an error unless it continues a line.
-      for (previous, line) in zip(recipe.body, recipe.body.dropFirst())
-      where (line.text.first == " " || line.text.first == "\t") && !previous.text.hasSuffix("\\") {
-        problems.append((line.line, "recipe line has extra leading whitespace"))
+      // (Inside an interpolation that spans lines, the indentation is the expression's.)
+      var open = 0
+      for (previous, line) in zip(recipe.body, recipe.body.dropFirst()) {
+        open += previous.text.ranges(of: "{{").count - previous.text.ranges(of: "}}").count
+        if open <= 0, line.text.first == " " || line.text.first == "\t", !previous.text.hasSuffix("\\") {
+          problems.append((line.line, "recipe line has extra leading whitespace"))
+        }
       }
     }
     var parameterNames = Set<String>()
@@ -190,7 +211,7 @@ struct JustfileChecks {
             ))
         }
       }
-      if let first = recipes[recipe.name], !duplicatesAllowed {
+      if let first = recipes[recipe.name], !duplicatesAllowed, !importsOthers {
         problems.append(
           (
             recipe.line,
@@ -203,7 +224,9 @@ struct JustfileChecks {
     for recipe in justfile.recipes where Self.enabledHere(recipe) {
       for dependency in recipe.dependencies + recipe.subsequent where !dependency.name.contains("::") {
         guard let target = recipes[dependency.name] else {
-          problems.append((recipe.line, "recipe `\(recipe.name)` has unknown dependency `\(dependency.name)`"))
+          if !importsOthers {
+            problems.append((recipe.line, "recipe `\(recipe.name)` has unknown dependency `\(dependency.name)`"))
+          }
           continue
         }
         let required = target.parameters.filter { $0.defaultValue == nil && $0.variadic != "*" }.count

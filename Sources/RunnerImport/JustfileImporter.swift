@@ -45,9 +45,15 @@ extension JustfileImporter {
             var end = index + 2
             while end + 1 < characters.count, !(characters[end] == "}" && characters[end + 1] == "}") { end += 1 }
             guard end + 1 < characters.count else {
+              // just reads on into the next lines (an expression may span them), and refuses the
+              // file only when the recipe ends first; the import converts line by line.
+              let closed = recipe.body.contains { $0.line > line.line && $0.text.contains("}}") }
               throw ImportError(
                 file: path, line: line.line,
-                "unterminated interpolation: '{{' without '}}' on its line (just refuses the file)")
+                closed
+                  ? "an interpolation spanning lines ('{{' here, '}}' on a later line) is not carried over: "
+                    + "write it on one line"
+                  : "unterminated interpolation: '{{' without '}}' (just refuses the file)")
             }
             index = end + 2
             continue

@@ -33,7 +33,8 @@ struct MakeRecipeConverter {
       expander.met = MakeExpander.Met()
       var out = ""
       render(expander.expand(line.text, line: line.line, mode: .recipe), into: &out)
-      if let stop = expander.met.stop {
+      // A value known only when the command runs may be what decides the error (`$(if $(ENV),,$(error …))`).
+      if let stop = expander.met.stop, expander.met.unknown == nil {
         // make expands the whole recipe before running it: the error stops it before any line.
         result.commands = [.shell("echo \(MakefileTaskBuilder.shellQuoted(stop)) >&2; exit 2")]
         return result

@@ -91,14 +91,18 @@ public struct ImportRun: Sendable {
       return stat(FilePath.resolve(include, in: directory), &info) == 0
     }
     do {
-      if whole {
-        _ = try loader.load(bytes: Array(yaml.utf8), path: path)
-      } else {
-        _ = try loader.decode(bytes: Array(yaml.utf8), path: path)
-      }
-      return nil
+      _ = try loader.decode(bytes: Array(yaml.utf8), path: path)
     } catch {
       return error.description
+    }
+    guard whole else { return nil }
+    do {
+      _ = try loader.load(bytes: Array(yaml.utf8), path: path)
+      return nil
+    } catch {
+      // What an include already there says of itself is not this import's to judge.
+      let own = error.diagnostics.filter { $0.location?.file == path }
+      return own.isEmpty ? nil : DiagnosticList(own).description
     }
   }
 

@@ -48,6 +48,21 @@ import Testing
     #expect(!output.stdout.contains("step one"), "make expands the whole recipe first")
   }
 
+  @Test func anErrorAValueKnownOnlyAtRunTimeDecidesIsNotTakenAsMade() throws {
+    let project = try imported(
+      """
+      deploy:
+      	@$(if $(ENV),,$(error ENV is not set))
+      	@echo deploying
+
+      """)
+    defer { project.remove() }
+    let output = try project.run(["deploy"], environment: ["ENV": "prod"])
+    #expect(output.status == 1)
+    #expect(output.stdout.contains("not carried over: $(ENV)"), "\(output.stdout)")
+    #expect(!output.stdout.contains("ENV is not set"))
+  }
+
   @Test func aValueKnownOnlyAtRunTimeInsideAFunctionFailsItsLine() throws {
     let project = try imported(
       """

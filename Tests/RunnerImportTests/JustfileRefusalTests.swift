@@ -63,6 +63,15 @@ import Testing
     }
   }
 
+  @Test func anInterpolationSpanningLinesIsNotTakenForARefusal() {
+    #expect {
+      _ = try JustfileImporter(path: "justfile").convert(
+        "a:\n  echo {{ if \"a\" == \"a\" {\n    \"x\" } else { \"y\" } }}\n")
+    } throws: { error in
+      (error as? ImportError)?.message.contains("spanning lines") == true
+    }
+  }
+
   @Test func whatJustAcceptsImports() throws {
     for text in [
       "[group('a')]\n[group('b')]\na:\n  echo a\n",
@@ -73,6 +82,10 @@ import Testing
       "[macos]\nopen:\n  echo mac\n[linux]\nopen:\n  echo linux\n",
       "a:\n  echo one \\\n    two\n",
       "# doc\n[private]\na:\n  echo a\n",
+      "import 'other.just'\nfoo: bar\n  echo foo\n",
+      "mod foo\nalias fb := foo::bar\n",
+      "[doc(HEX)]\na:\n  echo a\n",
+      "[env('A', '1')]\n[env('A', '1')]\na:\n  echo $A\n",
     ] {
       #expect(throws: Never.self, "\(text)") { _ = try JustfileImporter(path: "justfile").convert(text) }
     }

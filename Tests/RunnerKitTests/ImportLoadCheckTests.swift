@@ -26,6 +26,20 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: marker))
   }
 
+  @Test func anIncludeAlreadyThereIsNotJudged() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-import-\(UUID())")
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try "version: '3'\ntasks:\n  x:\n    cmds: [echo]\n".write(
+      to: directory.appendingPathComponent("sub/tasks.yml"), atomically: true, encoding: .utf8)
+    let yaml = "includes:\n  sub: sub/tasks.yml\ntasks:\n  a:\n    run: echo a\n"
+    let root = directory.appendingPathComponent("tasks.yml").path
+    #expect(ImportRun.loadProblems(yaml, includes: ["sub/tasks.yml"], at: root) == nil)
+    let broken = "includes:\n  sub: sub/tasks.yml\ntasks:\n  a:\n    dpes: [nowhere]\n"
+    #expect(ImportRun.loadProblems(broken, includes: ["sub/tasks.yml"], at: root) != nil)
+  }
+
   @Test func anIncludeNotImportedYetLeavesTheCheckAtTheSchema() {
     let yaml = "includes:\n  lib: lib/tasks.yml\ntasks:\n  a:\n    deps: [lib:build]\n"
     #expect(ImportRun.loadProblems(yaml, includes: ["lib/tasks.yml"], at: path) == nil)

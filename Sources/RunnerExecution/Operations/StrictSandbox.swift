@@ -156,7 +156,8 @@ struct StrictSandbox {
         let verb = access.kind == .removed ? "removing" : access.kind == .written ? "writing" : "making"
         guard sandbox.grants(path, writing: true) else {
           // A removal the kernel refused leaves the file; a write into a missing directory found nothing.
-          if access.kind == .removed ? !exists : CacheFileSystem.status(FilePath.parent(of: path), follow: true) == nil {
+          if access.kind == .removed ? !exists : CacheFileSystem.status(FilePath.parent(of: path), follow: true) == nil
+          {
             continue
           }
           note("refused \(verb) \(shown(path)) (not its outputs or its temporary directory)")
