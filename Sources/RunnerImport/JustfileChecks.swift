@@ -30,6 +30,9 @@ struct JustfileChecks {
     return table
   }()
 
+  /// The just release whose rules the import follows (checked against just 1.59.0).
+  static let justVersion = [1, 59, 0]
+
   /// just's constants, which attribute arguments may name.
   static let constants: Set<String> = [
     "HEX", "HEXLOWER", "HEXUPPER", "PATH_SEP", "PATH_VAR_SEP", "CLEAR", "NORMAL", "BOLD", "ITALIC", "UNDERLINE",
@@ -90,6 +93,15 @@ struct JustfileChecks {
         if parts.count != 3 || !parts.allSatisfy({ part in !part.isEmpty && part.allSatisfy { $0.isNumber } }) {
           problems.append(
             (setting.line, "`minimum-version` setting has invalid version `\(version)`: expected `MAJOR.MINOR.PATCH`"))
+        } else if parts.compactMap({ Int($0) }).lexicographicallyPrecedes(Self.justVersion) == false,
+          parts.compactMap({ Int($0) }) != Self.justVersion
+        {
+          let running = Self.justVersion.map(String.init).joined(separator: ".")
+          problems.append(
+            (
+              setting.line,
+              "justfile requires just \(version) or later, but using \(running) (the just runner import follows)"
+            ))
         }
       }
     }
@@ -148,7 +160,7 @@ struct JustfileChecks {
   func recipeProblems(_ recipe: JustRecipe, _ problems: inout [(line: Int, message: String)]) {
     attributeProblems(recipe.attributes, &problems)
     let names = Set(recipe.attributes.map(\.name))
-    for (one, other) in [("script", "shell"), ("exit-message", "no-exit-message")]
+    for (one, other) in [("script", "shell"), ("exit-message", "no-exit-message"), ("no-cd", "working-directory")]
     where names.contains(one) && names.contains(other) {
       problems.append((recipe.line, "recipe `\(recipe.name)` has both `[\(one)]` and `[\(other)]` attributes"))
     }

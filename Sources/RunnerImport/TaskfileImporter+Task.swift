@@ -99,7 +99,14 @@ extension TaskfileImporter {
     case "cmd": task.commands = commands(value, context, &state, &report)
     case "deps": task.dependencies = dependencies(value, context, &report)
     case "env": task.environment += environment(value, context, &report)
-    case "dotenv": task.dotenv = dotenv(value, &report)
+    case "dotenv":
+      task.dotenv = dotenv(value, &report)
+      if !context.fileEnvironment.isEmpty {
+        report.approximate(
+          "dotenv", at: line,
+          "a task's .env files give way to the file's env in runner (\(context.fileEnvironment.joined(separator: ", "))); "
+            + "in go-task they win over it")
+      }
     case "dir":
       task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
       if let dir = value.scalar { noteDirectory(dir, line: line, &report) }

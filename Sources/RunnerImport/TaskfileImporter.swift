@@ -24,6 +24,8 @@ struct TaskfileImporter {
     /// The file's vars that became params, by name: a task's param of the same name (a var its
     /// callers pass) starts from the file's value, as go-task's task vars fall back to the file's.
     var fileParams: [String: ImportedParam] = [:]
+    /// The names the file's `env` sets.
+    var fileEnvironment: [String] = []
   }
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
@@ -77,6 +79,7 @@ struct TaskfileImporter {
     // go-task runs commands with a bash-like interpreter (`[[ ]]`, `&>` work), errexit only.
     file.shellArguments = Self.bashArguments + context.shellFlags + ["-c"]
     if let envNode { file.environment = environment(envNode, context, &report) }
+    context.fileEnvironment = file.environment.map(\.name)
     if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
       for entry in tasks {
         file.tasks += task(entry, context, &report)

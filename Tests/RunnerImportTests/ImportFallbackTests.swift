@@ -39,6 +39,21 @@ import Testing
     #expect(!lines.contains { $0.contains("$FOO") })
   }
 
+  @Test func aTasksDotenvUnderAFileEnvIsReported() throws {
+    let (_, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
+      """
+      version: '3'
+      env:
+        ENV: global
+      tasks:
+        a:
+          dotenv: [task.env]
+          cmds: ['echo "$ENV"']
+
+      """)
+    #expect(report.entries.contains { $0.construct == "dotenv" && $0.reason.contains("in go-task they win") })
+  }
+
   @Test func shellOptionListingsAreReported() throws {
     let (_, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
       """

@@ -36,6 +36,8 @@ import Testing
     ("a:\n  echo a\nb: c\n  echo b\n", 3, "recipe `b` has unknown dependency `c`"),
     ("a: (b \"x\")\n  echo a\nb:\n  echo b\n", 1, "dependency `b` got 1 argument but takes 0 arguments"),
     ("alias b := nope\na:\n  echo a\n", 1, "alias `b` has an unknown target `nope`"),
+    ("set minimum-version := '999.0.0'\na:\n  echo a\n", 1, "justfile requires just 999.0.0 or later"),
+    ("[no-cd]\n[working-directory('x')]\na:\n  echo a\n", 3, "has both `[no-cd]` and `[working-directory]` attributes"),
     ("bar:\n\t\techo hello\n\t\t\techo goodbye\n", 3, "recipe line has extra leading whitespace"),
     ("bar:\n\t echo hello\n", 2, "found a mix of tabs and spaces in leading whitespace: `␉␠`"),
     ("[no-exit-message]\n# c\nhello:\n  @exit 100\n", 1, "extraneous attribute"),
@@ -85,6 +87,7 @@ import Testing
       "import 'other.just'\nfoo: bar\n  echo foo\n",
       "mod foo\nalias fb := foo::bar\n",
       "[doc(HEX)]\na:\n  echo a\n",
+      "set minimum-version := '1.2.3'\na:\n  echo a\n",
       "[env('A', '1')]\n[env('A', '1')]\na:\n  echo $A\n",
     ] {
       #expect(throws: Never.self, "\(text)") { _ = try JustfileImporter(path: "justfile").convert(text) }
