@@ -55,7 +55,7 @@ public struct ImportRun: Sendable {
     let includes = imported.includes.filter { !$0.optional }.map(\.path)
     if let problems = Self.loadProblems(yaml, includes: includes, at: target == "-" ? file : target) {
       return fail(
-        "the import of '\(file)' would not load (a fault of runner import; nothing written):\n\(problems)")
+        "the import of '\(file)' would not load, so nothing was written:\n\(problems)")
     }
     if target == "-" {
       Terminal.write(yaml, to: 1)
@@ -100,8 +100,12 @@ public struct ImportRun: Sendable {
       _ = try loader.load(bytes: Array(yaml.utf8), path: path)
       return nil
     } catch {
-      // What an include already there says of itself is not this import's to judge.
-      let own = error.diagnostics.filter { $0.location?.file == path }
+      // What an included task file already there says of itself is not this import's to judge
+      // (a `.env` file the written one reads is: the tools refuse a malformed one too).
+      let own = error.diagnostics.filter { diagnostic in
+        guard let file = diagnostic.location?.file, file != path else { return true }
+        return !(file.hasSuffix(".yml") || file.hasSuffix(".yaml"))
+      }
       return own.isEmpty ? nil : DiagnosticList(own).description
     }
   }

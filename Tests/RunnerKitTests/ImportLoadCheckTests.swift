@@ -38,6 +38,10 @@ import Testing
     #expect(ImportRun.loadProblems(yaml, includes: ["sub/tasks.yml"], at: root) == nil)
     let broken = "includes:\n  sub: sub/tasks.yml\ntasks:\n  a:\n    dpes: [nowhere]\n"
     #expect(ImportRun.loadProblems(broken, includes: ["sub/tasks.yml"], at: root) != nil)
+    // A malformed .env the file reads is refused, as the tools refuse it.
+    try "SOME_VAR\n".write(to: directory.appendingPathComponent(".env"), atomically: true, encoding: .utf8)
+    let dotenv = "dotenv: [{ path: .env, optional: true }]\ntasks:\n  a:\n    run: echo a\n"
+    #expect(ImportRun.loadProblems(dotenv, includes: [], at: root)?.contains(".env:1") == true)
   }
 
   @Test func anIncludeNotImportedYetLeavesTheCheckAtTheSchema() {
