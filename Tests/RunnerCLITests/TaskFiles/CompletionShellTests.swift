@@ -90,15 +90,26 @@ import Testing
       "drive.zsh",
       """
       zmodload zsh/zpty
+      out=''
+      # Waits (20 s at most) until the terminal has shown $1: no fixed pause to outlast a busy machine.
+      wait_for() {
+        local deadline=$(( SECONDS + 20 ))
+        while (( SECONDS < deadline )); do
+          while zpty -r -t z chunk; do out+=$chunk; done
+          [[ $out == *$1* ]] && return 0
+          sleep 0.05
+        done
+        return 1
+      }
       zpty z zsh -f -i
-      zpty -w z "PS1='> '; fpath=($PWD \\$fpath); autoload -Uz compinit; compinit -u -D; path=($BIN \\$path)"
-      sleep 0.5
+      zpty -w z "PS1='> '; fpath=($PWD \\$fpath); autoload -Uz compinit; compinit -u -D; path=($BIN \\$path); print READY\\$((6*7))"
+      wait_for READY42
       zpty -w -n z $'runner --describe web:s\\t'
-      sleep 1.5
+      wait_for 'web:serve'
       zpty -w -n z $'\\C-e\\C-u'
       zpty -w z 'exit'
-      sleep 0.3
-      while zpty -r -t z chunk; do print -rn -- "$chunk"; done
+      while zpty -r -t z chunk; do out+=$chunk; done
+      print -rn -- "$out"
       zpty -d z
       """)
     let out = try project.shell("BIN=\"$(dirname \"$RUNNER\")\" timeout 30 zsh -f drive.zsh 2>&1")
