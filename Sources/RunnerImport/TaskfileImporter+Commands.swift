@@ -106,8 +106,14 @@ extension TaskfileImporter {
     _ text: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport,
     depth: Int = 0, failsLoudly: Bool = false
   ) -> String {
+    var missing: [String] = []
     func replacement(_ name: String, _ quoting: Quoting, _ report: inout ImportReport) -> Replacement? {
       switch name {
+      case _ where Self.specialVariables.contains(name):
+        // go-task fills these in itself; runner has no such value, and an empty one runs something else.
+        report.notCarried("{{.\(name)}}", at: line, "go-task's own variable: runner has no equivalent")
+        missing.append("{{.\(name)}}")
+        return nil
       case "CLI_ARGS":
         state.usesArguments = true
         state.argumentsLine = line
@@ -139,7 +145,6 @@ extension TaskfileImporter {
       }
     }
 
-    var missing: [String] = []
     var assignments: [String] = []
     let converted = convertTemplates(text, line: line, shell: true, &report, unconverted: { missing.append($0) }) {
       name, quoting, report in
@@ -192,6 +197,12 @@ extension TaskfileImporter {
     }
     return false
   }
+
+  /// Variables go-task sets itself that runner has no value for.
+  static let specialVariables: Set<String> = [
+    "TIMESTAMP", "CHECKSUM", "TASK_EXE", "TASK_VERSION", "ALIAS", "MATCH", "EXIT_CODE", "CLI_FORCE", "CLI_SILENT",
+    "CLI_VERBOSE", "CLI_OFFLINE", "CLI_ASSUME_YES", "TASKFILE",
+  ]
 
   /// `text` in single quotes for the shell.
   static func quoted(_ text: String) -> String {

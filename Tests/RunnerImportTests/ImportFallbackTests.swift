@@ -54,6 +54,24 @@ import Testing
     #expect(report.entries.contains { $0.construct == "dotenv" && $0.reason.contains("in go-task they win") })
   }
 
+  @Test func goTasksOwnVariablesFailLoudly() throws {
+    let (file, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
+      """
+      version: '3'
+      tasks:
+        a:
+          cmds: ['echo "built at {{.TIMESTAMP}}"']
+
+      """)
+    guard case .shell(let script) = file.tasks.first?.commands.first else {
+      Issue.record("no command")
+      return
+    }
+    #expect(script.hasPrefix("echo 'runner import: Taskfile.yml:4: not carried over: {{.TIMESTAMP}}"), "\(script)")
+    #expect(script.hasSuffix("exit 1"))
+    #expect(report.entries.contains { $0.construct == "{{.TIMESTAMP}}" })
+  }
+
   @Test func shellOptionListingsAreReported() throws {
     let (_, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
       """
