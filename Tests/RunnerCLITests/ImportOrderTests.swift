@@ -35,6 +35,13 @@ import Testing
 
   /// Runs `executable` in `directory`; its stdout's `step:` lines.
   static func steps(_ executable: String, _ arguments: [String], in directory: URL) throws -> [String] {
+    try outcome(executable, arguments, in: directory).steps
+  }
+
+  /// Runs `executable` in `directory`: its stdout's `step:` lines, and whether it exited 0.
+  static func outcome(_ executable: String, _ arguments: [String], in directory: URL) throws -> (
+    steps: [String], succeeded: Bool
+  ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -45,7 +52,7 @@ import Testing
     try process.run()
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return stepLines(text)
+    return (stepLines(text), process.terminationStatus == 0)
   }
 
   /// `step:` lines, without runner's `task | ` prefix.

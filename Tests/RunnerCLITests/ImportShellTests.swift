@@ -13,27 +13,13 @@ import Testing
     let project = try TaskFileProject()
     defer { project.remove() }
     try project.write(file, text)
-    let original = try outcome(tool, [target], in: project.directory)
+    let original = try ImportOrderTests.outcome(tool, [target], in: project.directory)
     let imported = try project.run("import", file)
     #expect(imported.status == 0 || imported.status == 3, "\(imported.stderr)")
     let ran = try project.run(["-j", "1", target])
     // runner's own lines quote the failed command: only the task's output counts.
     let lines = ran.stdout.split(separator: "\n").filter { $0.hasPrefix("\(target) | step:") }.joined(separator: "\n")
     return (original, (ImportOrderTests.stepLines(lines), ran.status == 0), imported.stderr)
-  }
-
-  func outcome(_ executable: String, _ arguments: [String], in directory: URL) throws -> ([String], Bool) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (ImportOrderTests.stepLines(text), process.terminationStatus == 0)
   }
 
   @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
