@@ -26,7 +26,22 @@ let package = Package(
       name: "runner",
       dependencies: [
         "RunnerKit",
+        "runner-trace",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    // A static program remote execution sends to workers for `sources: auto` tasks: it runs a
+    // command traced by the shim's tracer and writes what it saw (Sources/runner-trace). Static
+    // so a worker needs nothing installed; linked by lld, which links glibc statically without
+    // warnings.
+    .executableTarget(
+      name: "runner-trace",
+      dependencies: ["CRunnerShim"],
+      linkerSettings: [
+        .unsafeFlags([
+          "-static-executable", "-use-ld=lld", "-Xlinker", "--gc-sections", "-Xlinker", "--strip-all",
+          "-Xlinker", "--no-warnings",
+        ])
       ]
     ),
     // The layers, in the order data flows: each depends only on the ones above it.

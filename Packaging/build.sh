@@ -53,6 +53,9 @@ mkdir -p "$stage/bin" "$stage/share/runner" "$stage/share/man/man1" "$stage/shar
   "$stage/share/bash-completion/completions" "$stage/share/zsh/site-functions" \
   "$stage/share/fish/vendor_completions.d"
 strip -o "$stage/bin/runner" "$binary"
+# runner-trace: a static program remote execution sends to workers for `sources: auto` tasks.
+mkdir -p "$stage/libexec/runner"
+strip -o "$stage/libexec/runner/runner-trace" "$scratch/release/runner-trace"
 "$stage/bin/runner" --generate-completion-script bash > "$stage/share/bash-completion/completions/runner"
 "$stage/bin/runner" --generate-completion-script zsh > "$stage/share/zsh/site-functions/_runner"
 "$stage/bin/runner" --generate-completion-script fish > "$stage/share/fish/vendor_completions.d/runner.fish"
@@ -69,6 +72,7 @@ tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$dist/$tarball" "runner
 deb=$work/deb
 mkdir -p "$deb/DEBIAN" "$deb/usr/share/zsh/vendor-completions"
 cp -r "$stage/bin" "$deb/usr/bin"
+cp -r "$stage/libexec" "$deb/usr/libexec"
 cp -r "$stage/share/runner" "$stage/share/bash-completion" "$stage/share/fish" "$deb/usr/share/"
 mkdir -p "$deb/usr/share/man/man1" "$deb/usr/share/doc/runner"
 gzip -9n -c "$stage/share/man/man1/runner.1" > "$deb/usr/share/man/man1/runner.1.gz"

@@ -43,6 +43,10 @@ EOF
 check() {
   local name=$1 runner=$2
   if ldd "$runner" | grep -Ei 'swift|not found' >&2; then fail "$name: needs the libraries above"; fi
+  # runner-trace, which remote execution sends to workers: installed beside runner, static.
+  trace=$(dirname "$(dirname "$(readlink -f "$runner")")")/libexec/runner/runner-trace
+  [ -x "$trace" ] || fail "$name: no runner-trace at $trace"
+  ldd "$trace" 2>&1 | grep -q 'not a dynamic executable' || fail "$name: runner-trace is not static"
   "$runner" --version | grep -q "^$version" || fail "$name: --version says '$("$runner" --version)'"
   rm -f "$project/small.png"
   out=$(cd "$project/deep/er/still" && "$runner" all) || fail "$name: the run failed: $out"

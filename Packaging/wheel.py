@@ -63,6 +63,9 @@ with zipfile.ZipFile(tmp, "w") as archive:
                 add(archive, f"{data}/scripts/runner", content, 0o755)
             elif relative.startswith("share/"):
                 add(archive, f"{data}/data/{relative}", content)
+            elif relative.startswith("libexec/"):
+                # Beside bin/: runner finds it at ../libexec/runner/ from itself.
+                add(archive, f"{data}/data/{relative}", content, 0o755)
     add(archive, f"{info}/METADATA", metadata.encode())
     add(archive, f"{info}/WHEEL", wheel_file.encode())
     record = "\n".join(records + [f"{info}/RECORD,,"]) + "\n"

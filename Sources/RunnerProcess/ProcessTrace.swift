@@ -91,19 +91,23 @@ package final class ProcessTrace: Sendable {
         var start = 0
         while start < bytes.count {
           guard let end = bytes[start...].firstIndex(of: 0) else { break }
-          if let kind = Kind(rawValue: bytes[start]) {
-            // A name that is not UTF-8 could not be named again: the log would miss it.
-            if let path = String(validating: bytes[(start + 1)..<end], as: UTF8.self) {
-              log.accesses.append(Access(kind: kind, path: path))
-            } else if log.problem == nil {
-              log.problem = "a file name that is not UTF-8"
-            }
-          }
+          Self.append(record: bytes[start..<end], to: &log)
           start = end + 1
         }
       }
     }
     return log
+  }
+
+  /// One record, `kind path` (its NUL aside), added to `log`.
+  static func append<Bytes: Collection<UInt8>>(record: Bytes, to log: inout Log) {
+    guard let first = record.first, let kind = Kind(rawValue: first) else { return }
+    // A name that is not UTF-8 could not be named again: the log would miss it.
+    if let path = String(validating: record.dropFirst(), as: UTF8.self) {
+      log.accesses.append(Access(kind: kind, path: path))
+    } else if log.problem == nil {
+      log.problem = "a file name that is not UTF-8"
+    }
   }
 }
 
