@@ -10,6 +10,8 @@ extension ActionKey {
     package var action: ActionMessages.Action
     /// The input root's directories, the root first (the key's).
     package var directories: [[UInt8]]
+    /// What the worker finds in the input root.
+    package var root: InputRootView
 
     package var digest: ActionMessages.Digest { ActionMessages.Digest(of: action.encoded) }
   }
@@ -43,7 +45,9 @@ extension ActionKey {
       action.inputRoot = encoded.root
       directories = encoded.directories
     }
-    return Runnable(command: command, action: action, directories: directories)
+    return Runnable(
+      command: command, action: action, directories: directories,
+      root: InputRootView(files: files + added, directories: []))
   }
 }
 
@@ -57,10 +61,11 @@ extension TaskDefinition {
     case .image: return "image steps run here"
     case .shell: break
     }
-    if sources.isEmpty { return "it has no sources (a worker sees only a task's sources)" }
     // The files a depfile names are known only after a run, and it is read here.
-    if discoversInputs { return "a task whose inputs are found by its run (a depfile, sources: auto) runs here" }
+    if self.depfile != nil { return "a task with a depfile runs here (runner reads the depfile after its run)" }
     if self.sandboxStrict { return "a task with sandbox: strict runs here, where runner holds it to what it declares" }
+    // A traced task goes with the files its last run read (`tracedRunnable`).
+    if sources.isEmpty, !self.sourcesAuto { return "it has no sources (a worker sees only a task's sources)" }
     if isService { return "a service runs here" }
     if isInteractive { return "an interactive task runs here" }
     if always { return "a cleanup runs here" }

@@ -190,6 +190,21 @@ struct InputTree {
     node.files.append((String(name), digest, executable))
   }
 
+  /// A directory at `path`, empty unless files go in it.
+  func add(directory path: String) {
+    var node = root
+    for segment in path.split(separator: "/") {
+      let key = String(segment)
+      if let child = node.children[key] {
+        node = child
+      } else {
+        let child = Node()
+        node.children[key] = child
+        node = child
+      }
+    }
+  }
+
   /// The root's digest and every directory's bytes, the root's first.
   func encoded() -> (root: ActionMessages.Digest, directories: [[UInt8]]) {
     var blobs: [[UInt8]] = [[]]

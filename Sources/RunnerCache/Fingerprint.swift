@@ -224,7 +224,7 @@ package struct Fingerprint: Sendable {
   ]
 
   /// What a directory named without a trailing `/` holds as content: never a file's digest.
-  static let directoryDigest: ContentDigest = {
+  package static let directoryDigest: ContentDigest = {
     var hasher = ContentHasher()
     hasher.add("runner-directory")
     return ContentDigest(hash: hasher.finalize(), size: 0)
@@ -233,7 +233,11 @@ package struct Fingerprint: Sendable {
   /// A directory's listing as content: the digest of its entries' names, sorted (runner's own
   /// temporary files aside), and their count as the size.
   static func listing(_ path: String, disk: Disk) -> ContentDigest {
-    let names = disk.files.list(path).map(\.name).filter { !$0.contains(FilePath.temporaryMark) }.sorted()
+    listingDigest(of: disk.files.list(path).map(\.name).filter { !$0.contains(FilePath.temporaryMark) }.sorted())
+  }
+
+  /// A listing's content from its names, sorted.
+  static func listingDigest(of names: [String]) -> ContentDigest {
     var hasher = ContentHasher()
     // Never the digest of a file's bytes (an empty listing would be an empty file's).
     hasher.add("runner-listing")

@@ -56,7 +56,8 @@ package final class RemoteActionExecutor: RemoteExecutor {
     }
     return RemoteRun(
       exitCode: result.exitCode, entry: download.entry, contents: download.contents,
-      values: download.runnerFiles[ActionKey.valuesOutput], cached: response.cachedResult)
+      values: download.runnerFiles[ActionKey.valuesOutput], cached: response.cachedResult,
+      trace: download.runnerFiles[ActionKey.traceOutput])
   }
 
   /// A source file's bytes, which must still be those its key names.

@@ -43,13 +43,18 @@ package struct RemoteRun: Sendable {
   package var values: [UInt8]?
   /// The server answered from its own action cache.
   package var cached: Bool
+  /// What `runner-trace` saw, for a traced Action (`ActionKey.traceOutput`).
+  package var trace: [UInt8]?
 
-  package init(exitCode: Int32, entry: CacheEntry, contents: [String], values: [UInt8]?, cached: Bool) {
+  package init(
+    exitCode: Int32, entry: CacheEntry, contents: [String], values: [UInt8]?, cached: Bool, trace: [UInt8]? = nil
+  ) {
     self.exitCode = exitCode
     self.entry = entry
     self.contents = contents
     self.values = values
     self.cached = cached
+    self.trace = trace
   }
 }
 

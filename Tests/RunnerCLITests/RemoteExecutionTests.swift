@@ -216,6 +216,93 @@ struct RemoteExecutionTests {
     #expect(project.read("out.txt") == content)
   }
 
+  /// A `sources: auto` task runs remotely once its inputs are known: its first run is traced
+  /// here; after an edit of a file it read, the worker runs it under `runner-trace` with the
+  /// recorded inputs and it is recorded under what it read there (the next run is up to
+  /// date); a run that reads a file the recorded inputs did not hold runs here instead, with
+  /// the right output, and from then on that file goes to the worker too.
+  @Test func aTracedTaskRunsRemotelyOnceItsInputsAreKnown() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        build:
+          sources: auto
+          outputs: [out/app.txt]
+          run: mkdir -p out && cat main.txt $(cat list.txt) > out/app.txt
+      """)
+    defer { project.remove() }
+    let seed = UUID().uuidString
+    try project.write("main.txt", "main \(seed)\n")
+    try project.write("list.txt", "a.txt\n")
+    try project.write("a.txt", "a\n")
+    try project.write("b.txt", "b\n")
+    let remotely = "ran remotely on \(Self.casd)"
+    let first = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+    #expect(try reasons(project)["build"] != remotely, "no recorded inputs: traced here")
+    try project.write("main.txt", "main \(seed) edited\n")
+    let edited = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
+    #expect(try reasons(project)["build"] == remotely)
+    #expect(project.read("out/app.txt") == "main \(seed) edited\na\n")
+    let noOp = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(noOp.status == 0 && noOp.stderr.contains("0 executed"), "\(noOp.stderr)")
+    // The worker has no b.txt (the recorded inputs do not name it): the run is not kept.
+    try project.write("list.txt", "a.txt b.txt\n")
+    let widened = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(widened.status == 0, "\(widened.stdout)\(widened.stderr)")
+    #expect(try reasons(project)["build"] != remotely)
+    let states = try events(project).compactMap { $0["reason"] as? String }
+    #expect(states.contains { $0.contains("b.txt") && $0.hasPrefix("to run here") }, "\(states)")
+    #expect(project.read("out/app.txt") == "main \(seed) edited\na\nb\n")
+    try project.write("b.txt", "b edited\n")
+    let again = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+    #expect(try reasons(project)["build"] == remotely)
+    #expect(project.read("out/app.txt") == "main \(seed) edited\na\nb edited\n")
+  }
+
+  /// The issue's C program on the worker: `cc` there, traced by `runner-trace`; a header edit
+  /// compiles remotely and the link, which reads the object its dependency made, too; a header
+  /// made in the include directory searched first (a path the last run looked up in vain)
+  /// goes to the worker and is the one used. (`gcc`: the worker binds only `/usr`, and `cc` is a
+  /// link through `/etc/alternatives`.)
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gcc"), "needs /usr/bin/gcc"))
+  func aCProgramBuildsRemotelyTracedAfterAHeaderEdit() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        compile:
+          run: mkdir -p out && gcc -Ilocal -Iinclude -c src/main.c -o out/main.o
+          sources: auto
+          outputs: [out/main.o]
+        build:
+          deps: [compile]
+          run: gcc out/main.o -o out/app
+          sources: auto
+          outputs: [out/app]
+      """)
+    defer { project.remove() }
+    let seed = UUID().uuidString
+    try project.write("include/util.h", "#define GREETING \"hello \(seed)\"\n")
+    try project.write(
+      "src/main.c", "#include <stdio.h>\n#include \"util.h\"\nint main(void) { puts(GREETING); return 0; }\n")
+    try FileManager.default.createDirectory(
+      at: project.directory.appendingPathComponent("local"), withIntermediateDirectories: true)
+    let remotely = "ran remotely on \(Self.casd)"
+    #expect(try run(project, ["build", "--remote-exec", Self.casd]).status == 0)
+    try project.write("include/util.h", "#define GREETING \"bye \(seed)\"\n")
+    let edited = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
+    #expect(try reasons(project) == ["compile": remotely, "build": remotely])
+    #expect(try TaskFileProject.shell("./out/app", in: project.directory) == "bye \(seed)\n")
+    try project.write("local/util.h", "#define GREETING \"local \(seed)\"\n")
+    let shadowed = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(shadowed.status == 0, "\(shadowed.stdout)\(shadowed.stderr)")
+    #expect(try reasons(project) == ["compile": remotely, "build": remotely])
+    #expect(try TaskFileProject.shell("./out/app", in: project.directory) == "local \(seed)\n")
+  }
+
   /// A server down at the start, or one that never answers: one warning, every task runs here,
   /// exit 0, in bounded time.
   @Test(arguments: [false, true])

@@ -21,9 +21,13 @@ extension CachingOperation {
     }
     guard let key = actionKey(prepared, context) else { throw .runLocally("its key is not the local one") }
     guard key.isSelfContained else { throw .runLocally("a source lies outside the task file's directory") }
+    if task.sourcesAuto, let refusal = Self.remoteTraceRefusal(prepared) { throw .runLocally(refusal) }
     var inputs: [ActionMessages.Digest: String] = [:]
-    for file in prepared.fingerprint.sources {
-      if let content = file.content { inputs[content] = context.workingDirectory + "/" + file.path }
+    // A traced task's sources are the files its last run read (a directory's stand-in aside).
+    for file in prepared.fingerprint.sources + (prepared.fingerprint.discovered ?? []) where !file.path.hasSuffix("/") {
+      if let content = file.content, content != Fingerprint.directoryDigest {
+        inputs[content] = context.workingDirectory + "/" + file.path
+      }
     }
     // The worker sees the dependencies' output files too, at their paths.
     var extra: [ActionKey.InputFile] = []
@@ -43,14 +47,21 @@ extension CachingOperation {
       throw .runLocally("cannot make a scratch directory for its outputs")
     }
     defer { CacheFileSystem.removeTree(scratch) }
-    let job = RemoteJob(
-      runnable: key.runnable(task: task.name, extra: extra), inputs: inputs,
-      skipCacheLookup: store.settings.forces(task.index))
+    var runnable = key.runnable(task: task.name, extra: extra)
+    if task.sourcesAuto, let tracer = Self.tracer {
+      runnable = key.tracedRunnable(task: task.name, extra: extra, tracer: tracer.digest)
+      inputs[tracer.digest] = tracer.path
+    }
+    let job = RemoteJob(runnable: runnable, inputs: inputs, skipCacheLookup: store.settings.forces(task.index))
     guard var run = await session.execute(job, task: task.name, scratch: scratch, warn: store.warn) else {
       if Task.isCancelled { throw .cancelled }
       throw .runLocally("remote execution failed")
     }
     if Task.isCancelled { throw .cancelled }
+    // Checked before the exit code: a run that failed for want of a file it was not sent
+    // runs here.
+    var prepared = prepared
+    if task.sourcesAuto { prepared.fingerprint = try remotelyTraced(run, runnable, key: key, prepared, context) }
     guard run.exitCode == 0 else {
       for chunk in run.entry.log {
         chunk.bytes.withUnsafeBytes { context.output.receive(lines: OutputLines($0), stream: chunk.stream) }
@@ -89,6 +100,7 @@ extension CachingOperation {
     }
     try Self.checkOutputsExist(task, context)
     await storeRemote(prepared, context)
+    await storePathSet(prepared, context)
     return result
   }
 
