@@ -77,6 +77,9 @@ package struct InputRootView: Sendable {
     }
   }
 
+  /// The names at the top of the root.
+  package var topNames: Set<String> { entries[""] ?? [] }
+
   /// `path` from the root (a trailing `/`: its listing): its content as `hashFiles` gives it,
   /// nil when the root has nothing there.
   package func content(of path: String) -> ContentDigest? {

@@ -31,6 +31,7 @@ package enum TraceHelper {
     var start = records.startIndex
     while start < records.endIndex {
       guard let end = records[start...].firstIndex(of: 0) else { return nil }
+      guard end > start else { return nil }  // a record without its kind: not the helper's
       let text = records[(start + 1)..<end]
       switch records[start] {
       case UInt8(ascii: "c"): directory = String(validating: text, as: UTF8.self)

@@ -67,7 +67,7 @@ static int write_log(const char *log, const char *problem, const char *records, 
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
+  if (argc < 3 || !argv[1][0]) {
     fprintf(stderr, "usage: runner-trace LOG COMMAND [ARGUMENT...]\n");
     return 2;
   }

@@ -262,6 +262,39 @@ struct RemoteExecutionTests {
     #expect(project.read("out/app.txt") == "main \(seed) edited\na\nb edited\n")
   }
 
+  /// What the worker lacks and this machine has makes a traced task run here, with the output
+  /// a local run gives: a look into `.git`, a file appended to that an earlier run left here,
+  /// a path of this checkout named in full.
+  @Test(arguments: [
+    "cat .git/HEAD 2>/dev/null >> out/v.txt || true",
+    "echo again >> notes.log",
+    "cat \"$ROOT/main.txt\" > /dev/null 2>&1 || true",
+  ])
+  func whatTheWorkerLacksMakesATracedTaskRunHere(extra: String) throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        build:
+          sources: auto
+          outputs: [out/v.txt]
+          env: { ROOT: "${{ runner.root }}" }
+          run: mkdir -p out && cat main.txt > out/v.txt && \(extra)
+      """)
+    defer { project.remove() }
+    let seed = UUID().uuidString
+    try project.write(".git/HEAD", "ref: refs/heads/main\n")
+    try project.write("main.txt", "main \(seed)\n")
+    try project.write("notes.log", "first\n")
+    #expect(try run(project, ["build", "--remote-exec", Self.casd]).status == 0)
+    try project.write("main.txt", "main \(seed) edited\n")
+    let edited = try run(project, ["build", "--remote-exec", Self.casd])
+    #expect(edited.status == 0, "\(edited.stdout)\(edited.stderr)")
+    #expect(try reasons(project)["build"] != "ran remotely on \(Self.casd)")
+    let states = try events(project).compactMap { $0["reason"] as? String }
+    #expect(states.contains { $0.hasPrefix("to run here: its remote run") }, "\(states)")
+    #expect(project.read("out/v.txt")?.hasPrefix("main \(seed) edited\n") == true)
+  }
+
   /// The issue's C program on the worker: `cc` there, traced by `runner-trace`; a header edit
   /// compiles remotely and the link, which reads the object its dependency made, too; a header
   /// made in the include directory searched first (a path the last run looked up in vain)

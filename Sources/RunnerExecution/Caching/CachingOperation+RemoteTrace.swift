@@ -46,34 +46,78 @@ extension CachingOperation {
     let upward = Array(repeating: "..", count: depth).joined(separator: "/")
     let localRoot = FilePath.canonical(
       depth == 0 ? context.workingDirectory : FilePath.resolve(upward, in: context.workingDirectory))
-    // The worker's paths below its input root are the project's here.
-    var log = remoteLog
-    for index in log.accesses.indices {
-      let path = TracedInputs.normalized(log.accesses[index].path)
-      if path == remoteRoot {
-        log.accesses[index].path = localRoot
-      } else if path.hasPrefix(remoteRoot == "/" ? "/" : remoteRoot + "/") {
-        log.accesses[index].path = localRoot + "/" + path.dropFirst(remoteRoot == "/" ? 1 : remoteRoot.count + 1)
-      }
-    }
+    // A worker may make its input root `/` (buildbox-run's bubblewrap does, with the system's
+    // `/usr` beside it): there a path is the project's when its first name is, here or there.
+    let topNames =
+      remoteRoot == "/" ? runnable.root.topNames.union(store.disk.files.list(localRoot).map(\.name)) : nil
+    let log = try mapped(remoteLog, from: remoteRoot, onto: localRoot, topNames: topNames, workingDirectory: base)
     let seen = TracedInputs(projectDirectory: store.projectDirectory).inputs(
       of: log, directory: context.workingDirectory)
     let files = Fingerprint.hashFiles(
       seen.inputs, in: context.workingDirectory, previous: prepared.fingerprint.discovered ?? [], disk: store.disk)
-    for file in files {
+    // What it wrote, made or removed (its declared outputs and their directories aside, which
+    // the worker starts without or makes itself) was as it is here when it started: a file
+    // appended to, or made only when absent, would otherwise come out otherwise.
+    let outputs = Set(context.task.outputs.compactMap { ActionKey.normalized($0) })
+    let touched = seen.touched.filter { path in
+      path != ActionKey.valuesOutput && !outputs.contains(path) && !outputs.contains { $0.hasPrefix(path + "/") }
+    }
+    let before = Fingerprint.hashFiles(touched.sorted(), in: context.workingDirectory, previous: [], disk: store.disk)
+    for file in files + before {
       let listed = file.path.hasSuffix("/")
       let plain = listed ? String(file.path.dropLast()) : file.path
       guard let inRoot = ActionKey.normalized(base.isEmpty ? plain : base + "/" + plain) else {
-        throw .runLocally("its remote run read '\(file.path)', outside the input root")
+        throw .runLocally("its remote run used '\(file.path)', outside the input root")
       }
       let there = runnable.root.content(of: listed ? inRoot + "/" : inRoot)
       guard there == file.content else {
-        let what = listed ? "listed" : file.content == nil ? "looked for" : "read"
+        let what = listed ? "listed" : file.content == nil ? "looked for" : "used"
         throw .runLocally(
-          "its remote run \(what) '\(file.path)', which it had otherwise than this machine (not among its recorded inputs)"
-        )
+          "its remote run \(what) '\(file.path)', which the worker had otherwise than this machine has it")
       }
     }
     return prepared.fingerprint.discovering(files, task: context.task)
+  }
+
+  /// `log` with the worker's paths below `remoteRoot` made the project's below `localRoot`.
+  ///
+  /// - Throws: `.runLocally` when the worker used what it lacks and this machine has: a path
+  ///   of this machine's checkout named as such, or `.git` and runner's `.runner` (the values
+  ///   file aside), which are not in the input root and not among the inputs compared.
+  ///
+  /// - Parameter topNames: for a worker whose input root is `/`, the names a project path
+  ///   starts with; others are the worker's system, at the same paths as this machine's.
+  func mapped(
+    _ log: ProcessTrace.Log, from remoteRoot: String, onto localRoot: String, topNames: Set<String>?,
+    workingDirectory: String
+  ) throws(TaskFailure) -> ProcessTrace.Log {
+    let project = FilePath.canonical(store.projectDirectory)
+    let allowed = Set(
+      [ActionKey.valuesOutput, ActionKey.traceOutput].compactMap {
+        ActionKey.normalized(workingDirectory.isEmpty ? $0 : workingDirectory + "/" + $0)
+      })
+    var log = log
+    for index in log.accesses.indices {
+      let path = TracedInputs.normalized(log.accesses[index].path)
+      let below: Bool
+      if let topNames {
+        below = path == "/" || topNames.contains(String(path.dropFirst().prefix { $0 != "/" }))
+      } else {
+        below = path == remoteRoot || path.hasPrefix(remoteRoot + "/")
+      }
+      guard below else {
+        if path == project || path.hasPrefix(project + "/") {
+          throw .runLocally("its remote run named '\(path)', a path of this machine's checkout")
+        }
+        continue
+      }
+      let relative = path == remoteRoot ? "" : String(path.dropFirst(remoteRoot == "/" ? 1 : remoteRoot.count + 1))
+      let top = relative.split(separator: "/").first ?? ""
+      if top == ".git" || (top == ".runner" && !allowed.contains(relative)) {
+        throw .runLocally("its remote run used '\(relative)', which the worker does not have as this machine has it")
+      }
+      log.accesses[index].path = relative.isEmpty ? localRoot : localRoot + "/" + relative
+    }
+    return log
   }
 }
