@@ -19,7 +19,8 @@ extension Runner {
     if task.discoversInputs {
       let store = IncrementalPlanner.store(
         for: graph, settings: caching, environment: RunSession.environment(of: graph), images: PNGPixels())
-      read = store.record(task.name)?.discovered?.map(\.path)
+      // What it found: the paths it looked up in vain are in its key, not among what it read.
+      read = store.record(task.name)?.discovered?.filter { $0.content != nil }.map(\.path)
       answer.report(store.warnings.map { Diagnostic(.warning, $0) })
     }
     return DescribeRenderer.Files(matched: matched, read: read)

@@ -13,7 +13,8 @@ package struct DescribeRenderer: Sendable {
   package struct Files: Sendable {
     /// The files its `sources` match now, relative to its directory.
     package var matched: [String]
-    /// The files its depfile named after its last run; nil when none was read.
+    /// The files its depfile named, or (`sources: auto`) it was seen to read, in its last
+    /// run; nil before one.
     package var read: [String]?
 
     package init(matched: [String], read: [String]?) {
@@ -73,11 +74,10 @@ package struct DescribeRenderer: Sendable {
     if let files, !sources.isEmpty {
       rows.append(("matches", files.matched.isEmpty ? ["(no file)"] : Self.listed(files.matched)))
     }
-    if let depfile = task.depfile {
-      rows.append(("depfile", [depfile]))
-      if let files {
-        rows.append(("read", files.read.map { $0.isEmpty ? ["(no file)"] : Self.listed($0) } ?? ["(not read yet)"]))
-      }
+    if let depfile = task.depfile { rows.append(("depfile", [depfile])) }
+    if task.sourcesAuto { rows.append(("sources", ["auto: what its last run was seen to read"])) }
+    if task.depfile != nil || task.sourcesAuto, let files {
+      rows.append(("read", files.read.map { $0.isEmpty ? ["(no file)"] : Self.listed($0) } ?? ["(not read yet)"]))
     }
     if !task.outputs.isEmpty { rows.append(("outputs", task.outputs)) }
     if task.sandboxStrict {

@@ -52,6 +52,31 @@ struct SourcesAutoTests {
     #expect(project.read("out/a.txt") == "a\nbye\n")
   }
 
+  /// `--describe` says the task is traced and lists what its last run read (the paths it
+  /// looked up in vain are in its key, not in that list); before a run, that none was seen.
+  @Test func describeListsWhatTheLastRunRead() throws {
+    let project = try project(
+      """
+      tasks:
+        gen:
+          run: cat src/a.txt > out/a.txt; test -e src/absent.txt || true
+          sources: auto
+          outputs: [out/a.txt]
+
+      """, files: ["src/a.txt": "a\n"])
+    defer { project.remove() }
+    func rows(_ text: String) -> [String] {
+      text.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+    }
+    #expect(rows(try project.run("--describe", "gen").stdout).contains("read: (not read yet)"))
+    #expect(try project.run("gen").status == 0)
+    let text = rows(try project.run("--describe", "gen").stdout)
+    #expect(text.contains("sources: auto: what its last run was seen to read"), "\(text)")
+    let read = text.drop { !$0.hasPrefix("read:") }
+    #expect(read.contains { $0.hasSuffix("src/a.txt") }, "\(text)")
+    #expect(!read.contains { $0.contains("absent.txt") }, "\(text)")
+  }
+
   /// The early cut-off is exact: a dependent is keyed by what it read of its dependency's
   /// files, not by everything the dependency hands on.
   @Test func aDependentReadingOnlyPartOfItsDependencysOutputsStaysUpToDate() throws {
