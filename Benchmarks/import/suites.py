@@ -566,8 +566,21 @@ def map_just_args(args, dump):
     while i < len(args):
         name = args[i]
         i += 1
-        target = aliases.get(name, name)
-        r = recipes.get(target)
+        # a module's recipe: `foo::b`, or `foo b`; runner's include namespace is `foo:b`
+        parts = name.split("::")
+        scope = dump
+        for part in parts[:-1]:
+            scope = (scope or {}).get("modules", {}).get(part)
+        while scope is not None and parts[-1] in scope.get("modules", {}) and i < len(args):
+            scope = scope["modules"][parts[-1]]
+            parts.append(args[i])
+            i += 1
+        if len(parts) > 1 and scope is not None:
+            name = ":".join(parts)
+            scope_aliases = {k: v.get("target") for k, v in scope.get("aliases", {}).items()}
+            r = scope.get("recipes", {}).get(scope_aliases.get(parts[-1], parts[-1]))
+        else:
+            r = recipes.get(aliases.get(name, name))
         if r is None:
             out.append(name)
             continue
@@ -631,11 +644,16 @@ def do_just_case(case, cfg):
         wdir = os.path.join(tmp, "w")
         copytree(tmpl, wdir)
         imports = []
+        done = set()
         for dirpath, _, filenames in os.walk(wdir):
             for n in sorted(filenames):
                 if re.fullmatch(r"\.?justfile", n, re.I):
+                    if os.path.exists(os.path.join(dirpath, "tasks.yml")):
+                        break  # a module's, imported as the report asked
                     r = run([cfg.runner, "import", n], dirpath, env)
                     imports.append((os.path.relpath(os.path.join(dirpath, n), wdir), r))
+                    # `mod`: the modules' files, as the report says
+                    follow_includes(cfg.runner, dirpath, r["err"], env, done)
                     break
         main_imp = next((r for p, r in imports if p == jf), None)
         rank = {0: 0, 3: 1}

@@ -42,7 +42,7 @@ struct JustfileChecks {
 
   /// Whether the file imports others (`import`, `mod`): names it does not define may be theirs.
   var importsOthers: Bool {
-    justfile.skipped.contains { $0.construct.hasPrefix("import") || $0.construct.hasPrefix("mod") }
+    !justfile.modules.isEmpty || justfile.skipped.contains { $0.construct.hasPrefix("import") }
   }
 
   /// Attributes an item may carry more than once.

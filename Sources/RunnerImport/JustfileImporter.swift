@@ -11,7 +11,7 @@ struct JustfileImporter {
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
     var parser = JustfileParser(text: text)
     let justfile = parser.parse()
-    let items = justfile.recipes.count + justfile.assignments.count + justfile.settings.count
+    let items = justfile.recipes.count + justfile.assignments.count + justfile.settings.count + justfile.modules.count
     if items == 0, let first = parser.problems.first {
       throw ImportError(file: path, line: first.line, "not a justfile: \(first.message)")
     }
@@ -23,6 +23,7 @@ struct JustfileImporter {
     var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
+    includeModules(justfile.modules, into: &conversion)
     // just runs each line with `sh -cu` unless `set shell` says otherwise: no errexit, nounset.
     if conversion.file.shellArguments == nil { conversion.file.shellArguments = ["sh", "-cu"] }
     return (conversion.file, conversion.report)

@@ -4,8 +4,20 @@ struct Justfile: Sendable {
   var assignments: [JustAssignment] = []
   var aliases: [JustAlias] = []
   var recipes: [JustRecipe] = []
-  /// Items the import does not carry (`import`, `mod`, functions, lines it cannot read).
+  /// `mod NAME ['PATH']`: another justfile whose recipes are `NAME::RECIPE`.
+  var modules: [JustModule] = []
+  /// Items the import does not carry (`import`, functions, lines it cannot read).
   var skipped: [JustSkipped] = []
+}
+
+/// `mod NAME`, `mod? NAME 'PATH'`.
+struct JustModule: Sendable {
+  var name: String
+  /// As written (a file, or a directory holding `mod.just` or a justfile); nil: just's places.
+  var path: String?
+  var optional: Bool
+  var line: Int
+  var source: String
 }
 
 /// `[name]`, `[name('argument', …)]` or `[name: 'argument']`.

@@ -195,11 +195,10 @@ struct JustfileParser {
       scanner.skipBlanks()
       let file = scanner.current == "'" || scanner.current == "\"" ? try scanner.string() : nil
       guard let next = try? lineAfter(scanner) else { return nil }
-      let path = file ?? "\(name).just (or \(name)/justfile)"
-      skip(
-        index, lineText(index),
-        "import \(path) with runner import too, and add it as 'includes: { \(name): "
-          + (optional ? "{ path: …, optional: true }" : "…") + " }' (its tasks become \(name):NAME)")
+      if appliesHere(attributes, index) {
+        justfile.modules.append(
+          JustModule(name: name, path: file, optional: optional, line: index + 1, source: lineText(index)))
+      }
       return next
     default:
       return nil

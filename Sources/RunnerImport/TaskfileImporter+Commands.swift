@@ -21,20 +21,10 @@ extension TaskfileImporter {
       return []
     }
     if let name = field("task")?.scalar {
-      guard let loop = field("for") else {
-        return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
+      guard let calls = calls(name, fields, at: line, context, &report) else {
+        return [.shell(failing("task: \(name)", line: line))]
       }
-      // `for:` on a call: runner's own `for:`, `{{.ITEM}}` becoming `${{ item }}`.
-      let items = loopItems(loop, &report).compactMap { $0 }
-      guard !items.isEmpty else {
-        if case .sequence(let values) = loop.kind, values.isEmpty { return [] }  // nothing to call
-        return [.call(ImportedDependency(name, with: passed(fields, context, &report)))]
-      }
-      var looped = context
-      looped.inCallLoop = true
-      var call = ImportedDependency(name, with: passed(fields, looped, &report))
-      call.forEach = items
-      return [.call(call)]
+      return calls.map { .call($0) }
     }
     guard let command = field("cmd")?.scalar else {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
@@ -63,21 +53,6 @@ extension TaskfileImporter {
       }
       return .shell(script)
     }
-  }
-
-  /// The values of a `for:` written as a list; other loops are reported.
-  func loopItems(_ node: YAMLNode, _ report: inout ImportReport) -> [String?] {
-    if case .sequence(let values) = node.kind { return values.compactMap(\.scalar) }
-    report.notCarried(
-      "for: \(node.scalar ?? "…")", at: node.location.line,
-      "only a for: over a written list is imported (a loop over sources or a var: write a shell loop)")
-    return [nil]
-  }
-
-  func replacingItem(_ text: String, with item: String) -> String {
-    var result = text
-    for spelling in ["{{.ITEM}}", "{{ .ITEM }}"] { result = result.replacing(spelling, with: item) }
-    return result
   }
 
   /// `platforms` of one command as a shell test.
@@ -167,8 +142,7 @@ extension TaskfileImporter {
     }
     if let first = missing.first {
       // Not carried over: the command fails and says so, rather than run something else.
-      let message = "runner import: \(path):\(line): not carried over: \(first): write it in shell"
-      return "echo " + Self.quoted(message) + " >&2; exit 1"
+      return failing(first, line: line)
     }
     return assignments.isEmpty ? converted : assignments.joined(separator: "; ") + "; " + converted
   }
@@ -244,6 +218,7 @@ extension TaskfileImporter {
     -> String
   {
     convertTemplates(text, line: line, shell: false, &report) { name, _, report in
+      if name == "ITEM", let item = context.loopItem { return .text(item) }
       if name == "ITEM", context.inCallLoop { return .text("${{ item }}") }
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))

@@ -161,15 +161,17 @@ extension TaskfileImporter {
 
   func dependencies(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> [ImportedDependency] {
     guard case .sequence(let items) = node.kind else { return [] }
-    return items.compactMap { item in
-      if let name = item.scalar { return ImportedDependency(name) }
+    return items.map { item -> [ImportedDependency] in
+      if let name = item.scalar { return [ImportedDependency(name)] }
       guard case .mapping(let fields) = item.kind, let name = fields.first(where: { $0.name == "task" })?.value.scalar
       else {
-        report.notCarried("deps: …", at: item.location.line, "only task names and {task, vars} are imported")
-        return nil
+        report.notCarried("deps: …", at: item.location.line, "only task names and {task, vars, for} are imported")
+        return []
       }
-      return ImportedDependency(name, with: passed(fields, context, &report))
-    }
+      // runner's dependencies have no `for:`: one per item.
+      guard let calls = calls(name, fields, at: item.location.line, context, &report, expand: true) else { return [] }
+      return calls
+    }.flatMap { $0 }
   }
 
   /// A call's `vars` as `with:` values.

@@ -19,6 +19,8 @@ struct TaskfileImporter {
     var passedVars: [String: [String]] = [:]
     /// Converting a call's `vars` under its `for:`: `{{.ITEM}}` is runner's `${{ item }}`.
     var inCallLoop = false
+    /// Converting a call's `vars` for one item of its `for:` (a call per item): `{{.ITEM}}` is it.
+    var loopItem: String?
     /// bash's flags for the file's `set:` and `shopt:`.
     var shellFlags: [String] = []
     /// The file's vars that became params, by name: a task's param of the same name (a var its
@@ -81,9 +83,12 @@ struct TaskfileImporter {
     if let envNode { file.environment = environment(envNode, context, &report) }
     context.fileEnvironment = file.environment.map(\.name)
     if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
+      var lines: [String: Int] = [:]
       for entry in tasks {
+        lines[entry.name] = entry.key.location.line
         file.tasks += task(entry, context, &report)
       }
+      failingUnknownCalls(&file.tasks, includes: file.includes, lines: lines, &report)
     } else {
       throw ImportError(file: path, line: root.location.line, "the Taskfile has no 'tasks' mapping")
     }
@@ -96,11 +101,20 @@ struct TaskfileImporter {
     func visit(_ node: YAMLNode) {
       switch node.kind {
       case .mapping(let entries):
-        if let task = entries.first(where: { $0.name == "task" })?.value.scalar,
+        if let called = entries.first(where: { $0.name == "task" })?.value.scalar,
           let vars = entries.first(where: { $0.name == "vars" })?.value, case .mapping(let passed) = vars.kind
         {
-          for name in passed.map(\.name) where !(result[task] ?? []).contains(name) {
-            result[task, default: []].append(name)
+          // A name with the loop's item names a task per item (`calls`).
+          var names = [called]
+          if Self.mentionsItem(called), let loop = entries.first(where: { $0.name == "for" })?.value,
+            case .sequence(let items) = loop.kind
+          {
+            names = items.compactMap(\.scalar).map { replacingItem(called, with: $0) }
+          }
+          for task in names {
+            for name in passed.map(\.name) where !(result[task] ?? []).contains(name) {
+              result[task, default: []].append(name)
+            }
           }
         }
         for entry in entries { visit(entry.value) }

@@ -28,7 +28,7 @@ package struct TasksFileWriter {
     out += params(file.params, indent: "")
     out += mapping("env", file.environment, indent: "")
     if !out.isEmpty, !out.hasSuffix("\n\n") { out += "\n" }
-    out += "tasks:\n"
+    out += file.tasks.isEmpty ? "tasks: {}\n" : "tasks:\n"
     for (index, task) in file.tasks.enumerated() {
       if index > 0 { out += "\n" }
       out += write(task)

@@ -209,6 +209,146 @@ import Testing
     #expect(written.contains("for: [amd64, arm64]") && written.contains("${{ item }}"), "\(written)")
   }
 
+  /// A call whose task name holds the loop's item (`task: build-{{.ITEM}}`) becomes one call
+  /// per item, the name written in; `deps:` with `for:` one dependency per item (runner's
+  /// dependencies have no `for:`), the item written into their vars. (The file did not load.)
+  @Test(.enabled(if: task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskLoopsOverTaskNamesImportAsOneCallPerItem() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        default:
+          cmds:
+            - for: [a, b]
+              task: part-{{.ITEM}}
+              vars: { WHO: 'x{{.ITEM}}' }
+            - 'echo "step: end"'
+        together:
+          deps:
+            - for: [a]
+              task: part-{{.ITEM}}
+              vars: { WHO: 'dep-{{.ITEM}}' }
+          cmds:
+            - 'echo "step: together"'
+        part-a: { cmds: ['echo "step: a {{.WHO}}"'] }
+        part-b: { cmds: ['echo "step: b {{.WHO}}"'] }
+
+      """)
+    for target in ["default", "together"] {
+      let original = try Self.steps(Self.task!, [target], in: project.directory)
+      #expect(!original.isEmpty)
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try Self.runnerSteps(project, "Taskfile.yml", [target]) == original, "\(target)")
+    }
+  }
+
+  /// A task name with a template other than the loop's item is reported, and the command
+  /// standing for the call fails and says so.
+  @Test func aCallOfATemplatedTaskNameFailsLoudly() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars: { KIND: a }
+      tasks:
+        default:
+          cmds:
+            - task: part-{{.KIND}}
+        part-a: { cmds: ['echo a'] }
+
+      """)
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:6: not carried over: task: part-{{.KIND}}"), "\(imported.stderr)")
+    let ran = try project.run("default")
+    #expect(ran.status == 1)
+    #expect(ran.stdout.contains("not carried over: task: part-{{.KIND}}"), "\(ran.stdout)\(ran.stderr)")
+  }
+
+  /// A call or a dependency naming a task the import could not carry over (a wildcard task,
+  /// a name with `/`) fails loudly instead of leaving a file that does not load.
+  @Test func callsOfTasksNotCarriedOverFailLoudly() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        sub/src.txt: { cmds: ['echo made'] }
+        uses-file:
+          deps: [sub/src.txt]
+          cmds: ['echo after']
+        deploy:
+          cmds:
+            - echo deploying
+            - task: deploy:infra
+        deploy:*: { cmds: ['echo "Deploy {{index .MATCH 0}}"'] }
+
+      """)
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:4: not carried over: deps: sub/src.txt"), "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:7: not carried over: task: deploy:infra"), "\(imported.stderr)")
+    let usesFile = try project.run("uses-file")
+    #expect(usesFile.status == 1 && !usesFile.stdout.contains("after"), "\(usesFile.stdout)")
+    #expect(usesFile.stdout.contains("not carried over: deps: sub/src.txt"), "\(usesFile.stdout)")
+    let deploy = try project.run("deploy")
+    #expect(deploy.status == 1 && deploy.stdout.contains("deploying"), "\(deploy.stdout)")
+    #expect(deploy.stdout.contains("not carried over: task: deploy:infra"), "\(deploy.stdout)")
+  }
+
+  /// `mod NAME` becomes an include of the module's own import (the report says how to make it):
+  /// `just foo::b` and `runner foo:b` run the same, in the module's directory, for a module in
+  /// `foo.just` and one in `bar/justfile`; a `mod?` whose file is missing is left out, as just
+  /// leaves it; a module-only justfile imports into a file of includes alone.
+  @Test(.enabled(if: just != nil, "just is not installed (pip install rust-just)"))
+  func justModulesImportAsIncludes() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "mod foo\nmod bar\nmod? gone\n")
+    try project.write("foo.just", "b:\n  @echo \"step: foo b in $(basename $PWD)\"\n")
+    try project.write("bar/justfile", "c:\n  @echo \"step: bar c in $(basename $PWD)\"\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains("import the included file too: runner import foo.just -o foo.tasks.yml"),
+      "\(imported.stderr)")
+    #expect(try project.run("import", "foo.just", "-o", "foo.tasks.yml").status == 0)
+    let inBar = try BinaryRunner.run(["import", "justfile"], in: project.directory.appendingPathComponent("bar"))
+    #expect(inBar.status == 0, "\(inBar.stderr)")
+    for (justArguments, runnerTarget) in [(["foo::b"], "foo:b"), (["bar", "c"], "bar:c")] {
+      let original = try Self.steps(Self.just!, justArguments, in: project.directory)
+      #expect(!original.isEmpty)
+      let ran = try project.run(["-j", "1", runnerTarget])
+      #expect(ran.status == 0, "\(ran.stderr)")
+      #expect(Self.stepLines(ran.stdout) == original, "\(runnerTarget)")
+    }
+  }
+
+  /// A module whose file is not there now is included where its import would be, and the
+  /// report says the file is missing; runner, like just, refuses to run until it is there.
+  @Test func aMissingJustModuleIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "a:\n  echo a\n\nmod nowhere\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains(
+        "justfile:4: approximate: mod nowhere: import the included file too: runner import nowhere.just -o "
+          + "nowhere.tasks.yml"),
+      "\(imported.stderr)")
+    #expect(imported.stderr.contains("its file is not there now"), "\(imported.stderr)")
+    #expect(try project.run("a").status == 2)
+  }
+
   /// A justfile's backtick variable is computed once, as a param's `default: { sh: }`.
   @Test(.enabled(if: just != nil, "just is not installed (pip install rust-just)"))
   func aJustBacktickVariableImportsAsACommandDefault() throws {

@@ -122,7 +122,8 @@ struct TaskFileDecoder: YAMLEntrySink {
     if let shell = file.shell {
       for index in file.tasks.indices where file.tasks[index].shell == nil { file.tasks[index].shell = shell }
     }
-    if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty {
+    // A file of includes alone (a monorepo's top) has tasks, theirs.
+    if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty, file.includes.isEmpty {
       reader.fail(.noTasks, at: rootLocation)
     }
     guard reader.diagnostics.isEmpty else { throw DiagnosticList(reader.diagnostics) }

@@ -1,0 +1,80 @@
+import Glibc
+
+extension JustfileImporter {
+  /// `mod NAME` → `includes: { NAME: … }`: the module's justfile is imported on its own (the
+  /// report says how, as for a go-task include) into a tasks file beside it, whose tasks then
+  /// run in its directory, as just runs a module's recipes; `NAME::RECIPE` is `NAME:RECIPE`.
+  ///
+  /// A module whose file is not there now is included where `NAME.just` would be imported (just
+  /// refuses the justfile until the file is there, runner the tasks file; `mod?` neither).
+  func includeModules(_ modules: [JustModule], into conversion: inout JustfileConversion) {
+    let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    for module in modules {
+      let found = Self.moduleFile(module, in: directory)
+      let source = found ?? module.path ?? module.name + ".just"
+      let target = Self.tasksFile(for: source)
+      conversion.file.includes.append(ImportedInclude(namespace: module.name, path: target, optional: module.optional))
+      conversion.report.approximate(
+        module.source, at: module.line,
+        "import the included file too: runner import \(source) -o \(target) (its recipes are "
+          + "\(module.name):RECIPE in runner, just's \(module.name)::RECIPE)"
+          + (found == nil && !module.optional ? "; its file is not there now" : ""))
+    }
+  }
+
+  /// The module's justfile, from the importing file's directory, where just looks for it:
+  /// `NAME.just`, `NAME/mod.just`, `NAME/justfile` (any case, or `.justfile`); a path written
+  /// in the `mod` line, or the directory it names.
+  static func moduleFile(_ module: JustModule, in directory: String) -> String? {
+    let base = module.path ?? module.name
+    var candidates: [String] = []
+    if module.path == nil { candidates.append(base + ".just") }
+    if module.path != nil, !isDirectory(join(directory, base)) {
+      candidates.append(base)
+    } else {
+      candidates.append(base + "/mod.just")
+      let names = listing(join(directory, base))
+      candidates += names.filter { $0.lowercased() == "justfile" || $0.lowercased() == ".justfile" }.sorted()
+        .map { base + "/" + $0 }
+    }
+    return candidates.first { isFile(join(directory, $0)) }
+  }
+
+  /// Where the module's import is written: `tasks.yml` beside a justfile, `NAME.tasks.yml`
+  /// beside `NAME.just`.
+  static func tasksFile(for source: String) -> String {
+    let slash = source.lastIndex(of: "/")
+    let folder = slash.map { String(source[...$0]) } ?? ""
+    let name = slash.map { String(source[source.index(after: $0)...]) } ?? source
+    if name.lowercased() == "justfile" || name.lowercased() == ".justfile" { return folder + "tasks.yml" }
+    let stem = name.hasSuffix(".just") ? String(name.dropLast(".just".count)) : name
+    return folder + stem + ".tasks.yml"
+  }
+
+  private static func join(_ directory: String, _ path: String) -> String {
+    path.hasPrefix("/") || directory == "." ? path : directory + "/" + path
+  }
+
+  private static func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+  }
+
+  private static func isFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+  }
+
+  private static func listing(_ path: String) -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+}
