@@ -12,6 +12,12 @@ extension TaskfileImporter {
     _ name: String, _ fields: [YAMLEntry], at line: Int, _ context: Context, _ report: inout ImportReport,
     expand: Bool = false
   ) -> [ImportedDependency]? {
+    if let condition = fields.first(where: { $0.name == "if" }) {
+      report.notCarried(
+        "if: \(condition.value.scalar ?? "…")", at: condition.key.location.line,
+        "runner's task calls have no condition: the call fails instead (write the test in the called task's if:)")
+      return nil
+    }
     let loop = fields.first { $0.name == "for" }?.value
     var items: [String] = []
     if let loop {

@@ -33,7 +33,7 @@ extension TaskfileImporter {
     var prelude = ""
     for entry in fields {
       switch entry.name {
-      case "cmd", "for", "ignore_error", "platforms", "silent": continue
+      case "cmd", "for", "ignore_error", "platforms", "silent", "if": continue
       case "set", "shopt": prelude += shellPrelude(shellFlags(entry.value, key: entry.name, &report))
       default:
         report.notCarried(
@@ -47,6 +47,12 @@ extension TaskfileImporter {
       if let item { text = replacingItem(text, with: item) }
       var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
       if field("ignore_error")?.scalar == "true" { script = Self.ignoringFailure(script, line: line, &report) }
+      // go-task's `if:` of a command: a shell condition (templates filled in) that skips it.
+      if let written = field("if")?.scalar {
+        let text = item.map { replacingItem(written, with: $0) } ?? written
+        let condition = convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
+        script = "if \(condition)\nthen\n\(script)\nfi"
+      }
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"
         report.approximate("cmd: platforms", at: line, "checked with uname when the command runs")
@@ -274,6 +280,16 @@ extension TaskfileImporter {
           index = close.upperBound
           continue
         }
+        // `{{ eq .X "y" }}`, `{{ ne .X "y" }}`: `true` or `false`, as go-task prints them.
+        if shell, let (equal, name, literal) = Self.comparison(inner),
+          case .expansion(let expansion) = replacement(name, quoting, &report), expansion == "${\(name)}"
+        {
+          let test = "[ \"\(expansion)\" \(equal ? "=" : "!=") \(Self.quoted(literal)) ]"
+          let converted = "$(\(test) && echo true || echo false)"
+          result += quoting == .single ? "'\"" + converted + "\"'" : converted
+          index = close.upperBound
+          continue
+        }
         // `{{.X | upper}}`, `{{.X | lower}}`: through tr, in a command substitution.
         let parts = inner.split(separator: "|").map { $0.trimmingSpaces() }
         if shell, parts.count == 2, parts[0].hasPrefix("."),
@@ -347,6 +363,17 @@ extension TaskfileImporter {
     let value = literal.dropFirst().dropLast()
     guard value.allSatisfy({ $0.isLetter || $0.isNumber || " ._-/:,=+@%".contains($0) }) else { return nil }
     return (String(name), String(value))
+  }
+
+  /// `eq .X "y"` or `ne .X "y"` (either order): whether it is `eq`, X and y.
+  static func comparison(_ inner: Substring) -> (Bool, String, String)? {
+    let words = inner.split(separator: " ", omittingEmptySubsequences: true)
+    guard words.count == 3, words[0] == "eq" || words[0] == "ne" else { return nil }
+    let (variable, literal) = words[1].hasPrefix(".") ? (words[1], words[2]) : (words[2], words[1])
+    guard variable.hasPrefix("."), isName(variable.dropFirst()), literal.count >= 2, literal.first == "\"",
+      literal.last == "\"", !literal.dropFirst().dropLast().contains(where: { "\"\\".contains($0) })
+    else { return nil }
+    return (words[0] == "eq", String(variable.dropFirst()), String(literal.dropFirst().dropLast()))
   }
 
   static func isName(_ text: Substring) -> Bool {
