@@ -318,13 +318,30 @@ extension JustfileConversion {
       || name.hasPrefix("XDG_")
   }
 
+  /// `foo::bar::baz` as the task of the modules' includes, `foo:bar:baz`, when `foo` is a
+  /// module of this file.
+  func moduleTask(_ path: String) -> String? {
+    let parts = path.split(separator: "::", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count > 1, parts.allSatisfy({ !$0.isEmpty }), justfile.modules.contains(where: { $0.name == parts[0] })
+    else { return nil }
+    return parts.joined(separator: ":")
+  }
+
   /// A dependency with its arguments as `with:` values of the called recipe's params.
   mutating func convert(_ dependency: JustDependency, of recipe: JustRecipe, _ scope: JustScope) -> ImportedDependency?
   {
     let construct = dependency.source
-    guard !dependency.name.contains("::") else {
-      report.notCarried(construct, at: recipe.line, "it names a module's recipe, which is not imported")
-      return nil
+    if dependency.name.contains("::") {
+      // A module's recipe: a task of the module's include, `foo:bar`.
+      guard let task = moduleTask(dependency.name) else {
+        report.notCarried(construct, at: recipe.line, "it names a recipe of a module this file does not declare")
+        return nil
+      }
+      guard dependency.arguments.isEmpty else {
+        report.notCarried(construct, at: recipe.line, "arguments to a module's recipe are not carried over")
+        return nil
+      }
+      return ImportedDependency(task)
     }
     guard !dependency.isSpread else {
       report.notCarried(construct, at: recipe.line, "runner has no dependency per list element: list each one")

@@ -187,8 +187,18 @@ extension JustfileConversion {
 
   /// `alias b := build` → a task `b` that depends on `build`, passing its params on.
   mutating func convert(_ alias: JustAlias) {
-    guard !alias.target.contains("::") else {
-      report.notCarried(alias.source, at: alias.line, "it names a module's recipe, which is not imported")
+    if alias.target.contains("::") {
+      // runner's aliases name tasks of their own file: a task that runs the module's.
+      guard let task = moduleTask(alias.target), !file.tasks.contains(where: { $0.name == alias.name }) else {
+        report.notCarried(alias.source, at: alias.line, "it names a recipe of a module this file does not declare")
+        return
+      }
+      var wrapper = ImportedTask(name: alias.name)
+      wrapper.dependencies = [ImportedDependency(task)]
+      file.tasks.append(wrapper)
+      report.approximate(
+        alias.source, at: alias.line,
+        "a task that depends on \(task) (runner's aliases name tasks of their own file); arguments do not pass")
       return
     }
     guard let target = recipes[alias.target] else {

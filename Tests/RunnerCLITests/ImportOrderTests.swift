@@ -361,7 +361,8 @@ import Testing
   func justModulesImportAsIncludes() throws {
     let project = try TaskFileProject()
     defer { project.remove() }
-    try project.write("justfile", "mod foo\nmod bar\nmod? gone\n")
+    try project.write(
+      "justfile", "mod foo\nmod bar\nmod? gone\n\nalias fb := foo::b\n\nboth: foo::b bar::c\n  @echo \"step: both\"\n")
     try project.write("foo.just", "b:\n  @echo \"step: foo b in $(basename $PWD)\"\n")
     try project.write("bar/justfile", "c:\n  @echo \"step: bar c in $(basename $PWD)\"\n")
     let imported = try project.run("import", "justfile")
@@ -372,13 +373,17 @@ import Testing
     #expect(try project.run("import", "foo.just", "-o", "foo.tasks.yml").status == 0)
     let inBar = try BinaryRunner.run(["import", "justfile"], in: project.directory.appendingPathComponent("bar"))
     #expect(inBar.status == 0, "\(inBar.stderr)")
-    for (justArguments, runnerTarget) in [(["foo::b"], "foo:b"), (["bar", "c"], "bar:c")] {
+    for (justArguments, runnerTarget) in [(["foo::b"], "foo:b"), (["bar", "c"], "bar:c"), (["fb"], "fb")] {
       let original = try Self.steps(Self.just!, justArguments, in: project.directory)
       #expect(!original.isEmpty)
       let ran = try project.run(["-j", "1", runnerTarget])
       #expect(ran.status == 0, "\(ran.stderr)")
       #expect(Self.stepLines(ran.stdout) == original, "\(runnerTarget)")
     }
+    // Dependencies on the modules' recipes run them (in runner, beside each other).
+    let original = try Self.steps(Self.just!, ["both"], in: project.directory)
+    let ran = try project.run(["-j", "1", "both"])
+    #expect(Set(Self.stepLines(ran.stdout)) == Set(original) && original.count == 3, "\(ran.stdout)")
   }
 
   /// A module whose file is not there now is included where its import would be, and the
