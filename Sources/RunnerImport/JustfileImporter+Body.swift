@@ -18,15 +18,33 @@ extension JustfileConversion {
         return
       }
       let shebang = JustScript(interpreter: words, written: first.text, line: first.line)
+      uncarried = nil
       script(Array(recipe.body.dropFirst()), shebang, recipe, options, scope, into: &task)
+      failIfUncarried(recipe, &task)
     } else if let interpreter = options.script {
       let attribute = recipe.attributes.first { $0.name == "script" }
       let written = attribute?.source ?? "set default-script"
       let script = JustScript(interpreter: interpreter, written: written, line: attribute?.line ?? recipe.line)
+      uncarried = nil
       self.script(recipe.body, script, recipe, options, scope, into: &task)
+      failIfUncarried(recipe, &task)
     } else {
       lines(of: recipe, options, scope, into: &task)
     }
+  }
+
+  /// A script with an interpolation not carried over: one command that fails and says so
+  /// (run by sh, whatever the script's interpreter was).
+  mutating func failIfUncarried(_ recipe: JustRecipe, _ task: inout ImportedTask) {
+    guard let written = uncarried else { return }
+    task.commands = [.shell(failing(written, line: recipe.line))]
+    task.shellArguments = nil
+  }
+
+  /// A command that fails and says which construct it stands for.
+  func failing(_ construct: String, line: Int) -> String {
+    let message = "runner import: \(report.file):\(line): not carried over: \(construct): write it in shell"
+    return "echo " + Self.shellWord(message) + " >&2; exit 1"
   }
 
   /// `#!/usr/bin/env -S bash -x` → `bash -x`; `#!/bin/sh` → `/bin/sh`.
@@ -67,7 +85,13 @@ extension JustfileConversion {
           "?" + command, at: line,
           "runner has no guard lines: exit status 1 fails the task rather than ending it quietly")
       }
+      uncarried = nil
       var shell = rewrite(command, at: [line], scope)
+      if let written = uncarried {
+        // Not carried over: the line fails and says so, rather than run something else.
+        task.commands.append(.shell(failing(written, line: line)))
+        continue
+      }
       if shell.readsPositionalArguments, readsPositional == nil { readsPositional = line }
       if let replaced = justItself(shell.text, at: line) { shell = JustShellText(text: replaced) }
       var converted = sigils.contains("-") ? Self.ignoringFailure(shell) : shell.text
@@ -169,7 +193,8 @@ extension JustfileConversion {
       if error.level == .approximate {
         report.approximate(interpolation.written, at: line, error.reason)
       } else {
-        report.notCarried(interpolation.written, at: line, error.reason + " (left as written)")
+        report.notCarried(interpolation.written, at: line, error.reason + " (the command fails and says so)")
+        uncarried = uncarried ?? interpolation.written
       }
       return nil
     }

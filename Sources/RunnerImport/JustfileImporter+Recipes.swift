@@ -183,6 +183,8 @@ extension JustfileConversion {
       var notes: [String] = []
       do throws(JustValueProblem) {
         let value = try Self.environmentText(try pieces(attribute.arguments[1], JustScope(), &notes), &notes)
+        // The last of a name wins, as in just.
+        options.environment.removeAll { $0.name == name }
         options.environment.append((name, value))
       } catch {
         return .notCarried(error.reason)

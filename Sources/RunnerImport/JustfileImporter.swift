@@ -106,6 +106,8 @@ struct JustfileConversion {
   var constants: [String: String] = [:]
   /// The recipes converted, by name: the last of a name with `allow-duplicate-recipes`, else the first.
   var recipes: [String: JustRecipe] = [:]
+  /// The first interpolation of the line or script being converted that was not carried over.
+  var uncarried: String?
 
   init(justfile: Justfile, report: ImportReport) {
     self.justfile = justfile

@@ -23,6 +23,36 @@ import Testing
     #expect(called.params.first { $0.name == "VAR" }?.defaultValue == "global")
   }
 
+  /// A just interpolation the import cannot carry fails its line (a script: the whole script)
+  /// and says so; it was left as written, and `echo` printed it.
+  @Test func aJustInterpolationNotCarriedFailsLoudly() throws {
+    let (file, report) = try JustfileImporter(path: "justfile").convert(
+      """
+      line:
+        echo before
+        echo {{ blake3_file('baz') }}
+
+      script:
+        #!/usr/bin/env bash
+        echo {{ sha256_file('baz') }}
+
+      """)
+    let line = try #require(file.tasks.first { $0.name == "line" })
+    guard case .shell(let first) = line.commands[0], case .shell(let second) = line.commands[1] else {
+      Issue.record("\(line.commands)")
+      return
+    }
+    #expect(first == "echo before")
+    #expect(
+      second
+        == "echo 'runner import: justfile:3: not carried over: {{ blake3_file('\\''baz'\\'') }}: write it in shell'"
+        + " >&2; exit 1", "\(second)")
+    let script = try #require(file.tasks.first { $0.name == "script" })
+    #expect(script.commands.count == 1 && script.shellArguments == nil)
+    if case .shell(let text) = script.commands[0] { #expect(text.hasSuffix(">&2; exit 1"), "\(text)") }
+    #expect(report.entries.filter { $0.reason.contains("the command fails and says so") }.count == 2)
+  }
+
   @Test func aParameterTheShellReadsAsItsOwnVariableIsReported() throws {
     let (_, report) = try JustfileImporter(path: "justfile").convert(
       """
