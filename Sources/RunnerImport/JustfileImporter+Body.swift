@@ -11,10 +11,21 @@ extension JustfileConversion {
   mutating func body(
     of recipe: JustRecipe, _ options: JustRecipeOptions, _ scope: JustScope, into task: inout ImportedTask
   ) {
-    if let first = recipe.body.first, first.text.hasPrefix("#!") {
+    // An explicit `[script]` runs the body with its interpreter, a shebang line and all.
+    let scriptAttribute = recipe.attributes.contains { $0.name == "script" }
+    if let first = recipe.body.first, first.text.hasPrefix("#!"), !scriptAttribute {
       let words = Self.shebangWords(first.text)
       guard !words.isEmpty else {
         report.notCarried(first.text, at: first.line, "the shebang names no interpreter: the recipe has no commands")
+        return
+      }
+      // The kernel runs a shebang's interpreter by path: `#!bash` is no program on Linux.
+      if let program = first.text.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" }).first,
+        !program.hasPrefix("/")
+      {
+        report.approximate(
+          first.text, at: first.line, "'\(program)' is not a path: the recipe cannot run on Linux, and fails")
+        task.commands.append(.shell(failing(first.text, line: first.line)))
         return
       }
       let shebang = JustScript(interpreter: words, written: first.text, line: first.line)
@@ -71,6 +82,7 @@ extension JustfileConversion {
       var text = recipe.body[index].text
       index += 1
       guard !text.isEmpty else { continue }
+      if settings.ignoreComments, text.hasPrefix("#") { continue }
       // just joins a line ending in `\` with the next, whose indentation it drops.
       while text.hasSuffix("\\"), index < recipe.body.count {
         text.removeLast()

@@ -194,7 +194,12 @@ extension JustfileConversion {
       return .notCarried("runner.os is 'linux' on Android too: it cannot tell them apart")
     case let name where Self.systemAttributes[name] != nil:
       options.systems.append(Self.systemAttributes[name] ?? "")
-    case "group", "no-exit-message", "exit-message", "no-quiet", "extension", "metadata", "shell", "default":
+    case "extension":
+      return JustValueProblem(
+        level: .approximate,
+        reason: "runner hands the script to its interpreter with -c (or on stdin), not as a file with that "
+          + "extension: $0 and the script's own path differ")
+    case "group", "no-exit-message", "exit-message", "no-quiet", "metadata", "shell", "default":
       // Listing, echoing and messages: nothing runner needs ([default] is read by chooseDefault).
       break
     case "arg":
@@ -381,6 +386,13 @@ extension JustfileConversion {
   /// The dependencies after `&&`: task calls at the end of `run`.
   mutating func subsequent(of recipe: JustRecipe, _ scope: JustScope, into task: inout ImportedTask) {
     guard !recipe.subsequent.isEmpty else { return }
+    let priors = Set(recipe.dependencies.map(\.name))
+    for repeated in recipe.subsequent where priors.contains(repeated.name) {
+      report.approximate(
+        repeated.source, at: recipe.line,
+        "runner runs a task once per run: \(repeated.name), a dependency of \(recipe.name) too, does not run again "
+          + "after it (just runs it again)")
+    }
     let calls = recipe.subsequent.compactMap { convert($0, of: recipe, scope) }
     guard !calls.isEmpty else { return }
     task.commands += calls.map { ImportedCommand.call($0) }

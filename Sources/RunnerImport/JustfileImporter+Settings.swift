@@ -43,11 +43,17 @@ extension JustfileConversion {
         return
       }
       settings.workingDirectory = directory
-    case ("quiet", _), ("ignore-comments", _), ("unstable", _), ("lazy", _), ("no-exit-message", _),
-      ("minimum-version", _), ("indentation", _), ("tempdir", _):
+    case ("ignore-comments", let value):
+      if case .boolean(let on) = value { settings.ignoreComments = on }
+    case ("quiet", _), ("unstable", _), ("lazy", _), ("no-exit-message", _),
+      ("minimum-version", _), ("indentation", _):
       // Nothing to carry: runner echoes no commands, a comment line
       // does nothing in the shell, and runner hands scripts to the shell with -c.
       break
+    case ("tempdir", _):
+      report.approximate(
+        setting.source, at: line,
+        "runner hands scripts to their interpreter with -c or on stdin: no script file is written there")
     case ("windows-shell", _), ("windows-powershell", _):
       report.notCarried(setting.source, at: line, "it applies on Windows only; runner runs tasks with sh or bash")
     case ("fallback", _):

@@ -74,6 +74,8 @@ struct JustSettings: Sendable {
   var allowDuplicateRecipes = false
   var allowDuplicateVariables = false
   var guards = false
+  /// `set ignore-comments`: a comment line is dropped whole, a `\` at its end joins nothing.
+  var ignoreComments = false
   var defaultScript = false
   /// `set export`: every variable and parameter is exported.
   var export = false

@@ -32,6 +32,16 @@ extension TaskfileImporter {
         }
       }
       for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
+      if task.dependencies.count > 1, let deps = fields.first(where: { $0.name == "deps" }) {
+        let failFast = fields.contains { $0.name == "failfast" && $0.value.scalar == "true" }
+        report.approximate(
+          "deps", at: deps.key.location.line,
+          "runner starts at most -j of them at once (go-task starts them all)"
+            + (failFast
+              ? ""
+              : "; when one fails, runner stops the others (go-task lets them finish, unless failfast: true): "
+                + "runner -k (--keep-going) lets them finish"))
+      }
     }
     noteSourcesOfACaller(task, line: entry.key.location.line, &report)
     // Vars callers pass that the task does not define become params it takes.
@@ -98,6 +108,8 @@ extension TaskfileImporter {
       }
     case "cmd": task.commands = commands(value, context, &state, &report)
     case "deps": task.dependencies = dependencies(value, context, &report)
+    // runner stops a task's other dependencies when one fails, as `failfast: true` does.
+    case "failfast": break
     case "env": task.environment += environment(value, context, &report)
     case "dotenv":
       task.dotenv = dotenv(value, &report)
@@ -109,7 +121,7 @@ extension TaskfileImporter {
       }
     case "dir":
       task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
-      if let dir = value.scalar { noteDirectory(dir, line: line, &report) }
+      if let dir = value.scalar { noteDirectory(dir, line: line, context, &report) }
     case "sources": task.sources = globs(value, key: "sources", context, &report)
     case "generates": task.outputs = globs(value, key: "generates", context, &report)
     case "status": task.condition = status(value, context, &state, &report)
@@ -283,14 +295,20 @@ extension TaskfileImporter {
 
 extension TaskfileImporter {
   /// go-task makes a task's `dir` when it is missing and expands `~`; runner does neither.
-  func noteDirectory(_ dir: String, line: Int, _ report: inout ImportReport) {
+  func noteDirectory(_ dir: String, line: Int, _ context: Context, _ report: inout ImportReport) {
     if dir.hasPrefix("~") {
       report.notCarried("dir: \(dir)", at: line, "runner does not expand ~ in dir: write the path")
       return
     }
-    guard !dir.contains("{{"), !dir.hasPrefix("/") else { return }
+    // A templated dir is checked with the vars' values as the file sets them.
+    var resolved = dir
+    for (name, param) in context.fileParams {
+      guard let value = param.defaultValue else { continue }
+      for spelling in ["{{.\(name)}}", "{{ .\(name) }}"] { resolved = resolved.replacing(spelling, with: value) }
+    }
+    guard !resolved.hasPrefix("/") else { return }
     let base = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-    if access(base + "/" + dir, F_OK) != 0 {
+    if resolved.contains("{{") || access(base + "/" + resolved, F_OK) != 0 {
       report.approximate(
         "dir: \(dir)", at: line,
         "not there now: go-task makes a missing dir before the task runs; runner fails the task (make it in a dependency)"

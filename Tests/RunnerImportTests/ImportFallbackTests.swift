@@ -53,6 +53,77 @@ import Testing
     #expect(report.entries.filter { $0.reason.contains("the command fails and says so") }.count == 2)
   }
 
+  /// Cases just's own tests showed runner's import changing without a word: each is carried
+  /// as just runs it, or reported.
+  @Test func justBehaviourOnceSilentIsCarriedOrReported() throws {
+    let (file, report) = try JustfileImporter(path: "justfile").convert(
+      """
+      set ignore-comments
+      set tempdir := '.'
+
+      [extension: '.txt']
+      ext:
+        #!/bin/sh
+        echo $0
+
+      comments:
+        # Comment lines ignore line continuations \\
+        echo something-useful
+
+      [script('cat')]
+      catted:
+        #!/bin/sh
+
+      bare:
+        #!bash
+        echo FOO
+
+      a: b && b
+        echo a
+
+      b:
+        echo b
+
+      """)
+    let reasons = report.entries.map { "\($0.line): \($0.reason)" }
+    #expect(reasons.contains { $0.hasPrefix("4: ") && $0.contains("not as a file with that extension") }, "\(reasons)")
+    #expect(reasons.contains { $0.hasPrefix("2: ") && $0.contains("no script file is written") }, "\(reasons)")
+    #expect(reasons.contains { $0.contains("b, a dependency of a too, does not run again") }, "\(reasons)")
+    #expect(reasons.contains { $0.hasPrefix("18: ") && $0.contains("'bash' is not a path") }, "\(reasons)")
+    let commands = { (name: String) -> [String] in
+      (file.tasks.first { $0.name == name }?.commands ?? []).compactMap {
+        if case .shell(let text) = $0 { text } else { nil }
+      }
+    }
+    #expect(commands("comments") == ["echo something-useful"])
+    #expect(commands("catted").first?.contains("cat \"$script\"") == true, "\(commands("catted"))")
+    #expect(commands("catted").first?.contains("#!/bin/sh") == true)
+    #expect(commands("bare").count == 1 && commands("bare")[0].hasSuffix("exit 1"), "\(commands("bare"))")
+  }
+
+  @Test func goTaskBehaviourOnceSilentIsReported() throws {
+    let (_, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
+      """
+      version: '3'
+      vars: { DIR: nowhere-at-all }
+      tasks:
+        default: { deps: [a, b], cmds: [echo done] }
+        quick: { deps: [a, b], failfast: true, cmds: [echo done] }
+        a: echo a
+        b: echo b
+        pwd: { dir: './{{ .DIR }}', cmds: [pwd] }
+
+      """)
+    let reasons = report.entries.map { "\($0.line): \($0.reason)" }
+    #expect(
+      reasons.filter { $0.contains("runner starts at most -j of them at once") } == [
+        "4: runner starts at most -j of them at once (go-task starts them all); when one fails, runner stops the "
+          + "others (go-task lets them finish, unless failfast: true): runner -k (--keep-going) lets them finish",
+        "5: runner starts at most -j of them at once (go-task starts them all)",
+      ], "\(reasons)")
+    #expect(reasons.contains { $0.hasPrefix("8: ") && $0.contains("go-task makes a missing dir") }, "\(reasons)")
+  }
+
   @Test func aParameterTheShellReadsAsItsOwnVariableIsReported() throws {
     let (_, report) = try JustfileImporter(path: "justfile").convert(
       """
