@@ -174,9 +174,19 @@ struct InputTree {
   }
 
   func add(_ path: String, _ digest: ActionMessages.Digest, executable: Bool) {
-    var node = root
     var segments = path.split(separator: "/")
     guard let name = segments.popLast() else { return }
+    directory(at: segments).files.append((String(name), digest, executable))
+  }
+
+  /// A directory at `path`, empty unless files go in it.
+  func add(directory path: String) {
+    _ = directory(at: path.split(separator: "/"))
+  }
+
+  /// The node at `segments` from the root, made with its parents where missing.
+  private func directory(at segments: [Substring]) -> Node {
+    var node = root
     for segment in segments {
       let key = String(segment)
       if let child = node.children[key] {
@@ -187,22 +197,7 @@ struct InputTree {
         node = child
       }
     }
-    node.files.append((String(name), digest, executable))
-  }
-
-  /// A directory at `path`, empty unless files go in it.
-  func add(directory path: String) {
-    var node = root
-    for segment in path.split(separator: "/") {
-      let key = String(segment)
-      if let child = node.children[key] {
-        node = child
-      } else {
-        let child = Node()
-        node.children[key] = child
-        node = child
-      }
-    }
+    return node
   }
 
   /// The root's digest and every directory's bytes, the root's first.
