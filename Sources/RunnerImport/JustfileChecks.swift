@@ -42,7 +42,8 @@ struct JustfileChecks {
 
   /// Whether the file imports others (`import`, `mod`): names it does not define may be theirs.
   var importsOthers: Bool {
-    !justfile.modules.isEmpty || justfile.skipped.contains { $0.construct.hasPrefix("import") }
+    // A module's names are qualified (`mod::recipe`), and not checked here.
+    justfile.skipped.contains { $0.construct.hasPrefix("import") }
   }
 
   /// Attributes an item may carry more than once.

@@ -7,10 +7,19 @@ extension JustfileImporter {
   ///
   /// A module whose file is not there now is included where `NAME.just` would be imported (just
   /// refuses the justfile until the file is there, runner the tasks file; `mod?` neither).
-  func includeModules(_ modules: [JustModule], into conversion: inout JustfileConversion) {
+  ///
+  /// - Throws: just's refusal when more than one file could be the module's.
+  func includeModules(_ modules: [JustModule], into conversion: inout JustfileConversion) throws(ImportError) {
     let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
     for module in modules {
-      let found = Self.moduleFile(module, in: directory)
+      let candidates = Self.moduleFiles(module, in: directory)
+      if candidates.count > 1 {
+        throw ImportError(
+          file: path, line: module.line,
+          "just refuses the file: found multiple source files for module `\(module.name)`: "
+            + candidates.joined(separator: " and "))
+      }
+      let found = candidates.first
       let source = found ?? module.path ?? module.name + ".just"
       let target = Self.tasksFile(for: source)
       conversion.file.includes.append(ImportedInclude(namespace: module.name, path: target, optional: module.optional))
@@ -25,7 +34,7 @@ extension JustfileImporter {
   /// The module's justfile, from the importing file's directory, where just looks for it:
   /// `NAME.just`, `NAME/mod.just`, `NAME/justfile` (any case, or `.justfile`); a path written
   /// in the `mod` line, or the directory it names.
-  static func moduleFile(_ module: JustModule, in directory: String) -> String? {
+  static func moduleFiles(_ module: JustModule, in directory: String) -> [String] {
     let base = module.path ?? module.name
     var candidates: [String] = []
     if module.path == nil { candidates.append(base + ".just") }
@@ -37,7 +46,7 @@ extension JustfileImporter {
       candidates += names.filter { $0.lowercased() == "justfile" || $0.lowercased() == ".justfile" }.sorted()
         .map { base + "/" + $0 }
     }
-    return candidates.first { isFile(join(directory, $0)) }
+    return candidates.filter { isFile(join(directory, $0)) }
   }
 
   /// Where the module's import is written: `tasks.yml` beside a justfile, `NAME.tasks.yml`

@@ -23,7 +23,7 @@ struct JustfileImporter {
     var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
-    includeModules(justfile.modules, into: &conversion)
+    try includeModules(justfile.modules, into: &conversion)
     // just runs each line with `sh -cu` unless `set shell` says otherwise: no errexit, nounset.
     if conversion.file.shellArguments == nil { conversion.file.shellArguments = ["sh", "-cu"] }
     return (conversion.file, conversion.report)

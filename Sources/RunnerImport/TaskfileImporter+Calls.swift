@@ -24,6 +24,8 @@ extension TaskfileImporter {
       items = loopItems(loop, &report).compactMap { $0 }
       // Nothing to call: go-task calls nothing either.
       if items.isEmpty, case .sequence(let values) = loop.kind, values.isEmpty { return [] }
+      // A loop over a var or sources (reported): calling once would run something else.
+      guard !items.isEmpty else { return nil }
     }
     let itemized = !items.isEmpty && (expand || Self.mentionsItem(name))
     let rest = itemized ? replacingItem(name, with: "") : name
@@ -80,8 +82,8 @@ extension TaskfileImporter {
   ) {
     let defined = Set(tasks.flatMap { [$0.name] + $0.aliases })
     let known = { (name: String) -> Bool in
-      let plain = name.hasPrefix(":") ? String(name.dropFirst()) : name
-      return defined.contains(plain) || includes.contains { plain.hasPrefix($0.namespace + ":") }
+      // `:NAME` is the root file's task: runner resolves it as go-task does, whatever file this is.
+      name.hasPrefix(":") || defined.contains(name) || includes.contains { name.hasPrefix($0.namespace + ":") }
     }
     let why = "no task of that name was carried over (a wildcard task, or a name runner does not take)"
     for index in tasks.indices {

@@ -51,7 +51,8 @@ extension TaskfileImporter {
       if let written = field("if")?.scalar {
         let text = item.map { replacingItem(written, with: $0) } ?? written
         let condition = convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
-        script = "if \(condition)\nthen\n\(script)\nfi"
+        // In a subshell of its own, as go-task runs it: its `exit` or `cd` stays there.
+        script = "if (\n\(condition)\n)\nthen\n\(script)\nfi"
       }
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"
@@ -284,6 +285,10 @@ extension TaskfileImporter {
         if shell, let (equal, name, literal) = Self.comparison(inner),
           case .expansion(let expansion) = replacement(name, quoting, &report), expansion == "${\(name)}"
         {
+          report.approximate(
+            written, at: line,
+            "compared as text: go-task compares typed values (a var written true or 1 without quotes is no "
+              + "string, and go-task refuses the comparison) and an undefined var is not empty there")
           let test = "[ \"\(expansion)\" \(equal ? "=" : "!=") \(Self.quoted(literal)) ]"
           let converted = "$(\(test) && echo true || echo false)"
           result += quoting == .single ? "'\"" + converted + "\"'" : converted

@@ -32,6 +32,9 @@ extension TaskfileImporter {
         }
       }
       for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
+      if let (construct, line) = state.uncarriedDependency {
+        task.commands.insert(.shell(failing(construct, line: line)), at: 0)
+      }
       if task.dependencies.count > 1, let deps = fields.first(where: { $0.name == "deps" }) {
         let failFast = fields.contains { $0.name == "failfast" && $0.value.scalar == "true" }
         report.approximate(
@@ -83,6 +86,8 @@ extension TaskfileImporter {
     var ignoreErrors = false
     var usesArguments = false
     var argumentsLine = 0
+    /// A dependency the import could not carry (reported): the task fails first, saying so.
+    var uncarriedDependency: (construct: String, line: Int)?
   }
 
   func apply(
@@ -107,7 +112,7 @@ extension TaskfileImporter {
         task.commands = commands(value, context, &state, &report)
       }
     case "cmd": task.commands = commands(value, context, &state, &report)
-    case "deps": task.dependencies = dependencies(value, context, &report)
+    case "deps": task.dependencies = dependencies(value, context, &state, &report)
     // runner stops a task's other dependencies when one fails, as `failfast: true` does.
     case "failfast": break
     case "env": task.environment += environment(value, context, &report)
@@ -171,19 +176,31 @@ extension TaskfileImporter {
     }
   }
 
-  func dependencies(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> [ImportedDependency] {
+  func dependencies(
+    _ node: YAMLNode, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport
+  ) -> [ImportedDependency] {
     guard case .sequence(let items) = node.kind else { return [] }
-    return items.map { item -> [ImportedDependency] in
-      if let name = item.scalar { return [ImportedDependency(name)] }
+    var result: [ImportedDependency] = []
+    for item in items {
+      if let name = item.scalar {
+        result.append(ImportedDependency(name))
+        continue
+      }
+      let line = item.location.line
       guard case .mapping(let fields) = item.kind, let name = fields.first(where: { $0.name == "task" })?.value.scalar
       else {
-        report.notCarried("deps: …", at: item.location.line, "only task names and {task, vars, for} are imported")
-        return []
+        report.notCarried("deps: …", at: line, "only task names and {task, vars, for} are imported")
+        state.uncarriedDependency = state.uncarriedDependency ?? ("deps: …", line)
+        continue
       }
       // runner's dependencies have no `for:`: one per item.
-      guard let calls = calls(name, fields, at: item.location.line, context, &report, expand: true) else { return [] }
-      return calls
-    }.flatMap { $0 }
+      guard let calls = calls(name, fields, at: line, context, &report, expand: true) else {
+        state.uncarriedDependency = state.uncarriedDependency ?? ("deps: \(name)", line)
+        continue
+      }
+      result += calls
+    }
+    return result
   }
 
   /// A call's `vars` as `with:` values.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RunnerImport
@@ -122,6 +123,72 @@ import Testing
         "5: runner starts at most -j of them at once (go-task starts them all)",
       ], "\(reasons)")
     #expect(reasons.contains { $0.hasPrefix("8: ") && $0.contains("go-task makes a missing dir") }, "\(reasons)")
+  }
+
+  /// What a review found: a root task (`:setup`) is known from any file; a dependency the
+  /// import cannot carry makes the task fail first; a command's `if:` runs in a subshell of its
+  /// own; `eq` is reported (go-task compares typed values).
+  @Test func goTaskCallsAndConditionsKeepTheirMeaning() throws {
+    let (file, report) = try TaskfileImporter(path: "sub/Taskfile.yml").convert(
+      """
+      version: '3'
+      vars: { ENV: prod }
+      tasks:
+        uses-root: { deps: [':setup'], cmds: ['echo a'] }
+        guarded:
+          deps:
+            - task: uses-root
+              if: 'false'
+          cmds: ['echo b']
+        looped:
+          deps:
+            - task: uses-root
+              for: { var: LIST }
+          cmds: ['echo c']
+        conditioned:
+          cmds:
+            - cmd: echo ran
+              if: 'exit 0'
+            - cmd: echo prod
+              if: '{{ eq .ENV "prod" }}'
+
+      """)
+    let commands = { (name: String) -> [String] in
+      (file.tasks.first { $0.name == name }?.commands ?? []).compactMap {
+        if case .shell(let text) = $0 { text } else { nil }
+      }
+    }
+    #expect(file.tasks.first { $0.name == "uses-root" }?.dependencies.map(\.name) == [":setup"])
+    #expect(commands("uses-root") == ["echo a"])
+    for name in ["guarded", "looped"] {
+      #expect(commands(name).first?.hasSuffix(">&2; exit 1") == true, "\(name): \(commands(name))")
+      #expect(file.tasks.first { $0.name == name }?.dependencies.isEmpty == true)
+    }
+    #expect(commands("conditioned").first == "if (\nexit 0\n)\nthen\necho ran\nfi")
+    #expect(report.entries.contains { $0.construct == "{{ eq .ENV \"prod\" }}" && $0.reason.contains("typed values") })
+  }
+
+  /// A module has one file: two that could be its are refused, as just refuses them; a module
+  /// does not switch the checks of the file's own names off.
+  @Test func justModulesAreCheckedAsJustChecksThem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mods-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: directory.appendingPathComponent("foo"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    try "a:\n  echo a\n".write(to: directory.appendingPathComponent("foo.just"), atomically: true, encoding: .utf8)
+    try "b:\n  echo b\n".write(
+      to: directory.appendingPathComponent("foo/justfile"), atomically: true, encoding: .utf8)
+    let path = directory.appendingPathComponent("justfile").path
+    #expect {
+      _ = try JustfileImporter(path: path).convert("mod foo\n")
+    } throws: { error in
+      (error as? ImportError)?.message.contains("found multiple source files for module `foo`") == true
+    }
+    #expect {
+      _ = try JustfileImporter(path: "justfile").convert("mod m\n\na: missing\n  echo a\n")
+    } throws: { error in
+      (error as? ImportError)?.message.contains("recipe `a` has unknown dependency `missing`") == true
+    }
   }
 
   @Test func aParameterTheShellReadsAsItsOwnVariableIsReported() throws {
