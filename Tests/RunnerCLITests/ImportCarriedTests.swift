@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+/// Constructs `runner import` carries over (issue 36's third point), each run beside the tool
+/// on the same file where the tool is installed: just's modules, go-task's loops over task
+/// names and command conditions; and calls it cannot carry, which fail loudly.
+struct ImportCarriedTests {
+  /// A call whose task name holds the loop's item (`task: build-{{.ITEM}}`) becomes one call
+  /// per item, the name written in; `deps:` with `for:` one dependency per item (runner's
+  /// dependencies have no `for:`), the item written into their vars. (The file did not load.)
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskLoopsOverTaskNamesImportAsOneCallPerItem() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        default:
+          cmds:
+            - for: [a, b]
+              task: part-{{.ITEM}}
+              vars: { WHO: 'x{{.ITEM}}' }
+            - 'echo "step: end"'
+        together:
+          deps:
+            - for: [a]
+              task: part-{{.ITEM}}
+              vars: { WHO: 'dep-{{.ITEM}}' }
+          cmds:
+            - 'echo "step: together"'
+        part-a: { cmds: ['echo "step: a {{.WHO}}"'] }
+        part-b: { cmds: ['echo "step: b {{.WHO}}"'] }
+
+      """)
+    for target in ["default", "together"] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.task!, [target], in: project.directory)
+      #expect(!original.isEmpty)
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", [target]) == original, "\(target)")
+    }
+  }
+
+  /// A task name with a template other than the loop's item is reported, and the command
+  /// standing for the call fails and says so.
+  @Test func aCallOfATemplatedTaskNameFailsLoudly() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars: { KIND: a }
+      tasks:
+        default:
+          cmds:
+            - task: part-{{.KIND}}
+        part-a: { cmds: ['echo a'] }
+
+      """)
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:6: not carried over: task: part-{{.KIND}}"), "\(imported.stderr)")
+    let ran = try project.run("default")
+    #expect(ran.status == 1)
+    #expect(ran.stdout.contains("not carried over: task: part-{{.KIND}}"), "\(ran.stdout)\(ran.stderr)")
+  }
+
+  /// go-task's `if:` on a command: a shell condition (its templates filled in, `eq` and `ne`
+  /// among them) that skips the command, in a `for:` too; on a call it is reported and the
+  /// call fails loudly (runner's calls have no condition).
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskCommandConditionsImportAsShellConditions() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        ENV: prod
+        SHOULD_RUN: "yes"
+      tasks:
+        default:
+          cmds:
+            - cmd: 'echo "step: true"'
+              if: "true"
+            - cmd: 'echo "step: exit 0"'
+              if: "exit 0"
+            - cmd: 'echo "step: false"'
+              if: "false"
+            - cmd: 'echo "step: templated {{.SHOULD_RUN}}"'
+              if: '[ "{{.SHOULD_RUN}}" = "yes" ]'
+            - for: [a, b, c]
+              cmd: 'echo "step: item {{.ITEM}}"'
+              if: '[ "{{.ITEM}}" != "b" ]'
+            - cmd: 'echo "step: prod"'
+              if: '{{ eq .ENV "prod" }}'
+            - cmd: 'echo "step: dev"'
+              if: '{{ eq .ENV "dev" }}'
+            - cmd: 'echo "step: not dev"'
+              if: '{{ ne .ENV "dev" }}'
+            - 'echo "step: end"'
+        called:
+          cmds:
+            - task: default
+              if: "true"
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(original.count == 8, "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+    let dev = try ImportOrderTests.steps(ImportOrderTests.task!, ["default", "ENV=dev"], in: project.directory)
+    #expect(dev != original)
+    #expect(ImportOrderTests.stepLines(try project.run(["-j", "1", "ENV=dev", "default"]).stdout) == dev)
+    let imported = try project.run("import", "Taskfile.yml", "-o", "-")
+    #expect(imported.stderr.contains("not carried over: if: true: runner's task calls have no condition"))
+  }
+
+  /// A call or a dependency naming a task the import could not carry over (a wildcard task,
+  /// a name with `/`) fails loudly instead of leaving a file that does not load.
+  @Test func callsOfTasksNotCarriedOverFailLoudly() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        sub/src.txt: { cmds: ['echo made'] }
+        uses-file:
+          deps: [sub/src.txt]
+          cmds: ['echo after']
+        deploy:
+          cmds:
+            - echo deploying
+            - task: deploy:infra
+        deploy:*: { cmds: ['echo "Deploy {{index .MATCH 0}}"'] }
+
+      """)
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:4: not carried over: deps: sub/src.txt"), "\(imported.stderr)")
+    #expect(imported.stderr.contains("Taskfile.yml:7: not carried over: task: deploy:infra"), "\(imported.stderr)")
+    let usesFile = try project.run("uses-file")
+    #expect(usesFile.status == 1 && !usesFile.stdout.contains("after"), "\(usesFile.stdout)")
+    #expect(usesFile.stdout.contains("not carried over: deps: sub/src.txt"), "\(usesFile.stdout)")
+    let deploy = try project.run("deploy")
+    #expect(deploy.status == 1 && deploy.stdout.contains("deploying"), "\(deploy.stdout)")
+    #expect(deploy.stdout.contains("not carried over: task: deploy:infra"), "\(deploy.stdout)")
+  }
+
+  /// `mod NAME` becomes an include of the module's own import (the report says how to make it):
+  /// `just foo::b` and `runner foo:b` run the same, in the module's directory, for a module in
+  /// `foo.just` and one in `bar/justfile`; a `mod?` whose file is missing is left out, as just
+  /// leaves it; a module-only justfile imports into a file of includes alone.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justModulesImportAsIncludes() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile", "mod foo\nmod bar\nmod? gone\n\nalias fb := foo::b\n\nboth: foo::b bar::c\n  @echo \"step: both\"\n")
+    try project.write("foo.just", "b:\n  @echo \"step: foo b in $(basename $PWD)\"\n")
+    try project.write("bar/justfile", "c:\n  @echo \"step: bar c in $(basename $PWD)\"\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains("import the included file too: runner import foo.just -o foo.tasks.yml"),
+      "\(imported.stderr)")
+    #expect(try project.run("import", "foo.just", "-o", "foo.tasks.yml").status == 0)
+    let inBar = try BinaryRunner.run(["import", "justfile"], in: project.directory.appendingPathComponent("bar"))
+    #expect(inBar.status == 0, "\(inBar.stderr)")
+    for (justArguments, runnerTarget) in [(["foo::b"], "foo:b"), (["bar", "c"], "bar:c"), (["fb"], "fb")] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(!original.isEmpty)
+      let ran = try project.run(["-j", "1", runnerTarget])
+      #expect(ran.status == 0, "\(ran.stderr)")
+      #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(runnerTarget)")
+    }
+    // Dependencies on the modules' recipes run them (in runner, beside each other).
+    let original = try ImportOrderTests.steps(ImportOrderTests.just!, ["both"], in: project.directory)
+    let ran = try project.run(["-j", "1", "both"])
+    #expect(Set(ImportOrderTests.stepLines(ran.stdout)) == Set(original) && original.count == 3, "\(ran.stdout)")
+  }
+
+  /// A module whose file is not there now is included where its import would be, and the
+  /// report says the file is missing; runner, like just, refuses to run until it is there.
+  @Test func aMissingJustModuleIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "a:\n  echo a\n\nmod nowhere\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains(
+        "justfile:4: approximate: mod nowhere: import the included file too: runner import nowhere.just -o "
+          + "nowhere.tasks.yml"),
+      "\(imported.stderr)")
+    #expect(imported.stderr.contains("its file is not there now"), "\(imported.stderr)")
+    #expect(try project.run("a").status == 2)
+  }
+}
