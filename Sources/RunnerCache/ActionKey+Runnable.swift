@@ -10,8 +10,9 @@ extension ActionKey {
     package var action: ActionMessages.Action
     /// The input root's directories, the root first (the key's).
     package var directories: [[UInt8]]
-    /// What the worker finds in the input root.
-    package var root: InputRootView
+    /// What the worker finds in the input root, for a traced Action (`tracedRunnable`), whose
+    /// run is checked against it; nil for any other.
+    package var root: InputRootView?
 
     package var digest: ActionMessages.Digest { ActionMessages.Digest(of: action.encoded) }
   }
@@ -45,9 +46,7 @@ extension ActionKey {
       action.inputRoot = encoded.root
       directories = encoded.directories
     }
-    return Runnable(
-      command: command, action: action, directories: directories,
-      root: InputRootView(files: files + added, directories: []))
+    return Runnable(command: command, action: action, directories: directories, root: nil)
   }
 }
 

@@ -34,7 +34,8 @@ extension CachingOperation {
     _ run: RemoteRun, _ runnable: ActionKey.Runnable, key: ActionKey, _ prepared: Prepared,
     _ context: OperationContext
   ) throws(TaskFailure) -> Fingerprint {
-    guard let bytes = run.trace, let (remoteDirectory, remoteLog) = TraceHelper.log(bytes) else {
+    guard let root = runnable.root, let bytes = run.trace, let (remoteDirectory, remoteLog) = TraceHelper.log(bytes)
+    else {
       throw .runLocally("its remote run returned no trace")
     }
     if let problem = remoteLog.problem { throw .runLocally("its remote run was not traced whole: \(problem)") }
@@ -49,7 +50,7 @@ extension CachingOperation {
     // A worker may make its input root `/` (buildbox-run's bubblewrap does, with the system's
     // `/usr` beside it): there a path is the project's when its first name is, here or there.
     let topNames =
-      remoteRoot == "/" ? runnable.root.topNames.union(store.disk.files.list(localRoot).map(\.name)) : nil
+      remoteRoot == "/" ? root.topNames.union(store.disk.files.list(localRoot).map(\.name)) : nil
     let log = try mapped(remoteLog, from: remoteRoot, onto: localRoot, topNames: topNames, workingDirectory: base)
     let seen = TracedInputs(projectDirectory: store.projectDirectory).inputs(
       of: log, directory: context.workingDirectory)
@@ -69,7 +70,7 @@ extension CachingOperation {
       guard let inRoot = ActionKey.normalized(base.isEmpty ? plain : base + "/" + plain) else {
         throw .runLocally("its remote run used '\(file.path)', outside the input root")
       }
-      let there = runnable.root.content(of: listed ? inRoot + "/" : inRoot)
+      let there = root.content(of: listed ? inRoot + "/" : inRoot)
       guard there == file.content else {
         let what = listed ? "listed" : file.content == nil ? "looked for" : "used"
         throw .runLocally(
