@@ -64,6 +64,7 @@ struct JustfileChecks {
       }
     }
     dependencyProblems(&problems)
+    expressionProblems(&problems)
     if let first = problems.min(by: { $0.line < $1.line }) {
       throw ImportError(file: path, line: first.line, "just refuses the file: \(first.message)")
     }

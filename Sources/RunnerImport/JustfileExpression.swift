@@ -10,9 +10,24 @@ indirect enum JustExpression: Sendable, Equatable {
   case backtick(String)
   /// `name(arguments)`.
   case call(String, [JustExpression])
-  /// `a + b`, `a / b` (with a `/` literal between), a format string's pieces.
+  /// `a + b`, `a / b` (with a `/` literal between): element by element for lists.
   case concatenation([JustExpression])
-  /// Anything else (`if … else …`, comparisons, lists, `x'…'`, `assert`), as written.
+  /// `f'…{{x}}…'`: the pieces, each value joined with spaces.
+  case format([JustExpression])
+  /// `if condition { then } else { otherwise }` (`else if` nests; no `else` with `set lists`).
+  case conditional(JustExpression, JustExpression, JustExpression?)
+  /// `a == b`, `a != b`, `a =~ b`, `a !~ b`.
+  case comparison(String, JustExpression, JustExpression)
+  /// `a || b`, `a && b` (`set lists`).
+  case or(JustExpression, JustExpression)
+  case and(JustExpression, JustExpression)
+  /// `!a` (`set lists`).
+  case not(JustExpression)
+  /// `[a, b]` (`set lists`): flattened.
+  case list([JustExpression])
+  /// `a ++ b` (`set lists`).
+  case listConcatenation(JustExpression, JustExpression)
+  /// Anything else (`x'…'`, `assert`, `a::b`, triple-quoted format strings), as written.
   case other(String)
 
   /// The expression as just would print it, for report entries.
@@ -23,6 +38,16 @@ indirect enum JustExpression: Sendable, Equatable {
     case .backtick(let command): return "`\(command)`"
     case .call(let name, let arguments): return "\(name)(\(arguments.map(\.source).joined(separator: ", ")))"
     case .concatenation(let parts): return parts.map(\.source).joined(separator: " + ")
+    case .format(let parts):
+      return "f'" + parts.map { if case .literal(let text) = $0 { text } else { "{{\($0.source)}}" } }.joined() + "'"
+    case .conditional(let condition, let then, let otherwise):
+      return "if \(condition.source) { \(then.source) }" + (otherwise.map { " else { \($0.source) }" } ?? "")
+    case .comparison(let operation, let left, let right): return "\(left.source) \(operation) \(right.source)"
+    case .or(let left, let right): return "\(left.source) || \(right.source)"
+    case .and(let left, let right): return "\(left.source) && \(right.source)"
+    case .not(let operand): return "!\(operand.source)"
+    case .list(let items): return "[" + items.map(\.source).joined(separator: ", ") + "]"
+    case .listConcatenation(let left, let right): return "\(left.source) ++ \(right.source)"
     case .other(let text): return text
     }
   }
@@ -140,97 +165,89 @@ extension JustScanner {
   mutating func expression() throws(JustSyntaxError) -> JustExpression {
     try enter()
     defer { nesting -= 1 }
-    let start = position
     let first = try disjunct()
     skipBlanks()
-    guard looks(at: "||") else { return first }
-    position += 2
+    guard accept("||") else { return first }
     skipBlanks()
-    _ = try expression()
-    return .other(text(from: start))
+    return .or(first, try expression())
   }
 
   /// `disjunct : comparison ('&&' disjunct)?`
   mutating func disjunct() throws(JustSyntaxError) -> JustExpression {
     try enter()
     defer { nesting -= 1 }
-    let start = position
     let first = try comparison()
     skipBlanks()
-    guard looks(at: "&&") else { return first }
-    position += 2
+    guard accept("&&") else { return first }
     skipBlanks()
-    _ = try disjunct()
-    return .other(text(from: start))
+    return .and(first, try disjunct())
   }
 
   /// `comparison : conjunct (('==' | '!=' | '=~' | '!~') conjunct)?`
   mutating func comparison() throws(JustSyntaxError) -> JustExpression {
-    let start = position
     let first = try conjunct()
     skipBlanks()
-    guard ["==", "!=", "=~", "!~"].contains(where: { looks(at: $0) }) else { return first }
+    guard let operation = ["==", "!=", "=~", "!~"].first(where: { looks(at: $0) }) else { return first }
     position += 2
     skipBlanks()
-    _ = try conjunct()
-    return .other(text(from: start))
+    return .comparison(operation, first, try conjunct())
   }
 
-  /// `conjunct : conditional | '/' expression | value (('+' | '++' | '/') expression)?`
+  /// `conjunct : conditional | '/' conjunct | value (('+' | '++' | '/') conjunct)?`
   mutating func conjunct() throws(JustSyntaxError) -> JustExpression {
+    try enter()
+    defer { nesting -= 1 }
     let start = position
-    if looks(atKeyword: "if") {
-      try conditional()
-      return .other(text(from: start))
-    }
+    if looks(atKeyword: "if") { return try conditional() }
     if accept("/") {
       skipBlanks()
-      return .concatenation([.literal("/"), try expression()])
+      return .concatenation([.literal("/"), try conjunct()])
     }
     let first = try value()
     skipBlanks()
     if accept("++") {
       skipBlanks()
-      _ = try expression()
-      return .other(text(from: start))
+      return .listConcatenation(first, try conjunct())
     }
     if looks(at: "+") || looks(at: "/") {
       let slash = current == "/"
       position += 1
       skipBlanks()
-      let rest = try expression()
+      let rest = try conjunct()
       if case .other = rest { return .other(text(from: start)) }
+      if case .other = first { return .other(text(from: start)) }
       return .concatenation(slash ? [first, .literal("/"), rest] : [first, rest])
     }
     return first
   }
 
   /// `'if' expression '{' expression '}' ('else' (conditional | '{' expression '}'))?`
-  mutating func conditional() throws(JustSyntaxError) {
+  mutating func conditional() throws(JustSyntaxError) -> JustExpression {
     try enter()
     defer { nesting -= 1 }
     position += 2
     skipBlanks()
-    _ = try expression()
-    try braced()
+    let condition = try expression()
+    let then = try braced()
     skipBlanks()
-    guard looks(atKeyword: "else") else { return }
+    guard looks(atKeyword: "else") else { return .conditional(condition, then, nil) }
     position += 4
     skipBlanks()
-    if looks(atKeyword: "if") { return try conditional() }
-    try braced()
+    if looks(atKeyword: "if") { return .conditional(condition, then, try conditional()) }
+    return .conditional(condition, then, try braced())
   }
 
   /// `'{' expression '}'`
-  mutating func braced() throws(JustSyntaxError) {
+  mutating func braced() throws(JustSyntaxError) -> JustExpression {
     skipBlanks()
     guard accept("{") else { throw error("expected '{'") }
     depth += 1
     skipBlanks()
-    _ = try expression()
+    let inner = try expression()
     skipBlanks()
     depth -= 1
     guard accept("}") else { throw error("expected '}'") }
+    return inner
   }
 
   /// A value: a string, a backtick, a name, a call, a list, a parenthesized expression, `!value`.
@@ -243,8 +260,7 @@ extension JustScanner {
       skipBlanks()
       try enter()
       defer { nesting -= 1 }
-      _ = try value()
-      return .other(text(from: start))
+      return .not(try value())
     case "'", "\"":
       return .literal(try string())
     case "`":
@@ -252,8 +268,7 @@ extension JustScanner {
     case "(":
       return try group()
     case "[":
-      try list()
-      return .other(text(from: start))
+      return .list(try list())
     default:
       break
     }
@@ -292,12 +307,13 @@ extension JustScanner {
   }
 
   /// `'[' (expression (',' expression)* ','?)? ']'`
-  mutating func list() throws(JustSyntaxError) {
+  mutating func list() throws(JustSyntaxError) -> [JustExpression] {
     position += 1
     depth += 1
     skipBlanks()
+    var items: [JustExpression] = []
     while !accept("]") {
-      _ = try expression()
+      items.append(try expression())
       skipBlanks()
       if accept(",") {
         skipBlanks()
@@ -306,6 +322,7 @@ extension JustScanner {
       }
     }
     depth -= 1
+    return items
   }
 
   /// `'(' (expression (',' expression)* ','?)? ')'`: a call's arguments.

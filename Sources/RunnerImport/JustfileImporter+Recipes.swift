@@ -183,8 +183,9 @@ extension JustfileConversion {
       var notes: [String] = []
       do throws(JustValueProblem) {
         let value = try Self.environmentText(try pieces(attribute.arguments[1], JustScope(), &notes), &notes)
-        // The last of a name wins, as in just.
+        // The last of a name wins, as in just; `[]` leaves it unset.
         options.environment.removeAll { $0.name == name }
+        if settings.lists, try evaluate(attribute.arguments[1], JustScope(), &notes) == .known([]) { break }
         options.environment.append((name, value))
       } catch {
         return .notCarried(error.reason)
@@ -251,6 +252,14 @@ extension JustfileConversion {
       }
       var param = ImportedParam(name: name, required: parameter.defaultValue == nil)
       if let value = parameter.defaultValue {
+        var ignored: [String] = []
+        if settings.lists, parameter.isExported || settings.export,
+          case .known([]) = try? evaluate(value, JustScope(), &ignored)
+        {
+          report.approximate(
+            parameter.source, at: recipe.line,
+            "runner puts the param in the environment, empty; just leaves $\(parameter.name) unset for []")
+        }
         if let text = constant(value) {
           param.defaultValue = text
           if !Self.isPlainWords(text) {

@@ -28,6 +28,7 @@ extension JustfileConversion {
     case ("shell", .list(let items)):
       applyShell(items, setting)
     case ("positional-arguments", .boolean(let on)): settings.positionalArguments = on
+    case ("lists", .boolean(let on)): settings.lists = on
     case ("allow-duplicate-recipes", .boolean(let on)): settings.allowDuplicateRecipes = on
     case ("allow-duplicate-variables", .boolean(let on)): settings.allowDuplicateVariables = on
     case ("guards", .boolean(let on)): settings.guards = on
@@ -121,8 +122,14 @@ extension JustfileConversion {
   static func references(_ expression: JustExpression) -> [String] {
     switch expression {
     case .variable(let name): return [name]
-    case .call(_, let arguments): return arguments.flatMap(references)
-    case .concatenation(let parts): return parts.flatMap(references)
+    case .call(_, let arguments), .concatenation(let arguments), .format(let arguments), .list(let arguments):
+      return arguments.flatMap(references)
+    case .conditional(let condition, let then, let otherwise):
+      return references(condition) + references(then) + (otherwise.map(references) ?? [])
+    case .comparison(_, let left, let right), .or(let left, let right), .and(let left, let right),
+      .listConcatenation(let left, let right):
+      return references(left) + references(right)
+    case .not(let operand): return references(operand)
     case .literal, .backtick, .other: return []
     }
   }
@@ -163,7 +170,10 @@ extension JustfileConversion {
       guard case .missing(let variable) = bindings[reference] else { continue }
       notes.append("it reads \(reference), which is left out: ${\(variable)} is empty unless the environment sets it")
     }
-    guard exported else {
+    var ignored: [String] = []
+    let emptyList = settings.lists && (try? evaluate(assignment.expression, JustScope(), &ignored)) == .known([])
+    // An exported `[]` leaves the variable unset, as in just.
+    guard exported, !emptyList else {
       bindings[assignment.name] = .inline(assignment.expression)
       for note in notes { report.approximate(assignment.source, at: line, note) }
       return

@@ -52,14 +52,10 @@ extension JustfileConversion {
       throw .notCarried(
         "runner has no command-valued variables: run `\(command)` in the commands, or in a task that writes "
           + "it to $RUNNER_OUTPUT, read as ${{ deps.TASK.outputs.KEY }} in 'env'")
-    case .call(let name, let arguments):
-      return try call(name, arguments, scope, &notes)
-    case .concatenation(let parts):
-      var result: [JustPiece] = []
-      for part in parts { result += try pieces(part, scope, &notes) }
-      return result
     case .other(let text):
       throw .notCarried("just's expression '\(text)' has no equivalent in runner: compute the value in the commands")
+    default:
+      return pieces(of: try evaluate(expression, scope, &notes))
     }
   }
 

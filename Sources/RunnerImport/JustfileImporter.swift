@@ -79,6 +79,8 @@ struct JustSettings: Sendable {
   var defaultScript = false
   /// `set export`: every variable and parameter is exported.
   var export = false
+  /// `set lists`: values are lists, booleans `"true"` and `[]`.
+  var lists = false
   /// `set script-interpreter`: what an empty `[script]` runs with.
   var scriptInterpreter = ["sh", "-eu"]
 }
@@ -120,6 +122,11 @@ struct JustfileConversion {
   mutating func run() {
     for skipped in justfile.skipped {
       report.notCarried(skipped.construct, at: skipped.line, skipped.reason)
+    }
+    // `set lists` changes how every expression evaluates, settings' values too.
+    settings.lists = justfile.settings.contains { setting in
+      if setting.name == "lists", case .boolean(true) = setting.value { return true }
+      return false
     }
     for setting in justfile.settings { apply(setting) }
     convertVariables()

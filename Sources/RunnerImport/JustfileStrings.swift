@@ -97,7 +97,7 @@ extension JustScanner {
     if delimiter.count == 3 || parts.contains(where: { if case .other = $0 { true } else { false } }) {
       return .other(text(from: start))
     }
-    return .concatenation(parts.filter { $0 != .literal("") })
+    return .format(parts.filter { $0 != .literal("") })
   }
 
   /// just's unindent for indented strings and backticks: a first blank line is dropped, the

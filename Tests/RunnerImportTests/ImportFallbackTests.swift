@@ -35,7 +35,7 @@ import Testing
 
       script:
         #!/usr/bin/env bash
-        echo {{ sha256_file('baz') }}
+        echo {{ blake3('baz') }}
 
       """)
     let line = try #require(file.tasks.first { $0.name == "line" })

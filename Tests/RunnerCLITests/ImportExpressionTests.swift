@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// just's expressions through `runner import`, run beside just on the same file: what is known
+/// at import is evaluated there (conditionals, comparisons, the text and path functions), what
+/// depends on a parameter, the files or the machine becomes shell that computes it when the
+/// command runs; `set lists` with its booleans, lists and logical operators.
+struct ImportExpressionTests {
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justExpressionsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("present.txt", "x\n")
+    try project.write(
+      "justfile",
+      """
+      name := 'fooBar bazQux'
+      mode := if os() == 'linux' { 'native' } else { 'cross' }
+      kind := if '0' == '1' { 'a' } else if '0' == '0' { 'b' } else { 'c' }
+
+      foo p='lin' q='x':
+        echo "step: {{ kebabcase(name) }} {{ snakecase(name) }} {{ titlecase(name) }} {{ uppercamelcase(name) }}"
+        echo "step: {{ mode }} {{ kind }} {{ f'[{{ if p == 'lin' { 'L' } else { 'other' } }}]' }}"
+        echo "step: {{ if p != q { 'differ' } else { 'same' } }} {{ if p =~ '^l.n$' { 're' } else { 'nore' } }}"
+        echo "step: {{ uppercase(p) }} {{ replace(p + '-' + q, '-', '_') }} {{ trim('  t  ') }}"
+        echo "step: {{ path_exists('present.txt') }} {{ path_exists('absent.txt') }} {{ path_exists(p) }}"
+        echo "step: {{ parent_directory('a/b/c.tar.gz') }} {{ file_stem('a/b/c.tar.gz') }} {{ extension('a/b/c.tar.gz') }} {{ without_extension('a/b/c.tar.gz') }} {{ clean('a/./b/../c') }} {{ join('a', 'b', '/c') }}"
+        echo "step: {{ semver_matches('1.2.3', '>=1.2, <2') }} {{ semver_matches('0.3.1', '^0.2') }} {{ replace_regex('123bar123bar', '\\d+bar', 'x$0') }}"
+        echo "step: {{ if path_exists('present.txt') == 'true' { 'yes' } else { 'no' } }} {{ num_cpus() }} {{ arch() }}"
+
+      """)
+    for (justArguments, runnerArguments) in [
+      (["foo"], ["foo"]), (["foo", "linux", "linux"], ["foo", "p=linux", "q=linux"]),
+    ] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count == 8, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
+    }
+  }
+
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justListsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("present.txt", "x\n")
+    try project.write(
+      "justfile",
+      """
+      set unstable
+      set lists
+
+      items := ['a', 'b'] ++ ['c']
+      export EMPTY := []
+
+      foo *args:
+        echo "step: {{ show(items) }} {{ len(items) }} {{ items + '.o' }} {{ join_list(items, ',') }} {{ show(split('x y')) }}"
+        echo "step: {{ path_exists('absent.txt') || 'fallback' }} {{ path_exists('present.txt') && 'both' }} {{ !path_exists('absent.txt') }}"
+        echo "step: {{ which('definitely-not-a-program') || 'none' }} {{ if args { 'some' } else { 'no' } }} {{ args || 'default' }}"
+        printf 'step: <%s>\\n' {{ quote(args) }}
+        echo "step: ${EMPTY-unset} {{ if 'a' == 'a' { 'then' } }}{{ if 'a' == 'b' { 'never' } }}"
+
+      """)
+    for (justArguments, runnerArguments) in [(["foo"], ["foo"]), (["foo", "x y", "z"], ["foo", "--", "x y", "z"])] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count >= 5, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
+    }
+  }
+
+  /// What just refuses about expressions, the import refuses: a list feature without `set
+  /// lists`, a name defined nowhere (also in a branch never taken).
+  @Test func expressionsJustRefusesAreRefused() throws {
+    let cases = [
+      (
+        "x := 'foo' || 'bar'\nfoo:\n  echo hi\n",
+        "justfile:1: just refuses the file: logical operators require `set lists`"
+      ),
+      (
+        "x := if 'a' == 'a' { 'b' }\nfoo:\n  echo hi\n",
+        "justfile:1: just refuses the file: `if` without `else` requires `set lists`"
+      ),
+      (
+        "x := 'a' == 'b'\nfoo:\n  echo hi\n",
+        "justfile:1: just refuses the file: comparison operators require `set lists`"
+      ),
+      (
+        "foo:\n  echo {{ show('a') }}\n",
+        "justfile:2: just refuses the file: the `show()` function requires `set lists`"
+      ),
+      (
+        "a := if '' == '' { '' } else { b }\nfoo:\n  echo {{ a }}\n",
+        "justfile:1: just refuses the file: variable `b` not defined"
+      ),
+    ]
+    for (text, message) in cases {
+      let project = try TaskFileProject()
+      defer { project.remove() }
+      try project.write("justfile", text)
+      let imported = try project.run("import", "justfile")
+      #expect(imported.status == 2, "\(text)")
+      #expect(imported.stderr.contains(message), "\(imported.stderr)")
+    }
+  }
+}
