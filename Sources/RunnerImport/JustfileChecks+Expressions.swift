@@ -4,9 +4,16 @@ extension JustfileChecks {
   func expressionProblems(_ problems: inout [(line: Int, message: String)]) {
     let lists = setting("lists")
     let variables = Set(justfile.assignments.map(\.name))
+    let defined = Set(
+      justfile.skipped.compactMap { $0.construct.hasSuffix("(…)") ? String($0.construct.dropLast(3)) : nil })
     func check(_ expression: JustExpression, at line: Int, names: Set<String>) {
       if !lists, let feature = Self.listFeature(expression, asCondition: false) {
         problems.append((line, feature))
+      }
+      if !importsOthers {
+        for function in Self.calls(expression) where !Self.functions.contains(function) && !defined.contains(function) {
+          problems.append((line, "call to unknown function `\(function)`"))
+        }
       }
       // Names may be defined by what the import could not read, or by another file.
       guard justfile.skipped.isEmpty else { return }
@@ -32,19 +39,26 @@ extension JustfileChecks {
       for dependency in recipe.dependencies + recipe.subsequent {
         for argument in dependency.arguments { check(argument, at: recipe.line, names: names) }
       }
+      // An attribute's arguments may read the recipe's parameters (`[confirm('Deploy ' + target)]`).
       for attribute in recipe.attributes {
-        for argument in attribute.arguments { check(argument, at: attribute.line, names: variables) }
+        for argument in attribute.arguments { check(argument, at: attribute.line, names: names) }
       }
+      // With `set ignore-comments`, comment lines are not analysed.
       for line in recipe.body {
-        for expression in Self.interpolations(in: line.text) { check(expression, at: line.line, names: names) }
+        let (expressions, error) = Self.interpolations(in: line.text)
+        if let error { problems.append((line.line, error)) }
+        // With `set ignore-comments`, comment lines are parsed but not analysed.
+        guard !(setting("ignore-comments") && line.text.hasPrefix("#")) else { continue }
+        for expression in expressions { check(expression, at: line.line, names: names) }
       }
     }
   }
 
-  /// The `{{expression}}`s of a recipe line that read as expressions.
-  static func interpolations(in text: String) -> [JustExpression] {
+  /// The `{{expression}}`s of a recipe line, and the first that is no expression (just refuses it).
+  static func interpolations(in text: String) -> ([JustExpression], String?) {
     let characters = Array(text)
     var found: [JustExpression] = []
+    var refusal: String?
     var index = 0
     while index + 1 < characters.count {
       guard characters[index] == "{", characters[index + 1] == "{" else {
@@ -56,15 +70,61 @@ extension JustfileChecks {
         continue
       }
       var scanner = JustScanner(characters, at: index + 2)
+      scanner.depth = 1
       scanner.skipBlanks()
-      if let expression = try? scanner.expression() {
+      do throws(JustSyntaxError) {
+        let expression = try scanner.expression()
         scanner.skipBlanks()
-        if scanner.accept("}}") { found.append(expression) }
+        guard scanner.accept("}}") else { throw scanner.error("expected '}}'") }
+        found.append(expression)
+      } catch {
+        let near = scanner.current.map { "`\($0)`" } ?? "the end of the line"
+        refusal = refusal ?? "the interpolation is no expression: \(error.message), found \(near)"
+        break
       }
       index = max(scanner.position, index + 2)
     }
-    return found
+    return (found, refusal)
   }
+
+  /// The functions an expression calls.
+  static func calls(_ expression: JustExpression) -> [String] {
+    switch expression {
+    case .call(let name, let arguments): return [name] + arguments.flatMap(calls)
+    case .concatenation(let parts), .format(let parts), .list(let parts): return parts.flatMap(calls)
+    case .conditional(let condition, let then, let otherwise):
+      return calls(condition) + calls(then) + (otherwise.map(calls) ?? [])
+    case .comparison(_, let left, let right), .or(let left, let right), .and(let left, let right),
+      .listConcatenation(let left, let right):
+      return calls(left) + calls(right)
+    case .not(let operand): return calls(operand)
+    case .literal, .variable, .backtick, .other: return []
+    }
+  }
+
+  /// just's built-in functions (`src/function.rs`), `_dir` spellings included.
+  static let functions: Set<String> = {
+    let names = [
+      "absolute_path", "append", "arch", "blake3", "blake3_file", "bool", "cache_directory", "canonicalize",
+      "capitalize", "choose", "clean", "config_directory", "config_local_directory", "data_directory",
+      "data_local_directory", "datetime", "datetime_utc", "encode_uri_component", "env", "env_var",
+      "env_var_or_default", "error", "executable_directory", "extension", "file_name", "file_stem",
+      "home_directory", "invocation_directory", "invocation_directory_native", "is_dependency", "join", "join_list",
+      "just_executable", "just_pid", "just_version", "justfile", "justfile_directory", "kebabcase", "len",
+      "lowercamelcase", "lowercase", "module_directory", "module_file", "module_path", "num_cpus", "num_jobs", "os",
+      "os_family", "parent_directory", "path_exists", "prepend", "quote", "read", "recipe_name", "replace",
+      "replace_regex", "require", "runtime_directory", "semver_matches", "sha256", "sha256_file", "shell",
+      "shoutykebabcase", "shoutysnakecase", "show", "snakecase", "source_directory", "source_file", "split", "style",
+      "titlecase", "trim", "trim_end", "trim_end_match", "trim_end_matches", "trim_start", "trim_start_match",
+      "trim_start_matches", "uppercamelcase", "uppercase", "uuid", "which", "without_extension",
+    ]
+    var set = Set(names)
+    for name in names where name.hasSuffix("_directory") { set.insert(String(name.dropLast("ectory".count))) }
+    for name in names where name.hasSuffix("_directory_native") {
+      set.insert(String(name.dropLast("_directory_native".count)) + "_dir_native")
+    }
+    return set
+  }()
 
   /// just's message for the first feature of `expression` that needs `set lists`, or nil.
   static func listFeature(_ expression: JustExpression, asCondition: Bool) -> String? {

@@ -92,6 +92,15 @@ extension JustfileConversion {
           "an empty pattern leaves the text as it is (just puts the replacement between every two characters)")
       }
       return substitution("s=\(words[0]) f=\(words[1]) t=\(words[2]) awk '\(program)'")
+    case ("show", 1):
+      notes.append("a line break, tab or carriage return in a value is shown as it is (just: \\n, \\t, \\r)")
+      let escaped = "printf '%s' \"$a\" | sed 's/[\\\\\"]/\\\\&/g'"
+      guard case .arguments = values[0], settings.lists else {
+        return substitution("a=\(words[0]); printf '\"%s\"' \"$(\(escaped))\"")
+      }
+      return substitution(
+        "if [ \"$#\" -eq 1 ]; then a=\"$1\"; printf '\"%s\"' \"$(\(escaped))\"; else printf '['; s=; "
+          + "for a in \"$@\"; do printf '%s\"%s\"' \"$s\" \"$(\(escaped))\"; s=', '; done; printf ']'; fi")
     case ("cache_directory", 0): return .word([.shell("${XDG_CACHE_HOME:-${HOME}/.cache}")])
     case ("config_directory", 0), ("config_local_directory", 0):
       return .word([.shell("${XDG_CONFIG_HOME:-${HOME}/.config}")])

@@ -87,3 +87,28 @@ extension JustfileImporter {
     return names
   }
 }
+
+extension JustfileImporter {
+  /// just refuses to choose between two justfiles of one directory (`justfile` and `.justfile`,
+  /// in any case): so does the import of either.
+  func checkOneJustfile() throws(ImportError) {
+    let name = String(path.split(separator: "/").last ?? "")
+    let candidates = ["justfile", ".justfile"]
+    guard candidates.contains(name.lowercased()) else { return }
+    let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    guard let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
+    defer { closedir(stream) }
+    var found: [String] = []
+    while let entry = readdir(stream) {
+      let entryName = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if candidates.contains(entryName.lowercased()) { found.append(entryName) }
+    }
+    guard found.count > 1 else { return }
+    throw ImportError(
+      file: path, line: nil,
+      "just refuses it: multiple candidate justfiles found in `\(directory)`: "
+        + found.sorted().map { "`\($0)`" }.joined(separator: " and "))
+  }
+}

@@ -176,6 +176,13 @@ extension JustfileConversion {
     guard exported, !emptyList else {
       bindings[assignment.name] = .inline(assignment.expression)
       for note in notes { report.approximate(assignment.source, at: line, note) }
+      if !reportedOverrides {
+        reportedOverrides = true
+        report.approximate(
+          assignment.source, at: line,
+          "just NAME=VALUE sets a variable from the command line; its value is written in where it is used, so "
+            + "runner NAME=VALUE is refused as an unknown param (one entry for every such variable of the file)")
+      }
       return
     }
     if name != assignment.name {

@@ -9,6 +9,7 @@ struct JustfileImporter {
   let path: String
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
+    try checkOneJustfile()
     var parser = JustfileParser(text: text)
     let justfile = parser.parse()
     let items = justfile.recipes.count + justfile.assignments.count + justfile.settings.count + justfile.modules.count
@@ -110,6 +111,8 @@ struct JustfileConversion {
   var constants: [String: String] = [:]
   /// The recipes converted, by name: the last of a name with `allow-duplicate-recipes`, else the first.
   var recipes: [String: JustRecipe] = [:]
+  /// Whether the report says that variables the import writes in cannot be set from the command line.
+  var reportedOverrides = false
   /// The first interpolation of the line or script being converted that was not carried over.
   var uncarried: String?
 

@@ -401,6 +401,12 @@ struct JustfileParser {
     var next = index
     while next < lineStarts.count {
       let text = lineText(next)
+      // An interpolation may span lines, whatever their indentation: one line, as just reads it.
+      if let last = lines.last, Self.endsInsideInterpolation(last.text) {
+        lines[lines.count - 1].text += "\n" + text
+        next += 1
+        continue
+      }
       let isBlank = text.allSatisfy { $0 == " " || $0 == "\t" }
       guard isBlank || text.first == " " || text.first == "\t" else { break }
       if isBlank {
@@ -428,5 +434,26 @@ struct JustfileParser {
     }
     while lines.last?.text.isEmpty == true { lines.removeLast() }
     return (lines, next)
+  }
+
+  /// True when `text` opens a `{{` (not the escaped `{{{{`) that it does not close.
+  static func endsInsideInterpolation(_ text: String) -> Bool {
+    let characters = Array(text)
+    var index = 0
+    var inside = false
+    while index + 1 < characters.count {
+      let pair = (characters[index], characters[index + 1])
+      if !inside, pair == ("{", "{") {
+        let escaped = index + 3 < characters.count && characters[index + 2] == "{" && characters[index + 3] == "{"
+        inside = !escaped
+        index += escaped ? 4 : 2
+      } else if inside, pair == ("}", "}") {
+        inside = false
+        index += 2
+      } else {
+        index += 1
+      }
+    }
+    return inside
   }
 }

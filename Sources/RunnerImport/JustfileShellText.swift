@@ -156,6 +156,8 @@ struct JustShellRewriter {
     }
     let start = position
     var scanner = JustScanner(characters, at: position + 2)
+    // Inside the braces an expression may span lines.
+    scanner.depth = 1
     var expression: JustExpression
     do throws(JustSyntaxError) {
       scanner.skipBlanks()

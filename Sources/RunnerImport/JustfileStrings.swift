@@ -81,9 +81,12 @@ extension JustScanner {
       } else if accept("{{") {
         parts.append(.literal(literal))
         literal = ""
+        // Inside the braces an expression may span lines.
+        depth += 1
         skipBlanks()
         parts.append(try expression())
         skipBlanks()
+        depth -= 1
         guard accept("}}") else { throw error("expected '}}'") }
       } else if quote == "\"", character == "\\" {
         literal += try escape()

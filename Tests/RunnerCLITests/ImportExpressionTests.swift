@@ -93,6 +93,9 @@ struct ImportExpressionTests {
         "a := if '' == '' { '' } else { b }\nfoo:\n  echo {{ a }}\n",
         "justfile:1: just refuses the file: variable `b` not defined"
       ),
+      ("[confirm(nope())]\nbar:\n", "justfile:1: just refuses the file: call to unknown function `nope`"),
+      ("foo:\n  echo {{ foo bar }}\n", "justfile:2: just refuses the file: the interpolation is no expression"),
+      ("set ignore-comments\nfoo:\n  # {{ foo bar }}\n", "justfile:3: just refuses the file: the interpolation is no"),
     ]
     for (text, message) in cases {
       let project = try TaskFileProject()
@@ -102,5 +105,33 @@ struct ImportExpressionTests {
       #expect(imported.status == 2, "\(text)")
       #expect(imported.stderr.contains(message), "\(imported.stderr)")
     }
+  }
+
+  /// just reads an interpolation across lines (a string in it keeps its line breaks), and
+  /// refuses to choose between `justfile` and `.justfile`.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func interpolationsSpanningLinesGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      foo:
+        echo "step: {{
+          'a'
+      + 'b'
+            + 'c'
+        }}"
+        echo {{'step: x
+        echo step: y'}}z
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.just!, ["foo"], in: project.directory)
+    #expect(original == ["step: abc", "step: x", "step: yz"])
+    #expect(try ImportOrderTests.runnerSteps(project, "justfile", ["foo"]) == original)
+    try project.write(".justfile", "foo:\n")
+    let imported = try project.run("import", "justfile", "--force")
+    #expect(imported.status == 2)
+    #expect(imported.stderr.contains("multiple candidate justfiles found in `.`: `.justfile` and `justfile`"))
   }
 }
