@@ -71,6 +71,7 @@ extension JustfileChecks {
       }
       var scanner = JustScanner(characters, at: index + 2)
       scanner.depth = 1
+      scanner.allowsComments = false
       scanner.skipBlanks()
       do throws(JustSyntaxError) {
         let expression = try scanner.expression()
@@ -79,7 +80,8 @@ extension JustfileChecks {
         found.append(expression)
       } catch {
         let near = scanner.current.map { "`\($0)`" } ?? "the end of the line"
-        refusal = refusal ?? "the interpolation is no expression: \(error.message), found \(near)"
+        let found = error.message.contains("found") ? "" : ", found \(near)"
+        refusal = refusal ?? "the interpolation is no expression: \(error.message)\(found)"
         break
       }
       index = max(scanner.position, index + 2)

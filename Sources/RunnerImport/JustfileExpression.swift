@@ -71,6 +71,8 @@ struct JustScanner {
   /// right-recursive): bounded, so a deep or long expression is an error and not a crash.
   var nesting = 0
   static let maximumNesting = 256
+  /// Whether `#` starts a comment inside parentheses (not inside an interpolation's braces).
+  var allowsComments = true
 
   init(_ characters: [Character], at position: Int = 0) {
     self.characters = characters
@@ -109,7 +111,7 @@ struct JustScanner {
         position += 1
       } else if depth > 0, character == "\n" {
         position += 1
-      } else if depth > 0, character == "#" {
+      } else if depth > 0, allowsComments, character == "#" {
         while let next = current, next != "\n" { position += 1 }
       } else {
         return

@@ -112,3 +112,49 @@ extension JustfileImporter {
         + found.sorted().map { "`\($0)`" }.joined(separator: " and "))
   }
 }
+
+extension JustfileImporter {
+  /// just reads `.env` files with dotenvy, which refuses an unquoted value holding a blank
+  /// (`FOO=bar baz`) that runner reads (as docker compose does): reported for each such line of
+  /// a `.env` file the import finds now.
+  func checkDotenvFiles(_ conversion: inout JustfileConversion, _ justfile: Justfile) {
+    guard
+      let setting = justfile.settings.first(where: {
+        ["dotenv-load", "dotenv-filename", "dotenv-path", "dotenv-required"].contains($0.name)
+      })
+    else { return }
+    let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
+    for dotenv in conversion.file.dotenv {
+      let file = dotenv.path.hasPrefix("/") ? dotenv.path : directory + dotenv.path
+      guard let text = Self.readText(file) else { continue }
+      for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var rest = Substring(JustText.trimmed(line))
+        if rest.hasPrefix("export ") { rest = rest.dropFirst(7) }
+        guard !rest.hasPrefix("#"), let equals = rest.firstIndex(of: "=") else { continue }
+        var value = Substring(JustText.trimmed(rest[rest.index(after: equals)...]))
+        guard let first = value.first, first != "'", first != "\"" else { continue }
+        if let comment = value.firstRange(of: " #") { value = value[..<comment.lowerBound] }
+        guard JustText.trimmed(value).contains(where: JustText.isBlank) else { continue }
+        conversion.report.notCarried(
+          setting.source, at: setting.line,
+          "\(dotenv.path):\(index + 1) holds an unquoted value with a blank, which just refuses and runner "
+            + "reads whole: quote it")
+      }
+    }
+  }
+
+  /// A file's text, or nil when it cannot be read.
+  static func readText(_ path: String) -> String? {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while bytes.count < 1 << 20 {
+      let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      bytes += buffer[..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}

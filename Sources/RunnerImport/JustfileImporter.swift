@@ -25,6 +25,7 @@ struct JustfileImporter {
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
     try includeModules(justfile.modules, into: &conversion)
+    checkDotenvFiles(&conversion, justfile)
     // just runs each line with `sh -cu` unless `set shell` says otherwise: no errexit, nounset.
     if conversion.file.shellArguments == nil { conversion.file.shellArguments = ["sh", "-cu"] }
     return (conversion.file, conversion.report)

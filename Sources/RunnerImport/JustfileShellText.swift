@@ -158,6 +158,7 @@ struct JustShellRewriter {
     var scanner = JustScanner(characters, at: position + 2)
     // Inside the braces an expression may span lines.
     scanner.depth = 1
+    scanner.allowsComments = false
     var expression: JustExpression
     do throws(JustSyntaxError) {
       scanner.skipBlanks()

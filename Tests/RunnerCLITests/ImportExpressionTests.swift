@@ -95,6 +95,7 @@ struct ImportExpressionTests {
       ),
       ("[confirm(nope())]\nbar:\n", "justfile:1: just refuses the file: call to unknown function `nope`"),
       ("foo:\n  echo {{ foo bar }}\n", "justfile:2: just refuses the file: the interpolation is no expression"),
+      ("foo:\n  echo {{ # hello\n    'a'\n  }}\n", "justfile:2: just refuses the file: the interpolation is no"),
       ("set ignore-comments\nfoo:\n  # {{ foo bar }}\n", "justfile:3: just refuses the file: the interpolation is no"),
     ]
     for (text, message) in cases {
@@ -133,5 +134,20 @@ struct ImportExpressionTests {
     let imported = try project.run("import", "justfile", "--force")
     #expect(imported.status == 2)
     #expect(imported.stderr.contains("multiple candidate justfiles found in `.`: `.justfile` and `justfile`"))
+  }
+
+  /// A `.env` line just refuses (an unquoted value with a blank) and runner reads is reported.
+  @Test func aDotenvValueJustRefusesIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "set dotenv-load\n\nfoo:\n  echo $FOO\n")
+    try project.write(".env", "A='quoted value'\nFOO=bar baz # note\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 3)
+    #expect(
+      imported.stderr.contains(
+        "justfile:1: not carried over: set dotenv-load: .env:2 holds an unquoted value with a blank"),
+      "\(imported.stderr)")
+    #expect(!imported.stderr.contains(".env:1"))
   }
 }
