@@ -18,17 +18,17 @@ extension TaskfileImporter {
         "runner's task calls have no condition: the call fails instead (write the test in the called task's if:)")
       return nil
     }
-    let loop = fields.first { $0.name == "for" }?.value
-    var items: [String] = []
-    if let loop {
-      items = loopItems(loop, &report).compactMap { $0 }
+    var items: [LoopItem] = []
+    if let node = fields.first(where: { $0.name == "for" })?.value {
+      // A loop over words found when the command runs has no equivalent for a call.
+      guard case .items(let found) = loop(node, context, &report) else { return nil }
       // Nothing to call: go-task calls nothing either.
-      if items.isEmpty, case .sequence(let values) = loop.kind, values.isEmpty { return [] }
-      // A loop over a var or sources (reported): calling once would run something else.
-      guard !items.isEmpty else { return nil }
+      if found.isEmpty { return [] }
+      items = found
     }
-    let itemized = !items.isEmpty && (expand || Self.mentionsItem(name))
-    let rest = itemized ? replacingItem(name, with: "") : name
+    let plain = items.allSatisfy { $0.fields.isEmpty && $0.name == "ITEM" }
+    let itemized = !items.isEmpty && (expand || !plain || Self.mentionsItem(name))
+    let rest = itemized ? (items.first?.apply(name) ?? name) : name
     guard !rest.contains("{{") else {
       report.notCarried(
         "task: \(name)", at: line, "a task named by a template: runner names the tasks it calls as written")
@@ -38,14 +38,14 @@ extension TaskfileImporter {
       return items.map { item in
         var one = context
         one.loopItem = item
-        return ImportedDependency(replacingItem(name, with: item), with: passed(fields, one, &report))
+        return ImportedDependency(item.apply(name), with: passed(fields, one, &report))
       }
     }
     guard !items.isEmpty else { return [ImportedDependency(name, with: passed(fields, context, &report))] }
     var looped = context
     looped.inCallLoop = true
     var call = ImportedDependency(name, with: passed(fields, looped, &report))
-    call.forEach = items
+    call.forEach = items.map(\.value)
     return [call]
   }
 
@@ -57,21 +57,6 @@ extension TaskfileImporter {
   func failing(_ construct: String, line: Int) -> String {
     let message = "runner import: \(path):\(line): not carried over: \(construct): write it in shell"
     return "echo " + Self.quoted(message) + " >&2; exit 1"
-  }
-
-  /// The values of a `for:` written as a list; other loops are reported.
-  func loopItems(_ node: YAMLNode, _ report: inout ImportReport) -> [String?] {
-    if case .sequence(let values) = node.kind { return values.compactMap(\.scalar) }
-    report.notCarried(
-      "for: \(node.scalar ?? "…")", at: node.location.line,
-      "only a for: over a written list is imported (a loop over sources or a var: write a shell loop)")
-    return [nil]
-  }
-
-  func replacingItem(_ text: String, with item: String) -> String {
-    var result = text
-    for spelling in ["{{.ITEM}}", "{{ .ITEM }}"] { result = result.replacing(spelling, with: item) }
-    return result
   }
 
   /// Calls and dependencies naming a task the import did not carry over (a wildcard task, a

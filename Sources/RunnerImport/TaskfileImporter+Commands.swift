@@ -40,16 +40,26 @@ extension TaskfileImporter {
           "cmd: \(entry.name)", at: entry.key.location.line, "go-task's '\(entry.name)' of a command has no equivalent")
       }
     }
-    var items: [String?] = [nil]
-    if let loop = field("for") { items = loopItems(loop, &report) }
+    var items: [LoopItem?] = [nil]
+    var context = context
+    var shellLoop: (words: String, existing: Bool)?
+    if let node = field("for") {
+      switch loop(node, context, &report) {
+      case .items(let found): items = found
+      case .shell(let words, let name, let existing):
+        context.shellItem = name
+        shellLoop = (words, existing)
+      case nil: return [.shell(failing("for: \(node.scalar ?? "…")", line: line))]
+      }
+    }
     return items.map { item in
       var text = command
-      if let item { text = replacingItem(text, with: item) }
+      if let item { text = item.apply(text) }
       var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
       if field("ignore_error")?.scalar == "true" { script = Self.ignoringFailure(script, line: line, &report) }
       // go-task's `if:` of a command: a shell condition (templates filled in) that skips it.
       if let written = field("if")?.scalar {
-        let text = item.map { replacingItem(written, with: $0) } ?? written
+        let text = item.map { $0.apply(written) } ?? written
         let condition = convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
         // In a subshell of its own, as go-task runs it: its `exit` or `cd` stays there.
         script = "if (\n\(condition)\n)\nthen\n\(script)\nfi"
@@ -57,6 +67,11 @@ extension TaskfileImporter {
       if let platforms = field("platforms"), let condition = shellPlatforms(platforms) {
         script = "if \(condition); then \(script); fi"
         report.approximate("cmd: platforms", at: line, "checked with uname when the command runs")
+      }
+      if let (words, existing) = shellLoop {
+        let skip = existing ? "[ -e \"$__runner_item\" ] || continue\n" : ""
+        // A failing item stops the loop and fails the task, as go-task stops at it.
+        script = "for __runner_item in \(words); do\n\(skip)\(script) || exit\ndone"
       }
       return .shell(script)
     }
@@ -116,6 +131,8 @@ extension TaskfileImporter {
         return .expansion("${PWD}")
       default:
         guard depth < 16 else { return nil }
+        if name == context.shellItem { return .expansion("${__runner_item}") }
+        if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) { return .text(text) }
         if let value = context.inlineVars[name] {
           return .text(convertCommand(value, line: line, context, &state, &report, depth: depth + 1))
         }
@@ -225,7 +242,7 @@ extension TaskfileImporter {
     -> String
   {
     convertTemplates(text, line: line, shell: false, &report) { name, _, report in
-      if name == "ITEM", let item = context.loopItem { return .text(item) }
+      if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) { return .text(text) }
       if name == "ITEM", context.inCallLoop { return .text("${{ item }}") }
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))
@@ -309,7 +326,8 @@ extension TaskfileImporter {
           continue
         }
         if let name = host
-          ?? (inner.hasPrefix(".") && Self.isName(inner.dropFirst()) ? String(inner.dropFirst()) : nil),
+          ?? (inner.hasPrefix(".") && Self.isName(inner.dropFirst()) ? String(inner.dropFirst()) : nil)
+            ?? Self.structuredPath(inner),
           let replaced = replacement(name, shell ? quoting : .none, &report)
         {
           switch replaced {

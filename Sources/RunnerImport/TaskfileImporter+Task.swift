@@ -31,6 +31,12 @@ extension TaskfileImporter {
           context.commandVars[name] = nil
         }
       }
+      // `for: sources` and `for: generates` loop over the files these globs find.
+      for key in ["sources", "generates"] {
+        if let node = fields.first(where: { $0.name == key })?.value, case .sequence(let globs) = node.kind {
+          context.taskFiles[key] = globs.compactMap(\.scalar)
+        }
+      }
       for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
       if let (construct, line) = state.uncarriedDependency {
         task.commands.insert(.shell(failing(construct, line: line)), at: 0)

@@ -20,7 +20,17 @@ struct TaskfileImporter {
     /// Converting a call's `vars` under its `for:`: `{{.ITEM}}` is runner's `${{ item }}`.
     var inCallLoop = false
     /// Converting a call's `vars` for one item of its `for:` (a call per item): `{{.ITEM}}` is it.
-    var loopItem: String?
+    var loopItem: LoopItem?
+    /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
+    var shellItem: String?
+    /// The value of each var written as plain text, file or task (for `for: var:`).
+    var knownValues: [String: String] = [:]
+    /// Vars holding a list of strings, by name.
+    var listVars: [String: [String]] = [:]
+    /// Vars holding a list or a map, by name: printed as Go prints them, `{{.MAP.key}}` too.
+    var structuredVars: [String: YAMLNode] = [:]
+    /// The task's `sources` and `generates` patterns, for `for: sources`.
+    var taskFiles: [String: [String]] = [:]
     /// bash's flags for the file's `set:` and `shopt:`.
     var shellFlags: [String] = []
     /// The file's vars that became params, by name: a task's param of the same name (a var its
@@ -46,6 +56,7 @@ struct TaskfileImporter {
     guard case .mapping(let entries) = root.kind else {
       throw ImportError(file: path, line: root.location.line, "a Taskfile is a mapping with 'version' and 'tasks'")
     }
+    try checkVariableTypes(entries)
     var file = ImportedFile()
     file.header = ["Imported from \(path) (go-task) by runner import."]
     var context = Context()
@@ -109,7 +120,7 @@ struct TaskfileImporter {
           if Self.mentionsItem(called), let loop = entries.first(where: { $0.name == "for" })?.value,
             case .sequence(let items) = loop.kind
           {
-            names = items.compactMap(\.scalar).map { replacingItem(called, with: $0) }
+            names = items.compactMap(\.scalar).map { LoopItem(value: $0).apply(called) }
           }
           for task in names {
             for name in passed.map(\.name) where !(result[task] ?? []).contains(name) {
@@ -141,9 +152,15 @@ struct TaskfileImporter {
     guard case .mapping(let entries) = node.kind else { return [] }
     var params: [ImportedParam] = []
     var spliced: [(name: String, line: Int)] = []
-    for entry in entries {
+    for written in entries {
+      var entry = written
+      // `value:` spells out a value of any type.
+      if case .mapping(let fields) = entry.value.kind, fields.count == 1, fields[0].name == "value" {
+        entry.value = fields[0].value
+      }
       let line = entry.key.location.line
       if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
+        context.knownValues[entry.name] = value.contains("{{") ? nil : value
         if Self.isPlainWords(value) {
           params.append(ImportedParam(name: entry.name, defaultValue: value))
         } else {
@@ -164,8 +181,14 @@ struct TaskfileImporter {
           "\(what): \(entry.name): {sh: …}", at: line,
           (command.contains("{{") ? "its command reads templates" : "runner has no command-valued variables of a task")
             + ": each {{.\(entry.name)}} runs '\(command)' where it is used")
+      } else if let structured = structured(entry.value, context) {
+        // A list or a map: written in where it is used, as go-task prints it.
+        context.structuredVars[entry.name] = structured
+        if case .sequence(let values) = structured.kind, values.allSatisfy({ $0.scalar != nil }) {
+          context.listVars[entry.name] = values.compactMap(\.scalar)
+        }
       } else {
-        report.notCarried("\(what): \(entry.name)", at: line, "only strings and sh: are imported")
+        report.notCarried("\(what): \(entry.name)", at: line, "only strings, lists, maps, ref: and sh: are imported")
       }
     }
     if let first = spliced.first {
@@ -180,6 +203,22 @@ struct TaskfileImporter {
   /// Words a shell takes as they are: no quotes, expansions, globs or templates.
   static func isPlainWords(_ value: String) -> Bool {
     !value.contains { "'\"$`\\*?[]~{}()<>|&;#\n".contains($0) }
+  }
+
+  /// A list or map value (`map:` spelled out, or `ref: .NAME` of another such var); nil otherwise.
+  func structured(_ node: YAMLNode, _ context: Context) -> YAMLNode? {
+    switch node.kind {
+    case .sequence: return node
+    case .mapping(let entries):
+      if entries.count == 1, entries[0].name == "map" { return entries[0].value }
+      if entries.count == 1, entries[0].name == "ref" {
+        let name = JustText.trimmed(entries[0].value.scalar ?? "")
+        guard name.hasPrefix("."), Self.isName(name.dropFirst()) else { return nil }
+        return context.structuredVars[String(name.dropFirst())]
+      }
+      return nil
+    case .scalar: return nil
+    }
   }
 
   func shellOf(_ node: YAMLNode) -> String? {

@@ -200,4 +200,64 @@ struct ImportCarriedTests {
     #expect(imported.stderr.contains("its file is not there now"), "\(imported.stderr)")
     #expect(try project.run("a").status == 2)
   }
+
+  /// go-task's loops over a list var, a var's words (split), a matrix (written, or `ref:` to
+  /// list vars), a command's output and the task's sources, and a list or map var printed or
+  /// indexed: each gives what go-task gives.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskLoopsAndStructuredVarsImportAsGoTaskRunsThem() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("b.txt", "")
+    try project.write("a.txt", "")
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        OS_VAR: [windows, linux]
+        ARCH_VAR: [amd64, arm64]
+        MAP: { map: { b: 2, a: one } }
+        CSV: x,y
+      tasks:
+        default:
+          sources: ['*.txt']
+          vars:
+            WORDS: p q
+            LISTING: { sh: printf 'm n' }
+          cmds:
+            - for: { matrix: { OS: { ref: .OS_VAR }, ARCH: [amd64, arm64] } }
+              cmd: 'echo "step: {{.ITEM.OS}}/{{.ITEM.ARCH}}"'
+            - for: { var: CSV, split: ',', as: PART }
+              cmd: 'echo "step: part {{.PART}}"'
+            - for: { var: WORDS }
+              task: show
+              vars: { WHAT: '{{.ITEM}}' }
+            - for: { var: LISTING }
+              cmd: 'echo "step: listed {{.ITEM}}"'
+            - for: sources
+              cmd: 'echo "step: source {{.ITEM}}"'
+            - for: { var: ARCH_VAR }
+              cmd: 'echo "step: arch {{.ITEM}}"'
+            - 'echo "step: {{.OS_VAR}} {{.MAP}} {{.MAP.a}} {{index .OS_VAR 1}}"'
+        show: 'echo "step: show {{.WHAT}}"'
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(original.count == 15, "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+  }
+
+  /// A var written as a plain mapping is refused, as go-task refuses it (a map is `map: {…}`).
+  @Test func aGoTaskVarOfAnUnknownTypeIsRefused() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Taskfile.yml", "version: '3'\nvars:\n  MAP: { b: 2 }\ntasks:\n  default: echo hi\n")
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 2)
+    #expect(
+      imported.stderr.contains(
+        "Taskfile.yml:3: go-task refuses the file: \"b\" is not a valid variable type. Try \"sh\", \"ref\""),
+      "\(imported.stderr)")
+  }
 }

@@ -1,0 +1,204 @@
+import RunnerModel
+
+/// One value of a go-task `for:` loop: `{{.ITEM}}` (or the name `as:` gives it), and for a
+/// matrix each `{{.ITEM.KEY}}`.
+struct LoopItem: Sendable, Equatable {
+  var name = "ITEM"
+  var value = ""
+  /// A matrix's values, by key, in the matrix's order.
+  var fields: [(key: String, value: String)] = []
+
+  static func == (left: LoopItem, right: LoopItem) -> Bool {
+    left.name == right.name && left.value == right.value && left.fields.elementsEqual(right.fields, by: ==)
+  }
+
+  /// The text for `{{.PATH}}`, or nil when the path is not this item's.
+  func text(for path: String) -> String? {
+    if path == name {
+      return fields.isEmpty
+        ? value
+        : "map[" + fields.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ") + "]"
+    }
+    guard path.hasPrefix(name + ".") else { return nil }
+    return fields.first { $0.key == path.dropFirst(name.count + 1) }?.value
+  }
+
+  /// `text` with the item written in where it is named.
+  func apply(_ text: String) -> String {
+    var result = text
+    for (key, value) in fields {
+      for spelling in ["{{.\(name).\(key)}}", "{{ .\(name).\(key) }}"] {
+        result = result.replacing(spelling, with: value)
+      }
+    }
+    for spelling in ["{{.\(name)}}", "{{ .\(name) }}"] { result = result.replacing(spelling, with: value) }
+    return result
+  }
+
+  /// True when `text` names the item.
+  func isNamed(in text: String) -> Bool { text.contains("{{.\(name)") || text.contains("{{ .\(name)") }
+}
+
+/// What a `for:` loops over.
+enum Loop {
+  /// Values known at import.
+  case items([LoopItem])
+  /// Words the shell finds when the command runs (`$(command)`, the task's sources): a shell
+  /// `for` over them, the item in `$__runner_item`.
+  case shell(words: String, name: String, existing: Bool)
+}
+
+extension TaskfileImporter {
+  /// What `for:` loops over; nil when it cannot be carried (reported).
+  func loop(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> Loop? {
+    let line = node.location.line
+    switch node.kind {
+    case .sequence(let values):
+      return .items(values.compactMap(\.scalar).map { LoopItem(value: $0) })
+    case .scalar(let kind, _) where kind == "sources" || kind == "generates":
+      guard let patterns = context.taskFiles[kind], !patterns.isEmpty else { break }
+      // The files the globs find now, each once, sorted, as go-task lists them.
+      let words = patterns.map {
+        Self.isPlainWords($0.replacing("*", with: "").replacing("?", with: "")) ? $0 : Self.quoted($0)
+      }
+      report.approximate(
+        "for: \(kind)", at: line,
+        "a shell loop over the files the globs find when the command runs: a name holding a blank splits in two")
+      return .shell(
+        words: "$(printf '%s\\n' \(words.joined(separator: " ")) | LC_ALL=C sort -u)", name: "ITEM", existing: true)
+    case .mapping(let entries):
+      let field = { (key: String) in entries.first { $0.name == key }?.value }
+      let name = field("as")?.scalar ?? "ITEM"
+      if let matrix = field("matrix"), case .mapping(let axes) = matrix.kind {
+        var items = [LoopItem(name: name)]
+        for axis in axes {
+          guard let values = list(axis.value, context) else {
+            report.notCarried(
+              "for: matrix: \(axis.name)", at: axis.key.location.line,
+              "only a written list or a ref: to a list var is imported")
+            return nil
+          }
+          items = items.flatMap { item in
+            values.map { value in
+              var next = item
+              next.fields.append((axis.name, value))
+              return next
+            }
+          }
+        }
+        return .items(items)
+      }
+      guard let variable = field("var")?.scalar else { break }
+      let separator = field("split")?.scalar
+      if let values = context.listVars[variable] {
+        return .items(values.map { LoopItem(name: name, value: $0) })
+      }
+      if let value = context.knownValues[variable] {
+        if context.fileParams[variable] != nil {
+          report.approximate(
+            "for: var: \(variable)", at: line,
+            "the loop is over the file's value: runner \(variable)=… on the command line does not change it")
+        }
+        let parts =
+          separator.map { value.split(separator: $0, omittingEmptySubsequences: false).map(String.init) }
+          ?? value.split(whereSeparator: \.isWhitespace).map(String.init)
+        return .items(parts.map { LoopItem(name: name, value: $0) })
+      }
+      if separator == nil, let command = context.commandVars[variable], !command.contains("{{") {
+        return .shell(words: "$(\(command))", name: name, existing: false)
+      }
+    default:
+      break
+    }
+    report.notCarried(
+      "for: \(node.scalar ?? "…")", at: line,
+      "only a for: over a written list, a list var, a var's words, a matrix or the task's sources is imported")
+    return nil
+  }
+
+  /// A list: written, or `ref: .NAME` of a list var.
+  func list(_ node: YAMLNode, _ context: Context) -> [String]? {
+    switch node.kind {
+    case .sequence(let values):
+      let scalars = values.compactMap(\.scalar)
+      return scalars.count == values.count ? scalars : nil
+    case .mapping(let entries):
+      guard entries.count == 1, entries[0].name == "ref", let reference = entries[0].value.scalar else { return nil }
+      let name = JustText.trimmed(reference)
+      guard name.hasPrefix("."), Self.isName(name.dropFirst()) else { return nil }
+      return context.listVars[String(name.dropFirst())]
+    case .scalar:
+      return nil
+    }
+  }
+
+  /// The text go-task prints for `{{.PATH}}` of a list or map var (`.LIST`, `.MAP.key`,
+  /// `.LIST.0` for `index .LIST 0`): Go's `[a b]` and `map[k:v]`; nil when it is no such var.
+  func structuredText(_ path: String, _ context: Context) -> String? {
+    let parts = path.split(separator: ".").map(String.init)
+    guard let first = parts.first, var node = context.structuredVars[first] else { return nil }
+    for part in parts.dropFirst() {
+      switch node.kind {
+      case .mapping(let entries):
+        guard let value = entries.first(where: { $0.name == part })?.value else { return nil }
+        node = value
+      case .sequence(let values):
+        guard let index = Int(part), values.indices.contains(index) else { return nil }
+        node = values[index]
+      case .scalar:
+        return nil
+      }
+    }
+    return Self.goText(node)
+  }
+
+  /// How Go's templates print a YAML value.
+  static func goText(_ node: YAMLNode) -> String {
+    switch node.kind {
+    case .scalar(let text, _): return text
+    case .sequence(let values): return "[" + values.map(goText).joined(separator: " ") + "]"
+    case .mapping(let entries):
+      return "map["
+        + entries.sorted { $0.name < $1.name }.map { "\($0.name):\(goText($0.value))" }.joined(separator: " ") + "]"
+    }
+  }
+
+  /// `{{index .NAME 0}}` as the path `NAME.0`; `{{.A.B}}` as `A.B`; nil for other templates.
+  static func structuredPath(_ inner: Substring) -> String? {
+    let words = inner.split(separator: " ")
+    if words.count == 3, words[0] == "index", words[1].hasPrefix("."), Int(words[2]) != nil || words[2].hasPrefix("\"")
+    {
+      return String(words[1].dropFirst()) + "." + words[2].filter { $0 != "\"" }
+    }
+    guard inner.hasPrefix("."), inner.contains(".") else { return nil }
+    let parts = inner.dropFirst().split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count > 1, parts.allSatisfy({ isName($0) || Int($0) != nil }) else { return nil }
+    return String(inner.dropFirst())
+  }
+}
+
+extension TaskfileImporter {
+  /// go-task refuses a var whose value is a mapping other than `sh:`, `ref:`, `map:` or
+  /// `value:` (a map is written `map: {…}`): so does the import, in go-task's words.
+  func checkVariableTypes(_ entries: [YAMLEntry]) throws(ImportError) {
+    var blocks: [YAMLNode] = entries.filter { $0.name == "vars" }.map(\.value)
+    if let tasks = entries.first(where: { $0.name == "tasks" })?.value, case .mapping(let all) = tasks.kind {
+      for task in all {
+        guard case .mapping(let fields) = task.value.kind else { continue }
+        blocks += fields.filter { $0.name == "vars" }.map(\.value)
+      }
+    }
+    for block in blocks {
+      guard case .mapping(let vars) = block.kind else { continue }
+      for variable in vars {
+        guard case .mapping(let fields) = variable.value.kind, let first = fields.first else { continue }
+        guard fields.count == 1, ["sh", "ref", "map", "value"].contains(first.name) else {
+          throw ImportError(
+            file: path, line: first.key.location.line,
+            "go-task refuses the file: \"\(first.name)\" is not a valid variable type. Try \"sh\", \"ref\", "
+              + "\"map\", \"value\" or using a scalar value")
+        }
+      }
+    }
+  }
+}
