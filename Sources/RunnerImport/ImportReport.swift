@@ -21,7 +21,32 @@ package struct ImportReport: Sendable {
   /// The entries, for `add`'s check: a list's was quadratic (20 000 Makefile targets, 7 s).
   private var known: Set<Entry> = []
 
+  /// Files read into the imported one (just's `import`): the lines of the Nth are numbered
+  /// from `N × lineBase`.
+  package var sources: [String] = []
+  static let lineBase = 1_000_000
+
   package init(file: String) { self.file = file }
+
+  /// The file and line of a line number, in the imported file or a file read into it.
+  package func location(_ line: Int) -> (file: String, line: Int) {
+    let source = line / Self.lineBase
+    guard source > 0, source <= sources.count else { return (file, line) }
+    return (sources[source - 1], line % Self.lineBase)
+  }
+
+  /// `FILE:LINE` of a line number.
+  package func place(_ line: Int) -> String {
+    let (file, line) = location(line)
+    return "\(file):\(line)"
+  }
+
+  /// `error` at the file and line its line number stands for.
+  package func located(_ error: ImportError) -> ImportError {
+    guard let line = error.line, line >= Self.lineBase else { return error }
+    let (file, local) = location(line)
+    return ImportError(file: file, line: local, error.message)
+  }
 
   package mutating func approximate(_ construct: String, at line: Int, _ reason: String) {
     add(Entry(line: line, level: .approximate, construct: construct, reason: reason))
@@ -40,7 +65,7 @@ package struct ImportReport: Sendable {
   /// One line an entry, in line order: `Taskfile.yml:12: approximate: {{.VERSION | upper}}: …`.
   package func render() -> String {
     entries.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map {
-      "\(file):\($0.element.line): \($0.element.level.rawValue): \($0.element.construct): \($0.element.reason)\n"
+      "\(place($0.element.line)): \($0.element.level.rawValue): \($0.element.construct): \($0.element.reason)\n"
     }.joined()
   }
 }

@@ -54,7 +54,7 @@ extension JustfileConversion {
 
   /// A command that fails and says which construct it stands for.
   func failing(_ construct: String, line: Int) -> String {
-    let message = "runner import: \(report.file):\(line): not carried over: \(construct): write it in shell"
+    let message = "runner import: \(report.place(line)): not carried over: \(construct): write it in shell"
     return "echo " + Self.shellWord(message) + " >&2; exit 1"
   }
 

@@ -11,7 +11,7 @@ struct JustfileImporter {
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
     try checkOneJustfile()
     var parser = JustfileParser(text: text)
-    let justfile = parser.parse()
+    var justfile = parser.parse()
     let items = justfile.recipes.count + justfile.assignments.count + justfile.settings.count + justfile.modules.count
     if items == 0, let first = parser.problems.first {
       throw ImportError(file: path, line: first.line, "not a justfile: \(first.message)")
@@ -19,9 +19,15 @@ struct JustfileImporter {
     if let first = parser.refusals.min(by: { $0.line < $1.line }) {
       throw ImportError(file: path, line: first.line, "just refuses the file: \(first.message)")
     }
-    try JustfileChecks(justfile: justfile).check(path: path)
-    try checkInterpolations(justfile)
-    var conversion = JustfileConversion(justfile: justfile, report: ImportReport(file: path))
+    var report = ImportReport(file: path)
+    try readImports(&justfile, &report)
+    do {
+      try JustfileChecks(justfile: justfile).check(path: path)
+      try checkInterpolations(justfile)
+    } catch {
+      throw report.located(error)
+    }
+    var conversion = JustfileConversion(justfile: justfile, report: report)
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
     try includeModules(justfile.modules, into: &conversion)
@@ -142,8 +148,10 @@ struct JustfileConversion {
   /// just runs the `[default]` recipe, else the first one, when no recipe is named. A task
   /// named `default` runs by itself in runner; any other needs `default:`.
   mutating func chooseDefault() {
-    let marked = justfile.recipes.first { recipe in recipe.attributes.contains { $0.name == "default" } }
-    guard let recipe = marked ?? justfile.recipes.first, recipe.name != "default" else { return }
+    // A recipe read from an imported file is never the default.
+    let own = justfile.recipes.filter { $0.line < ImportReport.lineBase }
+    let marked = own.first { recipe in recipe.attributes.contains { $0.name == "default" } }
+    guard let recipe = marked ?? own.first, recipe.name != "default" else { return }
     file.defaultTargets = [recipe.name]
   }
 

@@ -6,8 +6,17 @@ struct Justfile: Sendable {
   var recipes: [JustRecipe] = []
   /// `mod NAME ['PATH']`: another justfile whose recipes are `NAME::RECIPE`.
   var modules: [JustModule] = []
-  /// Items the import does not carry (`import`, functions, lines it cannot read).
+  /// `import 'PATH'`, `import? 'PATH'`: another file whose items join this one's.
+  var imports: [JustImport] = []
+  /// Items the import does not carry (functions, lines it cannot read).
   var skipped: [JustSkipped] = []
+}
+
+/// `import 'PATH'`, `import? 'PATH'`.
+struct JustImport: Sendable {
+  var path: String
+  var optional: Bool
+  var line: Int
 }
 
 /// `mod NAME`, `mod? NAME 'PATH'`.

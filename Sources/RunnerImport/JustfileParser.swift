@@ -11,7 +11,8 @@ struct JustfileParser {
   var refusals: [(line: Int, message: String)] = []
 
   init(text: String) {
-    characters = Array(text.replacing("\r\n", with: "\n"))
+    // just ignores a byte order mark at the start.
+    characters = Array(text.replacing("\r\n", with: "\n").drop { $0 == "\u{FEFF}" })
     var starts = [0]
     for (offset, character) in characters.enumerated() where character == "\n" { starts.append(offset + 1) }
     lineStarts = starts
@@ -185,10 +186,7 @@ struct JustfileParser {
       guard scanner.current == "'" || scanner.current == "\"" else { return nil }
       let file = try scanner.string()
       guard let next = try? lineAfter(scanner) else { return nil }
-      skip(
-        index, lineText(index),
-        "import \(file) with runner import too, and add it to 'includes:'"
-          + (optional ? " with optional: true" : "") + " (its tasks then get a namespace)")
+      justfile.imports.append(JustImport(path: file, optional: optional, line: index + 1))
       return next
     case "mod":
       guard let name = scanner.name() else { return nil }

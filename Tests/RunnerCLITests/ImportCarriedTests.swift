@@ -260,4 +260,50 @@ struct ImportCarriedTests {
         "Taskfile.yml:3: go-task refuses the file: \"b\" is not a valid variable type. Try \"sh\", \"ref\""),
       "\(imported.stderr)")
   }
+
+  /// just's `import`: the imported files' recipes and variables join the file's (nested
+  /// imports relative to their own file, each file once, the importer's definitions winning),
+  /// run in the justfile's directory; what is not carried is reported at the imported file's
+  /// line; a missing import is refused, a circular one too.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justImportsJoinTheirRecipesToTheFile() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      set allow-duplicate-recipes
+      set allow-duplicate-variables
+      import 'lib/a.just'
+      import 'lib/a.just'
+
+      x := 'parent'
+
+      all: b && shared
+        echo "step: all {{x}}"
+
+      shared:
+        echo "step: shared from the parent"
+
+      """)
+    try project.write(
+      "lib/a.just",
+      "import 'b.just'\nx := 'a'\nshared:\n  echo \"step: shared from a\"\nb: c\n  echo \"step: b in $(basename $PWD)\"\n"
+    )
+    try project.write("lib/b.just", "c:\n  echo \"step: c\"\nodd:\n  echo {{ blake3('x') }}\n")
+    let original = try ImportOrderTests.steps(ImportOrderTests.just!, ["all"], in: project.directory)
+    #expect(original.count == 4, "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "justfile", ["all"]) == original)
+    let imported = try project.run("import", "justfile", "--force")
+    #expect(imported.stderr.contains("lib/b.just:4: not carried over: {{ blake3('x') }}"), "\(imported.stderr)")
+    #expect(project.read("tasks.yml")?.contains("default: [all]") == true)
+    try project.write("lib/b.just", "import '../justfile'\n")
+    let circular = try project.run("import", "justfile", "--force")
+    #expect(circular.status == 2)
+    #expect(circular.stderr.contains("is circular"), "\(circular.stderr)")
+    try project.write("justfile", "import 'nowhere.just'\nfoo:\n")
+    let missing = try project.run("import", "justfile", "--force")
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("justfile:1: just refuses the file: could not find source file for import"))
+  }
 }

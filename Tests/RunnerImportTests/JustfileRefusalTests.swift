@@ -86,7 +86,7 @@ import Testing
       "[macos]\nopen:\n  echo mac\n[linux]\nopen:\n  echo linux\n",
       "a:\n  echo one \\\n    two\n",
       "# doc\n[private]\na:\n  echo a\n",
-      "import 'other.just'\nfoo: bar\n  echo foo\n",
+      "import? 'other.just'\nfoo:\n  echo foo\n",
       "mod foo\nalias fb := foo::bar\n",
       "[doc(HEX)]\na:\n  echo a\n",
       "set minimum-version := '1.2.3'\na:\n  echo a\n",
