@@ -34,11 +34,7 @@ struct JustfileChecks {
   static let justVersion = [1, 59, 0]
 
   /// just's constants, which attribute arguments may name.
-  static let constants: Set<String> = [
-    "HEX", "HEXLOWER", "HEXUPPER", "PATH_SEP", "PATH_VAR_SEP", "CLEAR", "NORMAL", "BOLD", "ITALIC", "UNDERLINE",
-    "INVERT", "HIDE", "STRIKETHROUGH", "BLACK", "RED", "GREEN", "YELLOW", "BLUE", "MAGENTA", "CYAN", "WHITE",
-    "BG_BLACK", "BG_RED", "BG_GREEN", "BG_YELLOW", "BG_BLUE", "BG_MAGENTA", "BG_CYAN", "BG_WHITE",
-  ]
+  static let constants = Set(JustFunctions.constants.keys)
 
   /// Whether the file imports others (`import`, `mod`): names it does not define may be theirs.
   var importsOthers: Bool {

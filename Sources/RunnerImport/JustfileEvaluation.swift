@@ -34,7 +34,12 @@ extension JustfileConversion {
         return try evaluate(inner, scope, &notes)
       }
       return Self.evaluated(try variable(name, scope, &notes))
-    case .backtick, .other:
+    case .backtick(let command):
+      notes.append(
+        "`…` becomes $(…): run by the command's shell each time the command runs (just runs it once, "
+          + "with its shell, before the recipe)")
+      return .word([.shell("$(\(command))")])
+    case .other:
       return Self.evaluated(try pieces(expression, scope, &notes))
     case .call(let name, let arguments):
       return try evaluateCall(name, arguments, scope, &notes)

@@ -87,6 +87,23 @@ enum JustFunctions {
     }
   }
 
+  /// just's constants (`src/constants.rs`), their Unix values.
+  static let constants: [String: String] = {
+    var table = [
+      "HEX": "0123456789abcdef", "HEXLOWER": "0123456789abcdef", "HEXUPPER": "0123456789ABCDEF", "PATH_SEP": "/",
+      "PATH_VAR_SEP": ":", "CLEAR": "\u{1B}c",
+    ]
+    let styles = [
+      ("NORMAL", 0), ("BOLD", 1), ("ITALIC", 3), ("UNDERLINE", 4), ("INVERT", 7), ("HIDE", 8), ("STRIKETHROUGH", 9),
+    ]
+    for (name, code) in styles { table[name] = "\u{1B}[\(code)m" }
+    for (index, color) in ["BLACK", "RED", "GREEN", "YELLOW", "BLUE", "MAGENTA", "CYAN", "WHITE"].enumerated() {
+      table[color] = "\u{1B}[\(30 + index)m"
+      table["BG_" + color] = "\u{1B}[\(40 + index)m"
+    }
+    return table
+  }()
+
   /// just's canonical booleans: `"true"` or `[]` with `set lists`, else `"true"` or `"false"`.
   static func boolean(_ condition: Bool, lists: Bool) -> [String] {
     lists ? (condition ? ["true"] : []) : [condition ? "true" : "false"]

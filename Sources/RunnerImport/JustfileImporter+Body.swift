@@ -76,7 +76,6 @@ extension JustfileConversion {
     of recipe: JustRecipe, _ options: JustRecipeOptions, _ scope: JustScope, into task: inout ImportedTask
   ) {
     var index = 0
-    var readsPositional: Int?
     while index < recipe.body.count {
       let line = recipe.body[index].line
       var text = recipe.body[index].text
@@ -104,13 +103,17 @@ extension JustfileConversion {
         task.commands.append(.shell(failing(written, line: line)))
         continue
       }
-      if shell.readsPositionalArguments, readsPositional == nil { readsPositional = line }
       if let replaced = justItself(shell.text, at: line) { shell = JustShellText(text: replaced) }
       var converted = sigils.contains("-") ? Self.ignoringFailure(shell) : shell.text
       if options.noCd { converted = Self.inInvocationDirectory(converted, isList: shell.isList) }
+      if shell.readsPositionalArguments, let arguments = positionalWords(recipe, options) {
+        converted = "set -- \(arguments); " + converted
+      }
+      if shell.readsScriptName, options.positionalArguments {
+        report.approximate(command, at: line, "$0 is the shell's name in runner (just: the recipe's name)")
+      }
       task.commands.append(.shell(converted))
     }
-    if let line = readsPositional { positionalArguments(recipe, options, at: line) }
   }
 
   /// The sigils (`@`, `-`, and `?` with `set guards`) at the start of a line, each at most once, and the rest.
@@ -163,16 +166,13 @@ extension JustfileConversion {
     return nil
   }
 
-  /// `set positional-arguments` with parameters: `$1` … are the words after `--` in runner.
-  mutating func positionalArguments(_ recipe: JustRecipe, _ options: JustRecipeOptions, at line: Int) {
-    let named = recipe.parameters.filter { $0.variadic == nil }
-    guard options.positionalArguments, !named.isEmpty else { return }
+  /// `set positional-arguments`: the recipe's parameters, then its variadic words, as the
+  /// shell's `$1` …: `"${a}" "${b}" "$@"` (nil without the setting).
+  func positionalWords(_ recipe: JustRecipe, _ options: JustRecipeOptions) -> String? {
     let names = paramNames(of: recipe)
-    let reads = named.map { "${\(names[$0.name] ?? $0.name)}" }.joined(separator: ", ")
-    report.approximate(
-      settings.positionalArguments ? "set positional-arguments" : "[positional-arguments]", at: line,
-      "$1, $@ … are \(recipe.name)'s arguments in just, and the words after `--` in runner "
-        + "(runner \(recipe.name) -- a b): read its params as \(reads)")
+    let named = recipe.parameters.filter { $0.variadic == nil }.map { "\"${\(names[$0.name] ?? $0.name)}\"" }
+    guard options.positionalArguments, !named.isEmpty else { return nil }
+    return (named + ["\"$@\""]).joined(separator: " ")
   }
 
   // MARK: Interpolation
@@ -219,17 +219,21 @@ extension JustfileConversion {
     _ body: [JustBodyLine], _ script: JustScript, _ recipe: JustRecipe, _ options: JustRecipeOptions,
     _ scope: JustScope, into task: inout ImportedTask
   ) {
-    var lines = body
-    while lines.first?.text.isEmpty == true { lines.removeFirst() }
-    let text = lines.map(\.text).joined(separator: "\n")
-    let numbers = lines.isEmpty ? [recipe.line] : lines.map(\.line)
     let interpreter = script.interpreter
     let program = String(interpreter[0].split(separator: "/").last ?? "")
     if ["sh", "bash", "zsh"].contains(program) {
+      var lines = body
+      while lines.first?.text.isEmpty == true { lines.removeFirst() }
+      let text = lines.map(\.text).joined(separator: "\n")
+      let numbers = lines.isEmpty ? [recipe.line] : lines.map(\.line)
       shellScript(text, script, program: program, numbers, recipe, options, scope, &task)
-    } else if Self.readsScriptFromStandardInput(program) {
+      return
+    }
+    // As just writes the script file: line N is the justfile's line N (the shebang first).
+    let (text, numbers) = Self.alignedScript(body, script)
+    if Self.readsScriptFromStandardInput(program) {
       var command = interpreter.map(Self.shellWord).joined(separator: " ") + " -"
-      if options.positionalArguments { command += " \"$@\"" }
+      if options.positionalArguments { command += " " + (positionalWords(recipe, options) ?? "\"$@\"") }
       command += " " + hereDocument(text, numbers, scope)
       task.commands.append(.shell(options.noCd ? "cd \"$RUNNER_INVOCATION_DIR\" && \(command)" : command))
     } else {
@@ -237,13 +241,23 @@ extension JustfileConversion {
       command += "script=\"$(mktemp)\"\ntrap 'rm -f \"$script\"' EXIT\n"
       command += "cat > \"$script\" " + hereDocument(text, numbers, scope) + "\n"
       command += interpreter.map(Self.shellWord).joined(separator: " ") + " \"$script\""
-      if options.positionalArguments { command += " \"$@\"" }
+      if options.positionalArguments { command += " " + (positionalWords(recipe, options) ?? "\"$@\"") }
       task.commands.append(.shell(command))
       report.approximate(
         script.written, at: script.line,
         "runner's shell is sh, bash, zsh or an argv list, which runner import cannot write yet: the script is "
           + "written to a temporary file and run with \(interpreter.joined(separator: " ")), as just does")
     }
+  }
+
+  /// The script as just writes it to a file, its shebang line first (perl and ruby read
+  /// options there); without the blank lines just adds to keep the justfile's line numbers,
+  /// which would fill the tasks file.
+  static func alignedScript(_ body: [JustBodyLine], _ script: JustScript) -> (String, [Int]) {
+    var lines = body
+    while lines.first?.text.isEmpty == true { lines.removeFirst() }
+    if script.written.hasPrefix("#!") { lines.insert(JustBodyLine(text: script.written, line: script.line), at: 0) }
+    return (lines.map(\.text).joined(separator: "\n"), lines.isEmpty ? [script.line] : lines.map(\.line))
   }
 
   /// python, node, perl and ruby read the script from standard input given `-`.
@@ -274,8 +288,10 @@ extension JustfileConversion {
     let shell = rewrite(text, at: lines, scope)
     var prelude: [String] = []
     if options.noCd { prelude.append("cd \"$RUNNER_INVOCATION_DIR\"") }
+    if shell.readsPositionalArguments, let arguments = positionalWords(recipe, options) {
+      prelude.append("set -- \(arguments)")
+    }
     task.commands.append(.shell((prelude + [shell.text]).joined(separator: "\n")))
-    if shell.readsPositionalArguments { positionalArguments(recipe, options, at: recipe.line) }
   }
 
   /// A word for the shell: as it is when plain, else single-quoted.

@@ -269,6 +269,13 @@ extension JustfileConversion {
                 + "{{\(parameter.name)}} into the command, where the shell reads its quotes, $, globs …; "
                 + "${\(name)} is not read again")
           }
+        } else if let command = defaultCommand(value, recipe) {
+          // A default the shell computes: a command whose output is the value.
+          param.defaultCommand = command
+          report.approximate(
+            parameter.source, at: recipe.line,
+            "a param with default: { sh: … }, run once per run in the file's directory when nothing sets it "
+              + "(just runs it each time the recipe is called, where the recipe runs)")
         } else {
           report.notCarried(
             parameter.source, at: recipe.line,
@@ -280,6 +287,21 @@ extension JustfileConversion {
       scope.parameters[parameter.name] = name
     }
     return params
+  }
+
+  /// A command printing a default known only when it is computed (a backtick, `arch()`, …),
+  /// when it reads no other parameter; nil otherwise.
+  func defaultCommand(_ value: JustExpression, _ recipe: JustRecipe) -> String? {
+    if case .backtick(let command) = value { return command }
+    var notes: [String] = []
+    var scope = JustScope()
+    scope.recipeName = recipe.name
+    scope.startsInFileDirectory = false
+    guard case .word(let pieces) = try? evaluate(value, scope, &notes),
+      !pieces.contains(where: { if case .parameter = $0 { true } else { false } }),
+      let word = try? Self.quotedWord(pieces)
+    else { return nil }
+    return "printf '%s' " + word
   }
 
   /// True when a line of `body` reads `$name` or `${name…}` as the shell's own variable.

@@ -48,10 +48,6 @@ extension JustfileConversion {
       return [.text(text)]
     case .variable(let name):
       return try variable(name, scope, &notes)
-    case .backtick(let command):
-      throw .notCarried(
-        "runner has no command-valued variables: run `\(command)` in the commands, or in a task that writes "
-          + "it to $RUNNER_OUTPUT, read as ${{ deps.TASK.outputs.KEY }} in 'env'")
     case .other(let text):
       throw .notCarried("just's expression '\(text)' has no equivalent in runner: compute the value in the commands")
     default:
@@ -79,6 +75,7 @@ extension JustfileConversion {
       if scope.foldsVariables { throw .notCarried("'\(name)' is not carried over (see its definition)") }
       return [.variable(variable)]
     case nil:
+      if let constant = JustFunctions.constants[name] { return [.text(constant)] }
       throw .notCarried("'\(name)' is no parameter or variable of this justfile")
     }
   }

@@ -37,6 +37,8 @@ struct JustShellText: Sendable {
   var isList = false
   /// `$1`, `$@`, `$*`, `$#` (or `${1}` …) read outside single quotes, in the original text.
   var readsPositionalArguments = false
+  /// `$0` (or `${0}`) read outside single quotes.
+  var readsScriptName = false
 }
 
 /// Replaces just's `{{expression}}` interpolations in shell text (a recipe line, or a shebang
@@ -298,6 +300,9 @@ struct JustShellRewriter {
       return
     }
     if "@*#123456789".contains(next) { result.readsPositionalArguments = true }
+    if next == "0" || (next == "{" && position + 2 < characters.count && characters[position + 2] == "0") {
+      result.readsScriptName = true
+    }
     if next == "{", position + 2 < characters.count, "@*#123456789".contains(characters[position + 2]) {
       result.readsPositionalArguments = true
     }

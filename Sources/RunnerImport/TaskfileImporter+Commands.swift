@@ -21,10 +21,20 @@ extension TaskfileImporter {
       return []
     }
     if let name = field("task")?.scalar {
-      guard let calls = calls(name, fields, at: line, context, &report) else {
+      let condition = field("if")
+      guard let calls = calls(name, fields.filter { condition == nil || $0.name != "if" }, at: line, context, &report)
+      else {
         return [.shell(failing("task: \(name)", line: line))]
       }
-      return calls.map { .call($0) }
+      guard let written = condition?.scalar else { return calls.map { .call($0) } }
+      // `if:` on a call: an internal task with the condition, which makes the calls; skipped,
+      // it lets the caller go on, as go-task skips the call.
+      var wrapper = ImportedTask(name: "\(context.taskName ?? "task").if-\(line)")
+      wrapper.isInternal = true
+      wrapper.condition = convertCommand(written, line: line, context, &state, &report, failsLoudly: true)
+      wrapper.commands = calls.map { .call($0) }
+      state.conditionalCalls.append(wrapper)
+      return [.call(ImportedDependency(wrapper.name))]
     }
     guard let command = field("cmd")?.scalar else {
       report.notCarried("cmds: …", at: line, "only commands, cmd:, task: and defer: are imported")
@@ -298,15 +308,22 @@ extension TaskfileImporter {
           index = close.upperBound
           continue
         }
-        // `{{ eq .X "y" }}`, `{{ ne .X "y" }}`: `true` or `false`, as go-task prints them.
-        if shell, let (equal, name, literal) = Self.comparison(inner),
-          case .expansion(let expansion) = replacement(name, quoting, &report), expansion == "${\(name)}"
+        // `{{ eq .X "y" }}`, `{{ and (eq .X "y") (ne .Z "w") }}` …: `true` or `false`, as go-task prints them.
+        if shell,
+          let test = Self.condition(
+            inner,
+            operand: { name in
+              switch replacement(name, .double, &report) {
+              case .expansion(let expansion): return "\"" + expansion + "\""
+              case .text(let text): return Self.quoted(text)
+              case nil: return nil
+              }
+            })
         {
           report.approximate(
             written, at: line,
             "compared as text: go-task compares typed values (a var written true or 1 without quotes is no "
               + "string, and go-task refuses the comparison) and an undefined var is not empty there")
-          let test = "[ \"\(expansion)\" \(equal ? "=" : "!=") \(Self.quoted(literal)) ]"
           let converted = "$(\(test) && echo true || echo false)"
           result += quoting == .single ? "'\"" + converted + "\"'" : converted
           index = close.upperBound
@@ -389,16 +406,6 @@ extension TaskfileImporter {
   }
 
   /// `eq .X "y"` or `ne .X "y"` (either order): whether it is `eq`, X and y.
-  static func comparison(_ inner: Substring) -> (Bool, String, String)? {
-    let words = inner.split(separator: " ", omittingEmptySubsequences: true)
-    guard words.count == 3, words[0] == "eq" || words[0] == "ne" else { return nil }
-    let (variable, literal) = words[1].hasPrefix(".") ? (words[1], words[2]) : (words[2], words[1])
-    guard variable.hasPrefix("."), isName(variable.dropFirst()), literal.count >= 2, literal.first == "\"",
-      literal.last == "\"", !literal.dropFirst().dropLast().contains(where: { "\"\\".contains($0) })
-    else { return nil }
-    return (words[0] == "eq", String(variable.dropFirst()), String(literal.dropFirst().dropLast()))
-  }
-
   static func isName(_ text: Substring) -> Bool {
     guard let first = text.first, first.isLetter || first == "_" else { return false }
     return text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }

@@ -14,6 +14,7 @@ extension TaskfileImporter {
     }
     var state = TaskState()
     var context = context
+    context.taskName = entry.name
     switch entry.value.kind {
     case .scalar(let command, _):
       task.commands = [
@@ -81,7 +82,19 @@ extension TaskfileImporter {
     where !task.environment.contains(where: { $0.name == name }) {
       task.environment.append((name, value))
     }
-    return [task]
+    // A conditional call's task takes the caller's params, which its condition and calls read.
+    var wrappers = state.conditionalCalls
+    for index in wrappers.indices {
+      wrappers[index].params = task.params.map { ImportedParam(name: $0.name, defaultValue: "") }
+      wrappers[index].environment = task.environment
+    }
+    let passed = task.params.map { (name: $0.name, value: "${{ params.\($0.name) }}") }
+    task.commands = task.commands.map { command in
+      guard case .call(var call) = command, wrappers.contains(where: { $0.name == call.name }) else { return command }
+      call.with = passed
+      return .call(call)
+    }
+    return [task] + wrappers
   }
 
   struct TaskState {
@@ -94,6 +107,8 @@ extension TaskfileImporter {
     var argumentsLine = 0
     /// A dependency the import could not carry (reported): the task fails first, saying so.
     var uncarriedDependency: (construct: String, line: Int)?
+    /// Internal tasks standing for calls with an `if:`: the condition theirs, the calls their commands.
+    var conditionalCalls: [ImportedTask] = []
   }
 
   func apply(

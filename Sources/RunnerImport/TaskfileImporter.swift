@@ -21,6 +21,8 @@ struct TaskfileImporter {
     var inCallLoop = false
     /// Converting a call's `vars` for one item of its `for:` (a call per item): `{{.ITEM}}` is it.
     var loopItem: LoopItem?
+    /// The task being converted.
+    var taskName: String?
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
     var shellItem: String?
     /// The value of each var written as plain text, file or task (for `for: var:`).

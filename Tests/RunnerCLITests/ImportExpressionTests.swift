@@ -150,4 +150,31 @@ struct ImportExpressionTests {
       "\(imported.stderr)")
     #expect(!imported.stderr.contains(".env:1"))
   }
+
+  /// `set positional-arguments` (the params, then the variadic words, as `$1` …), just's
+  /// constants, and defaults only the shell can compute (a backtick, `arch()`).
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func positionalArgumentsConstantsAndComputedDefaultsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      set positional-arguments
+
+      foo a b='x' *rest:
+        echo "step: $1 $2 $# {{ HEX }} {{ PATH_SEP }}"
+
+      bar x=`echo computed` y=arch():
+        echo "step: {{ x }} {{ y }} {{ `echo inline` }}"
+
+      """)
+    let cases = [(["foo", "1", "2", "r1", "r2"], ["foo", "a=1", "b=2", "--", "r1", "r2"]), (["bar"], ["bar"])]
+    for (justArguments, runnerArguments) in cases {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count == 1, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
+    }
+  }
 }

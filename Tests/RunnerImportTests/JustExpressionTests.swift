@@ -135,4 +135,17 @@ struct JustExpressionTests {
     // With `set lists`, a function not updated for lists stops just at a list.
     #expect(JustFunctions.evaluate("uppercase", [["a", "b"]], lists: true) == nil)
   }
+
+  /// `set positional-arguments`: the params, then the variadic words, are `$1` …; `$0`, which
+  /// is the recipe's name in just, is reported.
+  @Test func positionalArgumentsAreSetAndTheScriptNameReported() throws {
+    let (file, report) = try JustfileImporter(path: "justfile").convert(
+      "set positional-arguments\nfoo a *rest:\n  echo $1 \"$@\"\n  echo $0\n")
+    let commands = try #require(file.tasks.first).commands.compactMap { command -> String? in
+      if case .shell(let text) = command { return text }
+      return nil
+    }
+    #expect(commands == ["set -- \"${a}\" \"$@\"; echo $1 \"$@\"", "echo $0"])
+    #expect(report.entries.contains { $0.reason.contains("$0 is the shell's name in runner") })
+  }
 }
