@@ -24,7 +24,9 @@ struct JustfileChecks {
     }
     for name in ["confirm", "doc", "timestamp"] { table[name] = 0...1 }
     for name in ["continue", "script"] { table[name] = 0...Int.max }
-    for name in ["arg", "extension", "group", "working-directory"] { table[name] = 1...1 }
+    for name in ["extension", "group", "working-directory"] { table[name] = 1...1 }
+    // `[arg('name', long, short='n', flag, …)]`: the parameter, then options.
+    table["arg"] = 1...Int.max
     table["env"] = 2...2
     table["metadata"] = 1...Int.max
     return table
@@ -130,12 +132,6 @@ struct JustfileChecks {
         let got = "\(attribute.arguments.count) argument\(attribute.arguments.count == 1 ? "" : "s")"
         problems.append((attribute.line, "attribute `\(attribute.name)` got \(got) but takes \(takes)"))
       }
-      for case .variable(let name) in attribute.arguments
-      where !justfile.assignments.contains(where: { $0.name == name }) && !Self.constants.contains(name)
-        && !importsOthers
-      {
-        problems.append((attribute.line, "variable `\(name)` not defined"))
-      }
       // Of the repeatable attributes, only `[group]` may not repeat its argument.
       if attribute.name == "group",
         attributes.contains(where: {
@@ -162,7 +158,8 @@ struct JustfileChecks {
     where names.contains(one) && names.contains(other) {
       problems.append((recipe.line, "recipe `\(recipe.name)` has both `[\(one)]` and `[\(other)]` attributes"))
     }
-    let script = names.contains("script") || recipe.body.first?.text.hasPrefix("#!") == true
+    let script =
+      names.contains("script") || recipe.body.first?.text.hasPrefix("#!") == true || setting("default-script")
     if names.contains("extension"), !script {
       problems.append((recipe.line, "shell recipe `\(recipe.name)` has script recipe attribute `extension`"))
     }

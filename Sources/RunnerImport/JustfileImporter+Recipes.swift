@@ -135,7 +135,7 @@ extension JustfileConversion {
     }
     var problems: [(JustAttribute, JustValueProblem)] = []
     for attribute in recipe.attributes {
-      if let problem = apply(attribute, to: &options) { problems.append((attribute, problem)) }
+      if let problem = apply(attribute, to: &options, of: recipe) { problems.append((attribute, problem)) }
     }
     return (options, problems)
   }
@@ -160,8 +160,16 @@ extension JustfileConversion {
   }
 
   /// One attribute; returns what to report about it, if anything.
-  func apply(_ attribute: JustAttribute, to options: inout JustRecipeOptions) -> JustValueProblem? {
-    let text = attribute.arguments.first.flatMap(constant)
+  func apply(_ attribute: JustAttribute, to options: inout JustRecipeOptions, of recipe: JustRecipe)
+    -> JustValueProblem?
+  {
+    var text = attribute.arguments.first.flatMap(constant)
+    // A recipe's parameter, where runner reads params when it loads the file (`dir`).
+    if attribute.name == "working-directory", text == nil, case .variable(let name) = attribute.arguments.first,
+      let param = paramNames(of: recipe)[name]
+    {
+      text = "${{ params.\(param) }}"
+    }
     switch attribute.name {
     case "private": options.isPrivate = true
     case "no-cd": options.noCd = true

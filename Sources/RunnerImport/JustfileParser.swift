@@ -186,7 +186,9 @@ struct JustfileParser {
       guard scanner.current == "'" || scanner.current == "\"" else { return nil }
       let file = try scanner.string()
       guard let next = try? lineAfter(scanner) else { return nil }
-      justfile.imports.append(JustImport(path: file, optional: optional, line: index + 1))
+      if appliesHere(attributes, index) {
+        justfile.imports.append(JustImport(path: file, optional: optional, line: index + 1))
+      }
       return next
     case "mod":
       guard let name = scanner.name() else { return nil }
@@ -281,7 +283,9 @@ struct JustfileParser {
         guard let name = scanner.name() else { throw scanner.error("expected an attribute name") }
         var arguments: [JustExpression] = []
         scanner.skipBlanks()
-        if scanner.looks(at: "(") {
+        if name == "arg", scanner.looks(at: "(") {
+          arguments = try argOptions(&scanner)
+        } else if scanner.looks(at: "(") {
           arguments = try scanner.sequence()
         } else if scanner.accept(":") {
           scanner.skipBlanks()
@@ -297,6 +301,32 @@ struct JustfileParser {
       problem(index, error)
     }
     return result
+  }
+
+  /// `[arg('name', long, short='n', value='v', flag, …)]`: the parameter's name, then options,
+  /// each kept as written.
+  func argOptions(_ scanner: inout JustScanner) throws(JustSyntaxError) -> [JustExpression] {
+    scanner.position += 1
+    scanner.depth += 1
+    defer { scanner.depth -= 1 }
+    scanner.skipBlanks()
+    var arguments = [try scanner.expression()]
+    scanner.skipBlanks()
+    while scanner.accept(",") {
+      scanner.skipBlanks()
+      if scanner.looks(at: ")") { break }
+      let start = scanner.position
+      guard scanner.name() != nil else { throw scanner.error("expected an option of [arg]") }
+      scanner.skipBlanks()
+      if scanner.accept("=") {
+        scanner.skipBlanks()
+        _ = try scanner.expression()
+      }
+      arguments.append(.other(scanner.text(from: start)))
+      scanner.skipBlanks()
+    }
+    guard scanner.accept(")") else { throw scanner.error("expected ',' or ')'") }
+    return arguments
   }
 
   // MARK: Recipes

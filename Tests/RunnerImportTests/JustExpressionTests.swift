@@ -148,4 +148,12 @@ struct JustExpressionTests {
     #expect(commands == ["set -- \"${a}\" \"$@\"; echo $1 \"$@\"", "echo $0"])
     #expect(report.entries.contains { $0.reason.contains("$0 is the shell's name in runner") })
   }
+
+  /// `[working-directory(param)]`: the task's `dir` reads the param when runner loads the file.
+  @Test func aWorkingDirectoryFromAParameterIsTheTasksDir() throws {
+    let (file, report) = try JustfileImporter(path: "justfile").convert(
+      "[working-directory(target)]\nbaz target:\n  echo bob\n")
+    #expect(file.tasks.first?.directory == "${{ params.target }}")
+    #expect(report.isEmpty)
+  }
 }
