@@ -121,6 +121,13 @@ extension JustfileConversion {
           + "needs another done first, make it depend on it")
     }
     body(of: recipe, options, scope, into: &task)
+    if let words = scope.variadicDefault {
+      let prefix = "[ \"$#\" -gt 0 ] || set -- \(words.map(JustFunctions.quoted).joined(separator: " "))"
+      task.commands = task.commands.map { command in
+        guard case .shell(let text) = command else { return command }
+        return .shell(text.contains("\n") ? prefix + "\n" + text : prefix + "; " + text)
+      }
+    }
     subsequent(of: recipe, scope, into: &task)
     return task
   }
@@ -236,7 +243,16 @@ extension JustfileConversion {
         scope.variadic = parameter.name
         var reason = "runner's arguments are the words after `--`: runner \(recipe.name) -- a b"
         if parameter.variadic == "+" { reason += " (that at least one is given is not checked)" }
-        if let value = parameter.defaultValue { reason += " (the default \(value.source) is not used)" }
+        if let value = parameter.defaultValue {
+          var ignored: [String] = []
+          if case .known(let words) = try? evaluate(value, JustScope(), &ignored) {
+            // Without words after `--`, the default's words (just splices the text, which the
+            // shell splits): each command starts by setting them.
+            scope.variadicDefault = words.joined(separator: " ").split(whereSeparator: \.isWhitespace).map(String.init)
+          } else {
+            reason += " (the default \(value.source) is not used)"
+          }
+        }
         if parameter.isExported { reason += " ($\(parameter.name) is not set: read \"$@\")" }
         report.approximate(parameter.source, at: recipe.line, reason)
         continue

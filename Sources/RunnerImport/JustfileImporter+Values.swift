@@ -28,6 +28,8 @@ struct JustScope: Sendable {
   var parameters: [String: String] = [:]
   /// The variadic parameter's name.
   var variadic: String?
+  /// Its default's words, when it has one.
+  var variadicDefault: [String]?
   var recipeName: String?
   /// The task starts its commands in the task file's directory (no `dir`, no `[no-cd]`), so
   /// `$PWD` there is just's `justfile_directory()`. True for a top-level variable, whose uses
