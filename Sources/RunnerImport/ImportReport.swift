@@ -45,7 +45,19 @@ package struct ImportReport: Sendable {
   package func located(_ error: ImportError) -> ImportError {
     guard let line = error.line, line >= Self.lineBase else { return error }
     let (file, local) = location(line)
-    return ImportError(file: file, line: local, error.message)
+    // A line named in the message ("first defined on line N") too.
+    var message = ""
+    var rest = Substring(error.message)
+    while let range = rest.firstRange(of: "line ") {
+      message += rest[..<range.upperBound]
+      rest = rest[range.upperBound...]
+      let digits = rest.prefix { $0.isNumber }
+      if let number = Int(digits), number >= Self.lineBase {
+        message += location(number).file == file ? "\(number % Self.lineBase)" : place(number)
+        rest = rest.dropFirst(digits.count)
+      }
+    }
+    return ImportError(file: file, line: local, message + rest)
   }
 
   package mutating func approximate(_ construct: String, at line: Int, _ reason: String) {

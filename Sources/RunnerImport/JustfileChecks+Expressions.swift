@@ -1,8 +1,20 @@
+import Glibc
+
 /// What just refuses in expressions: list features without `set lists`, and names defined
 /// nowhere (also in a branch never taken, which the import would not evaluate).
 extension JustfileChecks {
   func expressionProblems(_ problems: inout [(line: Int, message: String)]) {
     let lists = setting("lists")
+    if lists, !setting("unstable"), getenv("JUST_UNSTABLE") == nil,
+      let line = justfile.settings.first(where: { $0.name == "lists" })?.line
+    {
+      problems.append(
+        (
+          line,
+          "the `lists` setting is currently unstable, invoke `just` with `--unstable`, set the `JUST_UNSTABLE` "
+            + "environment variable, or add `set unstable` to your `justfile` to enable unstable features"
+        ))
+    }
     let variables = Set(justfile.assignments.map(\.name))
     let defined = Set(
       justfile.skipped.compactMap { $0.construct.hasSuffix("(…)") ? String($0.construct.dropLast(3)) : nil })

@@ -30,8 +30,9 @@ extension JustfileConversion {
       return .known([text])
     case .variable(let name):
       if name == scope.variadic { return .arguments }
-      if scope.parameters[name] == nil, case .inline(let inner) = bindings[name] {
-        return try evaluate(inner, scope, &notes)
+      if scope.parameters[name] == nil, name != scope.variadic, case .inline(let inner) = bindings[name] {
+        // A top-level variable's value reads top-level names, not the recipe's parameters.
+        return try evaluate(inner, scope.outside, &notes)
       }
       return Self.evaluated(try variable(name, scope, &notes))
     case .backtick(let command):
@@ -245,7 +246,7 @@ extension JustfileConversion {
       case .variable(let name), .parameter(let name): out += "\"${\(name)}\""
       case .shell(let expansion): out += "\"\(expansion)\""
       case .arguments: out += "\"$*\""
-      case .quotedWord:
+      case .quotedWord, .quotedArguments:
         throw .notCarried("quote() of a value known only when the command runs, inside a condition")
       }
     }

@@ -173,8 +173,8 @@ enum JustFunctions {
     return first.uppercased() + word.dropFirst().lowercased()
   }
 
-  /// heck's words: split at anything not a letter or digit, between a lower-case letter and an
-  /// upper-case one, and before the last capital of a run followed by a lower-case letter
+  /// heck's words: split at anything not a letter or digit, between a lower-case letter or a
+  /// digit and an upper-case one, and before the last capital of a run followed by a lower-case letter
   /// (`HTTPServer` → `HTTP`, `Server`).
   static func words(_ text: String) -> [String] {
     var result: [String] = []
@@ -186,7 +186,7 @@ enum JustFunctions {
         guard index + 1 < characters.count else { break }
         let next = characters[index + 1]
         let afterNext = index + 2 < characters.count ? characters[index + 2] : nil
-        if character.isLowercase && next.isUppercase
+        if (character.isLowercase || character.isNumber) && next.isUppercase
           || character.isUppercase && next.isUppercase && afterNext?.isLowercase == true
         {
           result.append(word)
@@ -328,6 +328,8 @@ enum JustSemver {
     }
     let pre = core.count == 2 ? String(core[1]) : ""
     let given = numbers.count
+    // `>*`, `<=x`: Cargo refuses a wildcard after an operator other than `=`, `^`, `~`.
+    guard given > 0 || ["=", "^", "~"].contains(operation) else { return nil }
     let low = Version(numbers: numbers + Array(repeating: 0, count: 3 - given), pre: pre)
     // The version past every version the partial one names (`1.2` → `1.3.0`).
     func bump(_ index: Int) -> Version {

@@ -97,6 +97,7 @@ extension JustfileConversion {
           "runner has no guard lines: exit status 1 fails the task rather than ending it quietly")
       }
       uncarried = nil
+      readsVariadic = false
       var shell = rewrite(command, at: [line], scope)
       if let written = uncarried {
         // Not carried over: the line fails and says so, rather than run something else.
@@ -107,7 +108,15 @@ extension JustfileConversion {
       var converted = sigils.contains("-") ? Self.ignoringFailure(shell) : shell.text
       if options.noCd { converted = Self.inInvocationDirectory(converted, isList: shell.isList) }
       if shell.readsPositionalArguments, let arguments = positionalWords(recipe, options) {
-        converted = "set -- \(arguments); " + converted
+        if readsVariadic {
+          // `set --` would put the params before the variadic words `{{rest}}` reads.
+          report.approximate(
+            command, at: line,
+            "$1, $@ … are the words after `--` here (runner \(recipe.name) -- a b), not the recipe's params: "
+              + "the line also reads the variadic parameter")
+        } else {
+          converted = "set -- \(arguments); " + converted
+        }
       }
       if shell.readsScriptName, options.positionalArguments {
         report.approximate(command, at: line, "$0 is the shell's name in runner (just: the recipe's name)")
@@ -195,6 +204,7 @@ extension JustfileConversion {
     var notes: [String] = []
     do throws(JustValueProblem) {
       let pieces = try pieces(interpolation.expression, scope, &notes)
+      if pieces.contains(where: { $0 == .arguments || $0 == .quotedArguments }) { readsVariadic = true }
       let text = try Self.shellText(pieces, interpolation.quoting)
       if interpolation.quoting != .script, text.contains("${{") {
         throw .notCarried("its text holds '${{', which runner does not allow in 'run'")
@@ -285,11 +295,19 @@ extension JustfileConversion {
     let flags = Array(script.interpreter.dropFirst())
     // The interpreter with the shebang's options, the script as its -c word: as just runs it.
     task.shellArguments = [program] + flags + ["-c"]
+    readsVariadic = false
     let shell = rewrite(text, at: lines, scope)
     var prelude: [String] = []
     if options.noCd { prelude.append("cd \"$RUNNER_INVOCATION_DIR\"") }
     if shell.readsPositionalArguments, let arguments = positionalWords(recipe, options) {
-      prelude.append("set -- \(arguments)")
+      if readsVariadic {
+        report.approximate(
+          script.written, at: script.line,
+          "$1, $@ … are the words after `--` here (runner \(recipe.name) -- a b), not the recipe's params: "
+            + "the script also reads the variadic parameter")
+      } else {
+        prelude.append("set -- \(arguments)")
+      }
     }
     task.commands.append(.shell((prelude + [shell.text]).joined(separator: "\n")))
   }

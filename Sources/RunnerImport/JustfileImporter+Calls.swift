@@ -27,7 +27,7 @@ extension JustfileConversion {
         case .arguments = try evaluate(arguments[0], scope, &notes)
       {
         // Each word quoted on its own: the words themselves, one argument each.
-        return .word([.shell("\"$@\"")])
+        return .word([.quotedArguments])
       }
       return Self.evaluated(try call(written, arguments, scope, &notes))
     }
@@ -40,6 +40,7 @@ extension JustfileConversion {
     if known.count == values.count {
       if let result = JustFunctions.evaluate(name, known, lists: settings.lists) { return .known(result) }
       if name == "replace_regex", let result = Self.replacingRegex(known.map { $0.joined(separator: " ") }) {
+        notes.append("replaced at import with Swift's regular expressions (just: Rust's regex crate)")
         return .known([result])
       }
     }

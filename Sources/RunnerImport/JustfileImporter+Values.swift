@@ -12,6 +12,8 @@ enum JustPiece: Sendable, Equatable {
   case shell(String)
   /// `quote(x)` of a value known only when the command runs: one word, outside quotes.
   indirect case quotedWord([JustPiece])
+  /// `quote(args)` with `set lists`: each word quoted, so `"$@"` outside quotes only.
+  case quotedArguments
 }
 
 /// Why an expression cannot be carried where it stands.
@@ -38,6 +40,15 @@ struct JustScope: Sendable {
   /// Top-level variables with plain text values become that text (for `with:` and defaults,
   /// which cannot read variables).
   var foldsVariables = false
+
+  /// The scope of a top-level variable's value read from here: no parameters.
+  var outside: JustScope {
+    var scope = self
+    scope.parameters = [:]
+    scope.variadic = nil
+    scope.variadicDefault = nil
+    return scope
+  }
 }
 
 extension JustfileConversion {
@@ -70,7 +81,7 @@ extension JustfileConversion {
       }
       return [.variable(variable)]
     case .inline(let expression):
-      return try pieces(expression, scope, &notes)
+      return try pieces(expression, scope.outside, &notes)
     case .param(let variable):
       return [.parameter(variable)]
     case .missing(let variable):
@@ -170,6 +181,9 @@ extension JustfileConversion {
         case .quotedWord(let inner):
           guard quoting == .unquoted else { throw .notCarried("quote() is carried outside quotes only") }
           out += "\"" + (try shellText(inner, .double)) + "\""
+        case .quotedArguments:
+          guard quoting == .unquoted else { throw .notCarried("quote() is carried outside quotes only") }
+          out += "\"$@\""
         }
       }
       return out
@@ -194,7 +208,7 @@ extension JustfileConversion {
       case .variable(let name), .parameter(let name): out += "${\(name)}"
       case .arguments: out += "$*"
       case .shell(let expansion): out += expansion
-      case .quotedWord: throw .notCarried("quote() is carried in shell commands only")
+      case .quotedWord, .quotedArguments: throw .notCarried("quote() is carried in shell commands only")
       }
     }
     return out
@@ -220,7 +234,8 @@ extension JustfileConversion {
       case .arguments: throw .notCarried("the variadic parameter's words cannot be passed on")
       case .shell(let expansion):
         throw JustValueProblem(level: .approximate, reason: "needs the shell to expand \(expansion)")
-      case .quotedWord: throw .notCarried("quote() of a value known when the command runs needs the shell")
+      case .quotedWord, .quotedArguments:
+        throw .notCarried("quote() of a value known when the command runs needs the shell")
       }
     }
     return out
@@ -256,7 +271,8 @@ extension JustfileConversion {
         throw .notCarried("'with:' values cannot read the environment ($\(name))")
       case .arguments: throw .notCarried("the variadic parameter's words cannot be passed on")
       case .shell(let expansion): throw .notCarried("'with:' values cannot expand \(expansion)")
-      case .quotedWord: throw .notCarried("'with:' values cannot quote a value known when the command runs")
+      case .quotedWord, .quotedArguments:
+        throw .notCarried("'with:' values cannot quote a value known when the command runs")
       }
     }
     return out

@@ -118,6 +118,8 @@ struct JustfileConversion {
   var constants: [String: String] = [:]
   /// The recipes converted, by name: the last of a name with `allow-duplicate-recipes`, else the first.
   var recipes: [String: JustRecipe] = [:]
+  /// Whether the line or script being converted reads the variadic parameter.
+  var readsVariadic = false
   /// Whether the report says that variables the import writes in cannot be set from the command line.
   var reportedOverrides = false
   /// The first interpolation of the line or script being converted that was not carried over.

@@ -27,9 +27,14 @@ extension TaskfileImporter {
         return [.shell(failing("task: \(name)", line: line))]
       }
       guard let written = condition?.scalar else { return calls.map { .call($0) } }
+      if field("for") != nil {
+        report.notCarried(
+          "if: \(written)", at: line, "a condition on a call in a for: loop has no equivalent: the call fails instead")
+        return [.shell(failing("task: \(name)", line: line))]
+      }
       // `if:` on a call: an internal task with the condition, which makes the calls; skipped,
       // it lets the caller go on, as go-task skips the call.
-      var wrapper = ImportedTask(name: "\(context.taskName ?? "task").if-\(line)")
+      var wrapper = ImportedTask(name: "\(context.taskName ?? "task").if-\(state.conditionalCalls.count + 1)")
       wrapper.isInternal = true
       wrapper.condition = convertCommand(written, line: line, context, &state, &report, failsLoudly: true)
       wrapper.commands = calls.map { .call($0) }
@@ -64,7 +69,11 @@ extension TaskfileImporter {
     }
     return items.map { item in
       var text = command
-      if let item { text = item.apply(text) }
+      var context = context
+      if let item {
+        text = item.apply(text)
+        context.loopItem = item
+      }
       var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
       if field("ignore_error")?.scalar == "true" { script = Self.ignoringFailure(script, line: line, &report) }
       // go-task's `if:` of a command: a shell condition (templates filled in) that skips it.
@@ -315,7 +324,8 @@ extension TaskfileImporter {
             operand: { name in
               switch replacement(name, .double, &report) {
               case .expansion(let expansion): return "\"" + expansion + "\""
-              case .text(let text): return Self.quoted(text)
+              // Spliced text is shell text (`${ENV}-x`): only plain words are compared as written.
+              case .text(let text): return Self.isPlainWords(text) ? Self.quoted(text) : nil
               case nil: return nil
               }
             })
@@ -380,43 +390,6 @@ extension TaskfileImporter {
       }
       index = text.index(after: index)
     }
-    return result
-  }
-
-  /// `.X | default "y"` or `default "y" .X`: X and y, when y needs no quoting inside `${X:-y}`.
-  static func defaulted(_ inner: Substring) -> (String, String)? {
-    let parts = inner.split(separator: "|").map { $0.trimmingSpaces() }
-    var name: Substring
-    var call: Substring
-    if parts.count == 2, parts[0].hasPrefix(".") {
-      name = parts[0].dropFirst()
-      call = parts[1]
-    } else if parts.count == 1, parts[0].hasPrefix("default "), let dot = parts[0].lastIndex(of: ".") {
-      name = parts[0][parts[0].index(after: dot)...]
-      call = parts[0][..<dot].trimmingSpaces()
-    } else {
-      return nil
-    }
-    guard isName(name), call.hasPrefix("default ") else { return nil }
-    let literal = call.dropFirst("default ".count).trimmingSpaces()
-    guard literal.count >= 2, literal.first == "\"", literal.last == "\"" else { return nil }
-    let value = literal.dropFirst().dropLast()
-    guard value.allSatisfy({ $0.isLetter || $0.isNumber || " ._-/:,=+@%".contains($0) }) else { return nil }
-    return (String(name), String(value))
-  }
-
-  /// `eq .X "y"` or `ne .X "y"` (either order): whether it is `eq`, X and y.
-  static func isName(_ text: Substring) -> Bool {
-    guard let first = text.first, first.isLetter || first == "_" else { return false }
-    return text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
-  }
-}
-
-extension Substring {
-  func trimmingSpaces() -> Substring {
-    var result = self
-    while result.first?.isWhitespace == true { result.removeFirst() }
-    while result.last?.isWhitespace == true { result.removeLast() }
     return result
   }
 }

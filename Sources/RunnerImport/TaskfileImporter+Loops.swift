@@ -31,7 +31,8 @@ struct LoopItem: Sendable, Equatable {
         result = result.replacing(spelling, with: value)
       }
     }
-    for spelling in ["{{.\(name)}}", "{{ .\(name) }}"] { result = result.replacing(spelling, with: value) }
+    let whole = self.text(for: name) ?? value
+    for spelling in ["{{.\(name)}}", "{{ .\(name) }}"] { result = result.replacing(spelling, with: whole) }
     return result
   }
 
@@ -53,19 +54,24 @@ extension TaskfileImporter {
   func loop(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> Loop? {
     let line = node.location.line
     switch node.kind {
-    case .sequence(let values):
+    case .sequence(let values) where values.allSatisfy({ $0.scalar != nil }):
       return .items(values.compactMap(\.scalar).map { LoopItem(value: $0) })
     case .scalar(let kind, _) where kind == "sources" || kind == "generates":
       guard let patterns = context.taskFiles[kind], !patterns.isEmpty else { break }
-      // The files the globs find now, each once, sorted, as go-task lists them.
-      let words = patterns.map {
-        Self.isPlainWords($0.replacing("*", with: "").replacing("?", with: "")) ? $0 : Self.quoted($0)
-      }
+      // The files the globs find now, each once, sorted, as go-task lists them (bash's globstar
+      // for `**`); a pattern the shell would read otherwise is not carried.
+      guard
+        patterns.allSatisfy({ pattern in
+          pattern.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) }
+        })
+      else { break }
       report.approximate(
         "for: \(kind)", at: line,
-        "a shell loop over the files the globs find when the command runs: a name holding a blank splits in two")
+        "a shell loop over the files the globs find when the command runs (bash's globstar for **): a name "
+          + "holding a blank splits in two")
       return .shell(
-        words: "$(printf '%s\\n' \(words.joined(separator: " ")) | LC_ALL=C sort -u)", name: "ITEM", existing: true)
+        words: "$(shopt -s globstar; printf '%s\\n' \(patterns.joined(separator: " ")) | LC_ALL=C sort -u)",
+        name: "ITEM", existing: true)
     case .mapping(let entries):
       let field = { (key: String) in entries.first { $0.name == key }?.value }
       let name = field("as")?.scalar ?? "ITEM"

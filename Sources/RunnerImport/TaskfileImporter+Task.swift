@@ -87,6 +87,7 @@ extension TaskfileImporter {
     for index in wrappers.indices {
       wrappers[index].params = task.params.map { ImportedParam(name: $0.name, defaultValue: "") }
       wrappers[index].environment = task.environment
+      wrappers[index].directory = task.directory
     }
     let passed = task.params.map { (name: $0.name, value: "${{ params.\($0.name) }}") }
     task.commands = task.commands.map { command in

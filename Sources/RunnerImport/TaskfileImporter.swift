@@ -161,6 +161,12 @@ struct TaskfileImporter {
         entry.value = fields[0].value
       }
       let line = entry.key.location.line
+      // A task's var hides the file's of the same name, whatever kind either is.
+      context.knownValues[entry.name] = nil
+      context.listVars[entry.name] = nil
+      context.structuredVars[entry.name] = nil
+      context.commandVars[entry.name] = nil
+      context.inlineVars[entry.name] = nil
       if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
         context.knownValues[entry.name] = value.contains("{{") ? nil : value
         if Self.isPlainWords(value) {

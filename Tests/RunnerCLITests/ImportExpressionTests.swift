@@ -183,4 +183,15 @@ struct ImportExpressionTests {
       #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
     }
   }
+
+  /// `set lists` is unstable: just refuses it without `set unstable` (or `JUST_UNSTABLE`).
+  @Test(.enabled(if: ProcessInfo.processInfo.environment["JUST_UNSTABLE"] == nil, "JUST_UNSTABLE is set here"))
+  func setListsWithoutUnstableIsRefused() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "set lists\nfoo:\n  echo hi\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 2)
+    #expect(imported.stderr.contains("justfile:1: just refuses the file: the `lists` setting is currently unstable"))
+  }
 }

@@ -67,6 +67,7 @@ struct JustExpressionTests {
     #expect(
       try commands(
         """
+        set unstable
         set lists
         xs := ['a', 'b'] ++ ['c']
         foo:
@@ -88,6 +89,7 @@ struct JustExpressionTests {
     #expect(
       try commands(
         """
+        set unstable
         set lists
         foo *args:
           printf '%s\\n' {{ quote(args) }} {{ args || 'none' }}
@@ -155,5 +157,30 @@ struct JustExpressionTests {
       "[working-directory(target)]\nbaz target:\n  echo bob\n")
     #expect(file.tasks.first?.directory == "${{ params.target }}")
     #expect(report.isEmpty)
+  }
+
+  /// Found in review: a wildcard after `>` crashed; a digit before a capital is a word end; a
+  /// top-level variable reads top-level names even where a parameter has its name; `quote()`
+  /// of the variadic list inside quotes is not carried.
+  @Test func reviewFindingsStayFixed() throws {
+    #expect(JustSemver.matches(version: "1.2.3", requirement: ">*") == nil)
+    #expect(JustSemver.matches(version: "1.2.3", requirement: "<=x") == nil)
+    #expect(JustFunctions.words("fooBar2Baz") == ["foo", "Bar2", "Baz"])
+    let scoped = try commands(
+      """
+      a := "global"
+      v := if a == "global" { "x" } else { "y" }
+      r a:
+        echo {{ v }}
+      """)
+    #expect(scoped == ["echo x"])
+    let (file, report) = try JustfileImporter(path: "justfile").convert(
+      "set unstable\nset lists\nfoo *rest:\n  echo \"{{ quote(rest) }}\"\n")
+    #expect(report.entries.contains { $0.reason.contains("quote() is carried outside quotes only") })
+    let text = try #require(file.tasks.first).commands.compactMap { command -> String? in
+      if case .shell(let text) = command { return text }
+      return nil
+    }
+    #expect(text.first?.hasSuffix("exit 1") == true)
   }
 }

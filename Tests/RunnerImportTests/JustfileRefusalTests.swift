@@ -91,7 +91,7 @@ import Testing
       "[doc(HEX)]\na:\n  echo a\n",
       "set minimum-version := '1.2.3'\na:\n  echo a\n",
       "[env('A', '1')]\n[env('A', '1')]\na:\n  echo $A\n",
-      "set lists\n[arg('bar', long, short='b', flag)]\nfoo bar:\n  echo bar\n",
+      "set unstable\nset lists\n[arg('bar', long, short='b', flag)]\nfoo bar:\n  echo bar\n",
       "set default-script\nfoo:\n  echo foo\n    echo bar\n",
       "[working-directory(target)]\nbaz target:\n  echo bob\n",
       "[windows]\nimport 'windows.just'\nfoo:\n  echo foo\n",

@@ -1,0 +1,223 @@
+/// A recipe's parameters and dependencies.
+extension JustfileConversion {
+  /// The recipe's parameters as params; the variadic one is runner's arguments.
+  mutating func params(of recipe: JustRecipe, _ scope: inout JustScope) -> [ImportedParam] {
+    var params: [ImportedParam] = []
+    let names = paramNames(of: recipe)
+    for parameter in recipe.parameters {
+      if parameter.variadic != nil {
+        scope.variadic = parameter.name
+        var reason = "runner's arguments are the words after `--`: runner \(recipe.name) -- a b"
+        if parameter.variadic == "+" { reason += " (that at least one is given is not checked)" }
+        if let value = parameter.defaultValue {
+          var ignored: [String] = []
+          if case .known(let words) = try? evaluate(value, JustScope(), &ignored),
+            Self.isPlainWords(words.joined(separator: " "))
+          {
+            // Without words after `--`, the default's words (just splices the text, which the
+            // shell splits): each command starts by setting them.
+            scope.variadicDefault = words.joined(separator: " ").split(whereSeparator: \.isWhitespace).map(String.init)
+          } else {
+            reason += " (the default \(value.source) is not used)"
+          }
+        }
+        if parameter.isExported { reason += " ($\(parameter.name) is not set: read \"$@\")" }
+        report.approximate(parameter.source, at: recipe.line, reason)
+        continue
+      }
+      let name = names[parameter.name] ?? parameter.name
+      if !parameter.isExported, !settings.export, Self.readsShellVariable(name, in: recipe.body) {
+        report.approximate(
+          parameter.source, at: recipe.line,
+          "runner passes params through the environment: the commands see $\(name), which just leaves unset "
+            + "(it exports only $-parameters)")
+      }
+      if name != parameter.name {
+        let reason =
+          Self.variableName(parameter.name) == parameter.name
+          ? "runner puts a task's params in its environment, and programs read $\(parameter.name) from theirs "
+            + "(just does not export it)"
+          : "a param name cannot hold '-'"
+        report.approximate(
+          parameter.source, at: recipe.line,
+          "renamed \(name): \(reason) (runner \(recipe.name) \(name)=…; {{\(parameter.name)}} reads ${\(name)})")
+      }
+      var param = ImportedParam(name: name, required: parameter.defaultValue == nil)
+      if let value = parameter.defaultValue {
+        var ignored: [String] = []
+        if settings.lists, parameter.isExported || settings.export,
+          case .known([]) = try? evaluate(value, JustScope(), &ignored)
+        {
+          report.approximate(
+            parameter.source, at: recipe.line,
+            "runner puts the param in the environment, empty; just leaves $\(parameter.name) unset for []")
+        }
+        if let text = constant(value) {
+          param.defaultValue = text
+          if !Self.isPlainWords(text) {
+            report.approximate(
+              parameter.source, at: recipe.line,
+              "a value holding shell syntax is passed as words, not re-parsed: just splices the text of "
+                + "{{\(parameter.name)}} into the command, where the shell reads its quotes, $, globs …; "
+                + "${\(name)} is not read again")
+          }
+        } else if let command = defaultCommand(value, recipe) {
+          // A default the shell computes: a command whose output is the value.
+          param.defaultCommand = command
+          report.approximate(
+            parameter.source, at: recipe.line,
+            "a param with default: { sh: … }, run once per run in the file's directory when nothing sets it "
+              + "(just runs it each time the recipe is called, where the recipe runs)")
+        } else {
+          report.notCarried(
+            parameter.source, at: recipe.line,
+            "a param's default is plain text in runner, and \(value.source) is not known before the task runs: "
+              + "it defaults to empty")
+        }
+      }
+      params.append(param)
+      scope.parameters[parameter.name] = name
+    }
+    return params
+  }
+
+  /// A command printing a default known only when it is computed (a backtick, `arch()`, …),
+  /// when it reads no other parameter; nil otherwise.
+  func defaultCommand(_ value: JustExpression, _ recipe: JustRecipe) -> String? {
+    if case .backtick(let command) = value { return command }
+    var notes: [String] = []
+    var scope = JustScope()
+    scope.recipeName = recipe.name
+    scope.startsInFileDirectory = false
+    guard case .word(let pieces) = try? evaluate(value, scope, &notes),
+      !pieces.contains(where: { if case .parameter = $0 { true } else { false } }),
+      let word = try? Self.quotedWord(pieces)
+    else { return nil }
+    return "printf '%s' " + word
+  }
+
+  /// True when a line of `body` reads `$name` or `${name…}` as the shell's own variable.
+  static func readsShellVariable(_ name: String, in body: [JustBodyLine]) -> Bool {
+    body.contains { line in
+      var rest = line.text[...]
+      while let found = rest.firstRange(of: "$" + name) {
+        let after = rest[found.upperBound...].first
+        if after == nil || !(after!.isLetter || after!.isNumber || after! == "_") { return true }
+        rest = rest[found.upperBound...]
+      }
+      return line.text.contains("${" + name + "}") || line.text.contains("${" + name + ":")
+        || line.text.contains("${" + name + "+") || line.text.contains("${" + name + "-")
+    }
+  }
+
+  /// Each parameter's param name: `-` becomes `_`, and a name programs read from their
+  /// environment (`PATH`, `CC` …) becomes a lower-case one ending in `_` unless just exports it
+  /// too — runner puts a task's params in its environment.
+  func paramNames(of recipe: JustRecipe) -> [String: String] {
+    let named = recipe.parameters.filter { $0.variadic == nil }
+    var taken = Set(named.map { Self.variableName($0.name) })
+    var names: [String: String] = [:]
+    for parameter in named {
+      var name = Self.variableName(parameter.name)
+      if !parameter.isExported, !settings.export, Self.isReadFromEnvironment(name) {
+        name = name.lowercased() + "_"
+        while taken.contains(name) { name += "_" }
+        taken.insert(name)
+      }
+      names[parameter.name] = name
+    }
+    return names
+  }
+
+  /// Names the shell and common programs read from their environment.
+  static let environmentNames: Set<String> = [
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "IFS", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ",
+    "CDPATH", "ENV", "BASH_ENV", "PS1", "PS2", "PS4", "OPTIND", "OPTARG", "HOSTNAME", "MAIL", "EDITOR", "VISUAL",
+    "PAGER", "DISPLAY", "CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "CFLAGS", "CXXFLAGS", "CPPFLAGS",
+    "LDFLAGS", "LDLIBS", "MAKE", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "PKG_CONFIG_PATH", "GOPATH", "GOROOT",
+    "GOFLAGS", "GOOS", "GOARCH", "GOBIN", "GO111MODULE", "CGO_ENABLED", "RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC",
+    "CARGO", "CARGO_HOME", "CARGO_TARGET_DIR", "RUSTUP_TOOLCHAIN", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
+    "NODE_OPTIONS", "NODE_PATH", "NODE_ENV", "NPM_CONFIG_PREFIX", "JAVA_HOME", "CLASSPATH", "GEM_HOME", "GEM_PATH",
+    "RUBYLIB", "PERL5LIB", "GIT_DIR", "GIT_WORK_TREE", "DOCKER_HOST", "DEBUG", "CI", "SSL_CERT_FILE",
+    "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+  ]
+
+  /// True for a name the shell or other programs read from their environment.
+  static func isReadFromEnvironment(_ name: String) -> Bool {
+    environmentNames.contains(name) || name.hasPrefix("LC_") || name.hasPrefix("LD_") || name.hasPrefix("DYLD_")
+      || name.hasPrefix("XDG_")
+  }
+
+  /// `foo::bar::baz` as the task of the modules' includes, `foo:bar:baz`, when `foo` is a
+  /// module of this file.
+  func moduleTask(_ path: String) -> String? {
+    let parts = path.split(separator: "::", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count > 1, parts.allSatisfy({ !$0.isEmpty }), justfile.modules.contains(where: { $0.name == parts[0] })
+    else { return nil }
+    return parts.joined(separator: ":")
+  }
+
+  /// A dependency with its arguments as `with:` values of the called recipe's params.
+  mutating func convert(_ dependency: JustDependency, of recipe: JustRecipe, _ scope: JustScope) -> ImportedDependency?
+  {
+    let construct = dependency.source
+    if dependency.name.contains("::") {
+      // A module's recipe: a task of the module's include, `foo:bar`.
+      guard let task = moduleTask(dependency.name) else {
+        report.notCarried(construct, at: recipe.line, "it names a recipe of a module this file does not declare")
+        return nil
+      }
+      guard dependency.arguments.isEmpty else {
+        report.notCarried(construct, at: recipe.line, "arguments to a module's recipe are not carried over")
+        return nil
+      }
+      return ImportedDependency(task)
+    }
+    guard !dependency.isSpread else {
+      report.notCarried(construct, at: recipe.line, "runner has no dependency per list element: list each one")
+      return nil
+    }
+    let name = justfile.aliases.first { $0.name == dependency.name }?.target ?? dependency.name
+    guard let called = recipes[name] else {
+      report.notCarried(construct, at: recipe.line, "there is no recipe '\(dependency.name)'")
+      return nil
+    }
+    let parameters = called.parameters.filter { $0.variadic == nil }
+    var result = ImportedDependency(name)
+    var scope = scope
+    scope.foldsVariables = true
+    for (index, argument) in dependency.arguments.enumerated() {
+      guard index < parameters.count else {
+        report.notCarried(
+          construct, at: recipe.line,
+          "the words for \(name)'s \(called.parameters.last?.source ?? "") cannot be passed by a dependency")
+        break
+      }
+      var notes: [String] = []
+      do throws(JustValueProblem) {
+        let value = try Self.withText(try pieces(argument, scope, &notes))
+        let names = paramNames(of: called)
+        result.with.append((names[parameters[index].name] ?? parameters[index].name, value))
+        for note in notes { report.approximate(construct, at: recipe.line, note) }
+      } catch {
+        report.notCarried(construct, at: recipe.line, "\(argument.source): \(error.reason)")
+      }
+    }
+    return result
+  }
+
+  /// The dependencies after `&&`: task calls at the end of `run`.
+  mutating func subsequent(of recipe: JustRecipe, _ scope: JustScope, into task: inout ImportedTask) {
+    guard !recipe.subsequent.isEmpty else { return }
+    let priors = Set(recipe.dependencies.map(\.name))
+    for repeated in recipe.subsequent where priors.contains(repeated.name) {
+      report.approximate(
+        repeated.source, at: recipe.line,
+        "runner runs a task once per run: \(repeated.name), a dependency of \(recipe.name) too, does not run again "
+          + "after it (just runs it again)")
+    }
+    let calls = recipe.subsequent.compactMap { convert($0, of: recipe, scope) }
+    guard !calls.isEmpty else { return }
+    task.commands += calls.map { ImportedCommand.call($0) }
+  }
+}
