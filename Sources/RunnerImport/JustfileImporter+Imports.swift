@@ -76,6 +76,7 @@ extension Justfile {
     recipes += other.recipes
     modules += other.modules
     imports += other.imports
+    unexported += other.unexported
     skipped += other.skipped
   }
 

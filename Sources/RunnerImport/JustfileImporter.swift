@@ -145,6 +145,20 @@ struct JustfileConversion {
     file.tasks = convertRecipes()
     for alias in justfile.aliases { convert(alias) }
     chooseDefault()
+    unexport()
+  }
+
+  /// `unexport NAME`: each command starts by removing the variables from its environment.
+  mutating func unexport() {
+    let names = justfile.unexported.filter { JustText.isVariableName($0) }
+    guard !names.isEmpty else { return }
+    let prefix = "unset " + names.joined(separator: " ")
+    for index in file.tasks.indices {
+      file.tasks[index].commands = file.tasks[index].commands.map { command in
+        guard case .shell(let text) = command else { return command }
+        return .shell(text.contains("\n") ? prefix + "\n" + text : prefix + "; " + text)
+      }
+    }
   }
 
   /// just runs the `[default]` recipe, else the first one, when no recipe is named. A task

@@ -160,10 +160,17 @@ struct JustfileParser {
     case "alias", "export":
       guard let name = scanner.name() else { return nil }
       scanner.skipBlanks()
-      if keyword == "export",
-        scanner.accept(":=") || (scanner.looks(at: "=") && !scanner.looks(at: "==") && scanner.accept("="))
-      {
+      if keyword == "export", scanner.accept(":=") {
         return try assignment(&scanner, name: name, exported: true, index: index, attributes: attributes)
+      }
+      // `export foo='bar':` is a recipe named `export`; `export foo = 'bar'` the old assignment.
+      if keyword == "export", scanner.looks(at: "="), !scanner.looks(at: "==") {
+        var attempt = scanner
+        attempt.position += 1
+        guard let next = try? assignment(&attempt, name: name, exported: true, index: index, attributes: attributes)
+        else { return nil }
+        scanner = attempt
+        return next
       }
       guard keyword == "alias", scanner.accept(":=") else { return nil }
       scanner.skipBlanks()
@@ -176,11 +183,9 @@ struct JustfileParser {
         JustAlias(name: name, target: target, attributes: attributes, line: index + 1, source: lineText(index)))
       return next
     case "unexport":
-      guard let name = scanner.name() else { return nil }
-      let next = try lineAfter(scanner)
-      skip(
-        index, "unexport \(name)", "runner cannot remove a variable from the environment: unset \(name) in the commands"
-      )
+      // `unexport foo:` is a recipe named `unexport`.
+      guard let name = scanner.name(), let next = try? lineAfter(scanner) else { return nil }
+      justfile.unexported.append(name)
       return next
     case "import":
       guard scanner.current == "'" || scanner.current == "\"" else { return nil }

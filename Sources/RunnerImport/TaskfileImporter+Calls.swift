@@ -87,4 +87,34 @@ extension TaskfileImporter {
       }
     }
   }
+
+  /// go-task runs a called task at each call (`run: always`, its default); runner runs a task
+  /// once per run for each set of params: a task called twice with the same vars is reported.
+  func reportRepeatedCalls(
+    _ tasks: [ImportedTask], runsOnce: Set<String>, lines: [String: Int], _ report: inout ImportReport
+  ) {
+    var counts: [String: Int] = [:]
+    var order: [String] = []
+    for task in tasks {
+      let calls =
+        task.dependencies
+        + task.commands.compactMap { command -> ImportedDependency? in
+          if case .call(let call) = command { return call }
+          return nil
+        }
+      for call in calls where call.forEach.isEmpty {
+        let key = ([call.name] + call.with.map { "\($0.name)=\($0.value)" }).joined(separator: "\u{0}")
+        if counts[key] == nil { order.append(key) }
+        counts[key, default: 0] += 1
+      }
+    }
+    for key in order where (counts[key] ?? 0) > 1 {
+      let name = String(key.split(separator: "\u{0}").first ?? "")
+      guard !runsOnce.contains(name), let line = lines[name] else { continue }
+      report.approximate(
+        "task: \(name)", at: line,
+        "called \(counts[key] ?? 0) times with the same vars: runner runs a task once per run for each set of params, "
+          + "go-task at each call (run: always)")
+    }
+  }
 }

@@ -102,6 +102,14 @@ struct TaskfileImporter {
         file.tasks += task(entry, context, &report)
       }
       failingUnknownCalls(&file.tasks, includes: file.includes, lines: lines, &report)
+      let fileRunsOnce = entries.contains { $0.name == "run" && $0.value.scalar == "once" }
+      let runsOnce = Set(
+        tasks.filter { task in
+          guard case .mapping(let fields) = task.value.kind else { return fileRunsOnce }
+          let run = fields.first { $0.name == "run" }?.value.scalar
+          return run == "once" || (run == nil && fileRunsOnce)
+        }.map(\.name))
+      reportRepeatedCalls(file.tasks, runsOnce: runsOnce, lines: lines, &report)
     } else {
       throw ImportError(file: path, line: root.location.line, "the Taskfile has no 'tasks' mapping")
     }

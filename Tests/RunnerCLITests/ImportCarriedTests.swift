@@ -347,4 +347,24 @@ struct ImportCarriedTests {
     #expect(original == ["step: map[OS:linux]", "step: hello", "step: shown", "step: again"], "\(original)")
     #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
   }
+
+  /// go-task runs a task at each call (`run: always`); runner once per set of params: a task
+  /// called twice with the same vars is reported, unless it says `run: once`.
+  @Test func aTaskCalledTwiceIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    let taskfile = """
+      version: '3'
+      tasks:
+        setup: echo setup
+        once: { run: once, cmds: [echo once] }
+        a: { deps: [setup, once], cmds: [echo a] }
+        b: { deps: [setup, once], cmds: [echo b] }
+
+      """
+    try project.write("Taskfile.yml", taskfile)
+    let imported = try project.run("import", "Taskfile.yml", "-o", "-")
+    #expect(imported.stderr.contains("Taskfile.yml:3: approximate: task: setup: called 2 times"), "\(imported.stderr)")
+    #expect(!imported.stderr.contains("task: once: called"))
+  }
 }

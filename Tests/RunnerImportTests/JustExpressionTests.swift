@@ -183,4 +183,16 @@ struct JustExpressionTests {
     }
     #expect(text.first?.hasSuffix("exit 1") == true)
   }
+
+  /// `unexport NAME` unsets it in every command; `unexport foo:` and `export foo='bar':` are
+  /// recipes named like the keyword, as just reads them.
+  @Test func unexportAndKeywordNamedRecipes() throws {
+    #expect(try commands("unexport FOO\nfoo:\n  echo ${FOO-unset}\n") == ["unset FOO; echo ${FOO-unset}"])
+    for text in ["unexport foo:\n  echo {{foo}}\n", "export foo='bar':\n  echo {{foo}}\n"] {
+      let (file, _) = try JustfileImporter(path: "justfile").convert(text)
+      let task = try #require(file.tasks.first)
+      #expect(["unexport", "export"].contains(task.name), "\(task.name)")
+      #expect(task.params.map(\.name) == ["foo"])
+    }
+  }
 }
