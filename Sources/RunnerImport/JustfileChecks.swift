@@ -108,6 +108,15 @@ struct JustfileChecks {
   }
 
   func variableProblems(_ problems: inout [(line: Int, message: String)]) {
+    var unexported = Set<String>()
+    for (name, line) in justfile.unexported {
+      if !unexported.insert(name).inserted {
+        problems.append((line, "variable `\(name)` is unexported multiple times"))
+      }
+    }
+    for assignment in justfile.assignments where assignment.isExported && unexported.contains(assignment.name) {
+      problems.append((assignment.line, "variable \(assignment.name) is both exported and unexported"))
+    }
     guard !setting("allow-duplicate-variables") else { return }
     var seen = Set<String>()
     for assignment in justfile.assignments where !seen.insert(assignment.name).inserted {

@@ -95,6 +95,7 @@ extension Justfile {
     }
     for index in modules.indices { modules[index].line += offset }
     for index in imports.indices { imports[index].line += offset }
+    for index in unexported.indices { unexported[index].line += offset }
     for index in skipped.indices { skipped[index].line += offset }
   }
 }

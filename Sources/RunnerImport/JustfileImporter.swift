@@ -150,10 +150,12 @@ struct JustfileConversion {
 
   /// `unexport NAME`: each command starts by removing the variables from its environment.
   mutating func unexport() {
-    let names = justfile.unexported.filter { JustText.isVariableName($0) }
-    guard !names.isEmpty else { return }
-    let prefix = "unset " + names.joined(separator: " ")
+    let unexported = justfile.unexported.map(\.name).filter { JustText.isVariableName($0) }
     for index in file.tasks.indices {
+      // A recipe's own parameter of that name stays: just exports it to that recipe.
+      let names = unexported.filter { name in !file.tasks[index].params.contains { $0.name == name } }
+      guard !names.isEmpty else { continue }
+      let prefix = "unset " + names.joined(separator: " ")
       file.tasks[index].commands = file.tasks[index].commands.map { command in
         guard case .shell(let text) = command else { return command }
         return .shell(text.contains("\n") ? prefix + "\n" + text : prefix + "; " + text)

@@ -7,7 +7,7 @@ struct Justfile: Sendable {
   /// `mod NAME ['PATH']`: another justfile whose recipes are `NAME::RECIPE`.
   var modules: [JustModule] = []
   /// `unexport NAME`: variables removed from the recipes' environment.
-  var unexported: [String] = []
+  var unexported: [(name: String, line: Int)] = []
   /// `import 'PATH'`, `import? 'PATH'`: another file whose items join this one's.
   var imports: [JustImport] = []
   /// Items the import does not carry (functions, lines it cannot read).

@@ -185,7 +185,7 @@ struct JustfileParser {
     case "unexport":
       // `unexport foo:` is a recipe named `unexport`.
       guard let name = scanner.name(), let next = try? lineAfter(scanner) else { return nil }
-      justfile.unexported.append(name)
+      justfile.unexported.append((name, index + 1))
       return next
     case "import":
       guard scanner.current == "'" || scanner.current == "\"" else { return nil }

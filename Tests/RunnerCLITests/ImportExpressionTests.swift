@@ -96,6 +96,11 @@ struct ImportExpressionTests {
       ("[confirm(nope())]\nbar:\n", "justfile:1: just refuses the file: call to unknown function `nope`"),
       ("foo:\n  echo {{ foo bar }}\n", "justfile:2: just refuses the file: the interpolation is no expression"),
       ("foo:\n  echo {{ # hello\n    'a'\n  }}\n", "justfile:2: just refuses the file: the interpolation is no"),
+      (
+        "unexport A\nfoo:\n  echo\nunexport A\n",
+        "justfile:4: just refuses the file: variable `A` is unexported multiple"
+      ),
+      ("unexport A\nexport A := 'x'\nfoo:\n  echo\n", "justfile:2: just refuses the file: variable A is both exported"),
       ("set ignore-comments\nfoo:\n  # {{ foo bar }}\n", "justfile:3: just refuses the file: the interpolation is no"),
     ]
     for (text, message) in cases {

@@ -188,6 +188,8 @@ struct JustExpressionTests {
   /// recipes named like the keyword, as just reads them.
   @Test func unexportAndKeywordNamedRecipes() throws {
     #expect(try commands("unexport FOO\nfoo:\n  echo ${FOO-unset}\n") == ["unset FOO; echo ${FOO-unset}"])
+    // A recipe's own `$FOO` parameter stays.
+    #expect(try commands("unexport FOO\nfoo $FOO:\n  echo $FOO\n") == ["echo $FOO"])
     for text in ["unexport foo:\n  echo {{foo}}\n", "export foo='bar':\n  echo {{foo}}\n"] {
       let (file, _) = try JustfileImporter(path: "justfile").convert(text)
       let task = try #require(file.tasks.first)
