@@ -242,7 +242,7 @@ extension JustfileConversion {
     var out = ""
     for piece in pieces {
       switch piece {
-      case .text(let text): out += text.isEmpty ? "" : JustFunctions.quoted(text)
+      case .text(let text): out += text.isEmpty ? "" : TasksFileWriter.shellQuoted(text)
       case .variable(let name), .parameter(let name): out += "\"${\(name)}\""
       case .shell(let expansion): out += "\"\(expansion)\""
       case .arguments: out += "\"$*\""

@@ -50,7 +50,7 @@ enum JustFunctions {
     case ("replace", 3): return [replaced(strings[0], strings[1], strings[2])]
     case ("quote", 1):
       let elements = lists ? arguments[0] : [strings[0]]
-      return lists ? elements.map(quoted) : [quoted(strings[0])]
+      return lists ? elements.map(TasksFileWriter.shellQuoted) : [TasksFileWriter.shellQuoted(strings[0])]
     case ("show", 1): return [shown(arguments[0])]
     case ("len", 1): return [String(arguments[0].count)]
     case ("join_list", 1...2): return [arguments[0].joined(separator: strings.count == 2 ? strings[1] : " ")]
@@ -107,11 +107,6 @@ enum JustFunctions {
   /// just's canonical booleans: `"true"` or `[]` with `set lists`, else `"true"` or `"false"`.
   static func boolean(_ condition: Bool, lists: Bool) -> [String] {
     lists ? (condition ? ["true"] : []) : [condition ? "true" : "false"]
-  }
-
-  /// `'text'` with each `'` written `'\''`.
-  static func quoted(_ text: String) -> String {
-    "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
   }
 
   /// `show(value)`: one element as a double-quoted string, any other number in brackets.

@@ -239,8 +239,8 @@ extension JustfileConversion {
       shellScript(text, script, program: program, numbers, recipe, options, scope, &task)
       return
     }
-    // As just writes the script file: line N is the justfile's line N (the shebang first).
-    let (text, numbers) = Self.alignedScript(body, script)
+    // As just writes the script file: the shebang line first.
+    let (text, numbers) = Self.scriptFileText(body, script)
     if Self.readsScriptFromStandardInput(program) {
       var command = interpreter.map(Self.shellWord).joined(separator: " ") + " -"
       if options.positionalArguments { command += " " + (positionalWords(recipe, options) ?? "\"$@\"") }
@@ -263,7 +263,7 @@ extension JustfileConversion {
   /// The script as just writes it to a file, its shebang line first (perl and ruby read
   /// options there); without the blank lines just adds to keep the justfile's line numbers,
   /// which would fill the tasks file.
-  static func alignedScript(_ body: [JustBodyLine], _ script: JustScript) -> (String, [Int]) {
+  static func scriptFileText(_ body: [JustBodyLine], _ script: JustScript) -> (String, [Int]) {
     var lines = body
     while lines.first?.text.isEmpty == true { lines.removeFirst() }
     if script.written.hasPrefix("#!") { lines.insert(JustBodyLine(text: script.written, line: script.line), at: 0) }
@@ -316,6 +316,6 @@ extension JustfileConversion {
   static func shellWord(_ word: String) -> String {
     let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:+,@%".contains($0) }
     return plain
-      ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+      ? word : TasksFileWriter.shellQuoted(word)
   }
 }

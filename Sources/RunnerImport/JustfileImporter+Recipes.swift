@@ -122,7 +122,7 @@ extension JustfileConversion {
     }
     body(of: recipe, options, scope, into: &task)
     if let words = scope.variadicDefault {
-      let prefix = "[ \"$#\" -gt 0 ] || set -- \(words.map(JustFunctions.quoted).joined(separator: " "))"
+      let prefix = "[ \"$#\" -gt 0 ] || set -- \(words.map(TasksFileWriter.shellQuoted).joined(separator: " "))"
       task.commands = task.commands.map { command in
         guard case .shell(let text) = command else { return command }
         return .shell(text.contains("\n") ? prefix + "\n" + text : prefix + "; " + text)

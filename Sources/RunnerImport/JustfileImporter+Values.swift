@@ -125,7 +125,7 @@ extension JustfileConversion {
       let inner = try pieces(arguments[0], scope, &notes)
       if let text = Self.plainText(inner) {
         return [
-          .text("'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'")
+          .text(TasksFileWriter.shellQuoted(text))
         ]
       }
       return [.quotedWord(inner)]

@@ -22,8 +22,8 @@ struct JustfileImporter {
     var report = ImportReport(file: path)
     try readImports(&justfile, &report)
     do {
-      try JustfileChecks(justfile: justfile).check(path: path)
       try checkInterpolations(justfile)
+      try JustfileChecks(justfile: justfile).check(path: path)
     } catch {
       throw report.located(error)
     }
@@ -39,36 +39,13 @@ struct JustfileImporter {
 }
 
 extension JustfileImporter {
-  /// just refuses a file where a recipe line has `{{` without `}}` after it on the same line.
+  /// just refuses a file where a recipe line opens `{{` that nothing closes (the parser reads
+  /// an interpolation on into the next lines, so only the end of the file stops it).
   func checkInterpolations(_ justfile: Justfile) throws(ImportError) {
     for recipe in justfile.recipes {
-      for line in recipe.body {
-        let characters = Array(line.text)
-        var index = 0
-        while index + 1 < characters.count {
-          if characters[index] == "{", characters[index + 1] == "{" {
-            if index + 3 < characters.count, characters[index + 2] == "{", characters[index + 3] == "{" {
-              index += 4
-              continue
-            }
-            var end = index + 2
-            while end + 1 < characters.count, !(characters[end] == "}" && characters[end + 1] == "}") { end += 1 }
-            guard end + 1 < characters.count else {
-              // just reads on into the next lines (an expression may span them), and refuses the
-              // file only when the recipe ends first; the import converts line by line.
-              let closed = recipe.body.contains { $0.line > line.line && $0.text.contains("}}") }
-              throw ImportError(
-                file: path, line: line.line,
-                closed
-                  ? "an interpolation spanning lines ('{{' here, '}}' on a later line) is not carried over: "
-                    + "write it on one line"
-                  : "unterminated interpolation: '{{' without '}}' (just refuses the file)")
-            }
-            index = end + 2
-            continue
-          }
-          index += 1
-        }
+      for line in recipe.body where JustfileParser.endsInsideInterpolation(line.text) {
+        throw ImportError(
+          file: path, line: line.line, "unterminated interpolation: '{{' without '}}' (just refuses the file)")
       }
     }
   }

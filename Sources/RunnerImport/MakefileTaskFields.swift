@@ -49,7 +49,7 @@ extension MakefileTaskBuilder {
   /// `text` as one shell word.
   static func shellQuoted(_ text: String) -> String {
     let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./,:+@=%".contains($0) }
-    return plain && !text.isEmpty ? text : "'" + text.replacing("'", with: "'\\''") + "'"
+    return plain && !text.isEmpty ? text : TasksFileWriter.shellQuoted(text)
   }
 
   /// True for a prerequisite that names a file: one no rule makes, or a target whose recipe makes it.

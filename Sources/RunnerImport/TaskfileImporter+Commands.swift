@@ -222,9 +222,7 @@ extension TaskfileImporter {
   ]
 
   /// `text` in single quotes for the shell.
-  static func quoted(_ text: String) -> String {
-    "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-  }
+  static func quoted(_ text: String) -> String { TasksFileWriter.shellQuoted(text) }
 
   /// An env value: `{{.NAME}}` → `${NAME}` (runner's env values read variables so), or the
   /// value of a var spliced where used.

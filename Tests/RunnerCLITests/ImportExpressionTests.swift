@@ -100,6 +100,7 @@ struct ImportExpressionTests {
         "unexport A\nfoo:\n  echo\nunexport A\n",
         "justfile:4: just refuses the file: variable `A` is unexported multiple"
       ),
+      ("foo:\n  echo {{ 'a'\nbar:\n  echo b\n", "justfile:2: unterminated interpolation: '{{' without '}}'"),
       ("unexport A\nexport A := 'x'\nfoo:\n  echo\n", "justfile:2: just refuses the file: variable A is both exported"),
       ("set ignore-comments\nfoo:\n  # {{ foo bar }}\n", "justfile:3: just refuses the file: the interpolation is no"),
     ]
