@@ -158,7 +158,12 @@ import Testing
   static func supplyFiles(named text: String, in project: TaskFileProject) throws {
     for match in captures(#"([A-Za-z0-9_./*-]+\.ya?ml)"#, in: text) where match[0] != "tasks.yml" {
       let path = match[0].replacingOccurrences(of: "*", with: "a")
-      if project.read(path) == nil { try project.write(path, "tasks:\n  build: echo\n  test: echo\n") }
+      guard project.read(path) == nil else { continue }
+      // The params an include's `with: { NAME: … }` on the path's line gives values to.
+      let line = text.components(separatedBy: "\n").first { $0.contains(match[0]) } ?? ""
+      let given = line.range(of: "with: {").map { captures(#"(\w+):"#, in: String(line[$0.upperBound...])) } ?? []
+      let params = given.isEmpty ? "" : "params:\n" + given.map { "  \($0[0]): { default: \"\" }\n" }.joined()
+      try project.write(path, params + "tasks:\n  build: echo\n  test: echo\n")
     }
     for match in captures(#"(?:^|[\s\[,])([A-Za-z0-9_/-]*\.env[A-Za-z0-9_.-]*)"#, in: text) {
       if project.read(match[0]) == nil { try project.write(match[0], "") }

@@ -47,7 +47,7 @@ extension CachingOperation {
       throw .runLocally("cannot make a scratch directory for its outputs")
     }
     defer { CacheFileSystem.removeTree(scratch) }
-    var runnable = key.runnable(task: task.name, extra: extra)
+    var runnable = key.runnable(task: task.declaredName, extra: extra)
     if task.sourcesAuto, let tracer = Self.tracer {
       runnable = key.tracedRunnable(task: task.name, extra: extra, tracer: tracer.digest)
       inputs[tracer.digest] = tracer.path

@@ -51,7 +51,7 @@ package struct ShellOperation: TaskOperation {
       strict.map { $0.directory + "/output" }
       ?? "\(context.scratchDirectory)/\(context.task.index).\(context.attempt).out"
     environment["RUNNER_OUTPUT"] = outputPath
-    environment["RUNNER_TASK"] = context.task.name
+    environment["RUNNER_TASK"] = context.task.declaredName
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true
     defer { if written { unlink(outputPath) } }

@@ -87,7 +87,7 @@ package struct Scheduler: Sendable {
           let directory = workingDirectory(of: task)
           // A command gate sees what the task's commands would: the file's and the task's env.
           var environment = makeContext(task, state: state, start: start).environment()
-          environment["RUNNER_TASK"] = selection.graph[task].name
+          environment["RUNNER_TASK"] = selection.graph[task].declaredName
           // Gate checks may block briefly (a TCP connect): off the reactor thread.
           let always = selection.graph[task].always
           group.addTask(executorPreference: globalConcurrentExecutor) {

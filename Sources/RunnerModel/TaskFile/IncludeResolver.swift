@@ -97,6 +97,17 @@ struct IncludeResolver {
           namespace: parentNamespace.isEmpty ? namespace : parentNamespace + ":" + namespace, path: path,
           fileDirectory: child.directory, parent: scope)
         childScope.params = child.params
+        childScope.with = declaration.with
+        for value in declaration.with where !child.params.contains(where: { $0.name == value.name }) {
+          let known = child.params.map(\.name)
+          let hint =
+            Suggestion.closest(to: value.name, in: known).map { " (did you mean '\($0)'?)" }
+            ?? (known.isEmpty ? "" : " (params: \(known.joined(separator: ", ")))")
+          diagnostics.append(
+            Diagnostic(
+              .error, "'with' sets '\(value.name)', which is not a param of \(Self.shown(path))\(hint)",
+              at: value.location))
+        }
         childScope.environment = child.environment
         childScope.dotenv = child.dotenv
         // `dir:` on the include: its tasks run there (relative to the including file) instead.

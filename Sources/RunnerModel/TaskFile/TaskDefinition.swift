@@ -7,6 +7,14 @@
 package struct TaskDefinition: Sendable, Identifiable {
   package var id: String { name }
   package var name: String
+  /// The name the task file gives it, which `$RUNNER_TASK` says: a part a task call splits
+  /// off (`build#2`) answers to its task's (`build`).
+  package var declaredName: String {
+    guard let hash = name.lastIndex(of: "#"), name[name.index(after: hash)...].allSatisfy(\.isNumber) else {
+      return name
+    }
+    return String(name[..<hash])
+  }
   /// Where the task's key is written.
   package var location: SourceLocation
   /// Index in file order: the last tie-breaker of the scheduler, the order of listings.

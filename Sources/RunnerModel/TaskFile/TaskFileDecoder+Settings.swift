@@ -104,8 +104,9 @@ extension TaskFileDecoder {
       var include = IncludeDeclaration(namespace: entry.name, path: "", location: entry.value.location)
       if let path = entry.value.scalar {
         include.path = path
-      } else if let keys = reader.mapping(entry.value, what: what, allowed: ["path", "optional", "dir"]) {
+      } else if let keys = reader.mapping(entry.value, what: what, allowed: ["path", "optional", "dir", "with"]) {
         for key in keys {
+          if key.name == "with" { include.with = withValues(key.value, what: "'with' of \(what)") }
           if key.name == "path" { include.path = reader.string(key.value, what: "'path' of \(what)") ?? "" }
           if key.name == "dir" { include.directory = reader.string(key.value, what: "'dir' of \(what)") }
           if key.name == "optional" {

@@ -47,8 +47,14 @@ extension TaskFileExpander {
       var values = scopes[index].parent.map { scopeValues[$0] } ?? [:]
       let own = index == 0 ? file.params : scopes[index].params
       let directory = scopes[index].fileDirectory
+      // The command line, then the including file's `with:` (read with its values), then the default.
+      let parentValues = values
       for param in own {
-        values[param.name] = fileOverrides[param.name] ?? defaultValue(of: param, values: values, directory: directory)
+        let given = scopes[index].with.last { $0.name == param.name }.map { given in
+          withValue(given, of: param, values: parentValues)
+        }
+        values[param.name] =
+          fileOverrides[param.name] ?? given ?? defaultValue(of: param, values: values, directory: directory)
       }
       scopeValues.append(values)
     }
@@ -93,6 +99,30 @@ extension TaskFileExpander {
       default: return [part]
       }
     }.render { _, _ in nil }
+  }
+
+  /// An include's `with:` value for `param`, read with the including file's params (`values`)
+  /// and `runner.*`; a value outside the param's choices is an error at it.
+  mutating func withValue(_ given: ParamValue, of param: ParamDeclaration, values: [String: String]) -> String? {
+    var unreadable: String?
+    let text = given.value.resolving { part in
+      switch part {
+      case .param(let name):
+        if values[name] == nil { unreadable = "params.\(name), which the including file does not declare" }
+        return [.literal(values[name] ?? "")]
+      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: rootDirectory))]
+      case .variable(let name): return [.literal("${\(name)}")]
+      case .output(let task, _): unreadable = "deps.\(task), which an include cannot wait for"
+      case .matrix(let name): unreadable = "matrix.\(name): an include has no matrix"
+      case .literal: break
+      }
+      return [part]
+    }.render { _, _ in nil }
+    if let unreadable {
+      diagnostics.append(Diagnostic(.error, "'with' of an include reads \(unreadable)", at: given.location))
+      return nil
+    }
+    return check(text, of: param, at: given.location) ? text : nil
   }
 
   /// True when `value` is one of `param`'s choices (or it has none); else records the error.

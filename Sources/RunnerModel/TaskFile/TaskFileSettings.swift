@@ -106,6 +106,8 @@ package struct IncludeDeclaration: Sendable, Hashable {
   /// `dir:`: where its tasks run, relative to the including file's directory (nil: the
   /// included file's own directory).
   package var directory: String?
+  /// `with:`: values for the included file's params, over their defaults.
+  package var with: [ParamValue] = []
   package var location: SourceLocation
 }
 
@@ -121,6 +123,8 @@ package struct IncludeScope: Sendable {
   /// Its directory relative to the root file's, which its tasks' `dir` is joined to.
   package var relativeDirectory = "."
   package var params: [ParamDeclaration] = []
+  /// The including file's `with:` for them, read in its scope.
+  package var with: [ParamValue] = []
   package var environment: [EnvironmentEntry] = []
   package var dotenv: [DotEnvReference] = []
   /// The including scope; nil for the root.

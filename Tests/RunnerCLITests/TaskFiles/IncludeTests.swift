@@ -122,4 +122,52 @@ import Testing
     #expect(project.read("tools:where.txt") == project.directory.path + "\n", "\(output.stdout)")
     #expect(project.read("tools/own:where.txt") == project.directory.path + "/tools\n", "\(output.stdout)")
   }
+
+  /// `with:` gives an included file's params values: the same file twice is two sets of tasks;
+  /// a value reads the including file's params; the command line still wins; a name the file
+  /// does not declare and a value outside its choices are errors at their place.
+  @Test func withGivesAnIncludedFileItsParams() throws {
+    let project = try TaskFileProject(
+      """
+      params:
+        stage: { default: blue }
+      includes:
+        staging: { path: deploy.yml, with: { target: staging, color: "${{ params.stage }}" } }
+        prod: { path: deploy.yml, with: { target: prod } }
+        plain: deploy.yml
+      tasks:
+        all: { deps: [staging:ship, prod:ship, plain:ship] }
+      """)
+    defer { project.remove() }
+    try project.write(
+      "deploy.yml",
+      """
+      params:
+        target: { default: local, choices: [local, staging, prod] }
+        color: { default: none }
+      tasks:
+        ship: echo "ship $target $color"
+      """)
+    let ran = try project.run("all", "--output", "grouped")
+    #expect(ran.status == 0, "\(ran.stderr)")
+    for line in ["staging:ship | ship staging blue", "prod:ship    | ship prod none", "plain:ship   | ship local none"]
+    {
+      #expect(ran.stdout.contains(line), "\(ran.stdout)")
+    }
+    let overridden = try project.run("all", "target=prod", "stage=green")
+    #expect(overridden.stdout.contains("staging:ship | ship prod green"), "\(overridden.stdout)")
+
+    try project.write("tasks.yml", "includes:\n  a: { path: deploy.yml, with: { traget: prod } }\ntasks: {}\n")
+    let unknown = try project.run("--list")
+    #expect(unknown.status == 2)
+    #expect(
+      unknown.stderr.contains(
+        "tasks.yml:2:42: error: 'with' sets 'traget', which is not a param of deploy.yml (did you mean 'target'?)"),
+      "\(unknown.stderr)")
+    try project.write("tasks.yml", "includes:\n  b: { path: deploy.yml, with: { target: test } }\ntasks: {}\n")
+    let outside = try project.run("--list")
+    #expect(outside.status == 2)
+    #expect(
+      outside.stderr.contains("tasks.yml:2:42: error: 'test' is not a choice of param 'target'"), "\(outside.stderr)")
+  }
 }

@@ -51,6 +51,18 @@ import Testing
     #expect(!output.stdout.contains("release#1"))
   }
 
+  /// Every part of a task that calls others tells its commands the task's own name.
+  @Test func thePartsOfACallerAreTheCallerToTheirCommands() throws {
+    let project = try TaskFileProject(
+      "tasks:\n  other: echo \"$RUNNER_TASK\" >> log\n"
+        + "  caller:\n    run:\n      - echo \"$RUNNER_TASK\" >> log\n      - task: other\n      - echo \"$RUNNER_TASK\" >> log\n"
+    )
+    defer { project.remove() }
+    let output = try project.run("-j1", "caller")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(project.read("log") == "caller\nother\ncaller\n", "\(output.stdout)")
+  }
+
   @Test func aFailingCallStopsTheList() throws {
     let project = try TaskFileProject(
       "tasks:\n  bad: 'exit 3'\n  a:\n    run:\n      - echo one >> log\n      - task: bad\n      - echo two >> log\n")
