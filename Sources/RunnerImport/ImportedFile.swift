@@ -30,6 +30,10 @@ package struct ImportedInclude: Sendable {
   package var namespace: String
   package var path: String
   package var optional = false
+  /// `dir:`: where its tasks run, relative to the including file.
+  package var directory: String?
+  /// `with:`: values for its params.
+  package var with: [(name: String, value: String)] = []
 
   package init(namespace: String, path: String, optional: Bool = false) {
     self.namespace = namespace
@@ -47,6 +51,8 @@ package struct ImportedParam: Sendable {
   package var defaultCommand: String?
   package var required = false
   package var description: String?
+  /// `choices:`: the values it may take (empty: any).
+  package var choices: [String] = []
 
   package init(
     name: String, defaultValue: String? = nil, defaultCommand: String? = nil, required: Bool = false,

@@ -39,11 +39,13 @@ package enum Importer {
   /// - Parameters:
   ///   - path: the file's path as given (in the report and errors).
   ///   - text: its content.
-  package static func convert(path: String, text: String, format: ImportFormat) throws(ImportError) -> (
-    ImportedFile, ImportReport
-  ) {
+  ///   - directory: where `path` and the files it names (a Taskfile's includes) are read from;
+  ///     empty: the current directory.
+  package static func convert(path: String, text: String, format: ImportFormat, directory: String = "")
+    throws(ImportError) -> (ImportedFile, ImportReport)
+  {
     switch format {
-    case .taskfile: return try TaskfileImporter(path: path).convert(text)
+    case .taskfile: return try TaskfileImporter(path: path, directory: directory).convert(text)
     case .justfile: return try JustfileImporter(path: path).convert(text)
     case .makefile: return try MakefileImporter(path: path).convert(text)
     }

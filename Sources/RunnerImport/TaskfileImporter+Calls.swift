@@ -117,4 +117,20 @@ extension TaskfileImporter {
           + "go-task at each call (run: always)")
     }
   }
+
+  /// An alias two tasks share: go-task refuses to run it ("Found multiple tasks"), runner
+  /// refuses the file; the import drops it from both and says so.
+  func dropSharedAliases(_ tasks: inout [ImportedTask], lines: [String: Int], _ report: inout ImportReport) {
+    var owners: [String: [String]] = [:]
+    for task in tasks { for alias in task.aliases { owners[alias, default: []].append(task.name) } }
+    let shared = owners.filter { $0.value.count > 1 }
+    guard !shared.isEmpty else { return }
+    for (alias, names) in shared.sorted(by: { $0.key < $1.key }) {
+      report.approximate(
+        "aliases: \(alias)", at: lines[names[0]] ?? 1,
+        "an alias of \(names.joined(separator: " and ")): go-task refuses to run it (several tasks match), "
+          + "runner refuses such a file, so it is left out")
+    }
+    for index in tasks.indices { tasks[index].aliases.removeAll { shared[$0] != nil } }
+  }
 }

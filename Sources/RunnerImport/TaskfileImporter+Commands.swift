@@ -144,10 +144,24 @@ extension TaskfileImporter {
         let variable = "RUNNER_HOST_" + host.dropFirst("runner.".count).uppercased()
         state.hostEnvironment[variable] = Self.hostValue(host, line: line, &report)
         return .expansion("${\(variable)}")
-      case "TASKFILE_DIR", "TASK_DIR":
+      case "TASK_DIR": return .expansion("${PWD}")
+      case "TASKFILE_DIR", "TASKFILE":
         report.approximate(
-          "{{.\(name)}}", at: line, "became $PWD: the task's directory, which is the task file's unless it sets dir")
-        return .expansion("${PWD}")
+          "{{.\(name)}}", at: line,
+          "became $PWD: the task's directory, which is the task file's unless the task sets dir or the file is "
+            + "included (then it runs where the including file's tasks run, unless the include sets dir)")
+        return .expansion(name == "TASKFILE" ? "${PWD}/\(Self.fileName(of: path))" : "${PWD}")
+      case "ROOT_TASKFILE":
+        state.hostEnvironment["ROOT_DIR"] = "${{ runner.root }}"
+        report.approximate(
+          "{{.ROOT_TASKFILE}}", at: line,
+          "the root file's name is taken to be this file's (\(Self.fileName(of: path))): right unless it is included")
+        return .expansion("${ROOT_DIR}/\(Self.fileName(of: path))")
+      case "ALIAS":
+        if context.taskHasAliases {
+          report.approximate("{{.ALIAS}}", at: line, "became the task's name: runner does not tell a task its alias")
+        }
+        return .expansion("${RUNNER_TASK}")
       default:
         guard depth < 16 else { return nil }
         if name == context.shellItem { return .expansion("${__runner_item}") }
@@ -216,9 +230,14 @@ extension TaskfileImporter {
   }
 
   /// Variables go-task sets itself that runner has no value for.
+  /// The last component of a path.
+  static func fileName(of path: String) -> String {
+    String(path.split(separator: "/").last ?? Substring(path))
+  }
+
   static let specialVariables: Set<String> = [
-    "TIMESTAMP", "CHECKSUM", "TASK_EXE", "TASK_VERSION", "ALIAS", "MATCH", "EXIT_CODE", "CLI_FORCE", "CLI_SILENT",
-    "CLI_VERBOSE", "CLI_OFFLINE", "CLI_ASSUME_YES", "TASKFILE",
+    "TIMESTAMP", "CHECKSUM", "TASK_EXE", "TASK_VERSION", "MATCH", "EXIT_CODE", "CLI_FORCE", "CLI_SILENT",
+    "CLI_VERBOSE", "CLI_OFFLINE", "CLI_ASSUME_YES",
   ]
 
   /// `text` in single quotes for the shell.
@@ -266,6 +285,14 @@ extension TaskfileImporter {
       }
       if name.hasPrefix("runner.") { return .text(Self.hostValue(name, line: line, &report)) }
       if name == "ROOT_DIR" { return .text("${{ runner.root }}") }
+      if name == "TASKFILE_DIR" { return .text(".") }
+      if Self.specialVariables.contains(name)
+        || ["USER_WORKING_DIR", "TASK", "TASK_DIR", "CLI_ARGS", "TASKFILE", "ROOT_TASKFILE", "ALIAS"].contains(name)
+      {
+        report.notCarried(
+          "{{.\(name)}}", at: line, "go-task's own variable has no value when runner loads the file: write the path")
+        return nil
+      }
       if context.commandVars[name] != nil {
         report.notCarried("{{.\(name)}}", at: line, "a command's output has no value when runner loads the file")
         return nil

@@ -197,12 +197,19 @@ extension TaskfileImporter {
     for block in blocks {
       guard case .mapping(let vars) = block.kind else { continue }
       for variable in vars {
-        guard case .mapping(let fields) = variable.value.kind, let first = fields.first else { continue }
-        guard fields.count == 1, ["sh", "ref", "map", "value"].contains(first.name) else {
+        guard case .mapping(let fields) = variable.value.kind else { continue }
+        // `secret` is a modifier, in any position; every other key must be a type.
+        if let unknown = fields.first(where: { !["sh", "ref", "map", "value", "secret"].contains($0.name) }) {
           throw ImportError(
-            file: path, line: first.key.location.line,
-            "go-task refuses the file: \"\(first.name)\" is not a valid variable type. Try \"sh\", \"ref\", "
+            file: path, line: unknown.key.location.line,
+            "go-task refuses the file: \"\(unknown.name)\" is not a valid variable type. Try \"sh\", \"ref\", "
               + "\"map\", \"value\" or using a scalar value")
+        }
+        if !fields.contains(where: { $0.name != "secret" }) {
+          throw ImportError(
+            file: path, line: variable.key.location.line,
+            "go-task refuses the file: a variable must define one of \"sh\", \"ref\", \"map\", \"value\" or be "
+              + "a scalar value")
         }
       }
     }

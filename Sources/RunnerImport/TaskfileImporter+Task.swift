@@ -15,6 +15,9 @@ extension TaskfileImporter {
     var state = TaskState()
     var context = context
     context.taskName = entry.name
+    if case .mapping(let fields) = entry.value.kind {
+      context.taskHasAliases = fields.contains { $0.name == "aliases" }
+    }
     switch entry.value.kind {
     case .scalar(let command, _):
       task.commands = [
@@ -153,7 +156,7 @@ extension TaskfileImporter {
     case "generates": task.outputs = globs(value, key: "generates", context, &report)
     case "status": task.condition = status(value, context, &state, &report)
     case "preconditions": task.preconditions = preconditions(value, context, &state, &report)
-    case "requires": task.params += requires(value, &report)
+    case "requires": task.params += requires(value, defined: task.params.map(\.name), context, &report)
     case "if":
       if let condition = value.scalar {
         task.condition = convertCommand(condition, line: line, context, &state, &report)
@@ -286,19 +289,44 @@ extension TaskfileImporter {
     }
   }
 
-  /// `requires: {vars: [...]}`: required params (an `enum` becomes its choices' desc).
-  func requires(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedParam] {
+  /// `requires: {vars: [...]}`: required params, an `enum` of written values their choices. A
+  /// var the task or the file defines already meets the requirement.
+  func requires(
+    _ node: YAMLNode, defined: [String], _ context: Context, _ report: inout ImportReport
+  ) -> [ImportedParam] {
     guard case .mapping(let fields) = node.kind, let vars = fields.first(where: { $0.name == "vars" })?.value,
       case .sequence(let items) = vars.kind
     else { return [] }
     return items.compactMap { item in
-      if let name = item.scalar { return ImportedParam(name: name, required: true) }
-      if case .mapping(let entry) = item.kind, let name = entry.first(where: { $0.name == "name" })?.value.scalar {
-        report.approximate("requires: \(name): enum", at: item.location.line, "the allowed values are not checked")
-        return ImportedParam(name: name, required: true)
+      var entry: [YAMLEntry] = []
+      if case .mapping(let fields) = item.kind { entry = fields }
+      guard let name = item.scalar ?? entry.first(where: { $0.name == "name" })?.value.scalar else { return nil }
+      let choices: [String]?
+      let written = entry.first(where: { $0.name == "enum" })?.value
+      switch written?.kind {
+      case nil: choices = []
+      case .sequence: choices = written.flatMap { Self.words(of: $0) }
+      default: choices = written.flatMap { structured($0, context) }.flatMap { Self.words(of: $0) }
       }
-      return nil
+      let isDefined =
+        defined.contains(name) || context.fileParams[name] != nil || context.commandVars[name] != nil
+        || context.inlineVars[name] != nil || context.structuredVars[name] != nil
+      if isDefined || choices == nil, !(choices ?? ["?"]).isEmpty {
+        report.approximate(
+          "requires: \(name): enum", at: item.location.line,
+          isDefined ? "the value the task or the file gives it is not checked" : "only a written list becomes choices")
+      }
+      guard !isDefined else { return nil }
+      var param = ImportedParam(name: name, required: true)
+      param.choices = choices ?? []
+      return param
     }
+  }
+
+  /// A list of scalars' values; nil for anything else.
+  static func words(of node: YAMLNode) -> [String]? {
+    guard case .sequence(let values) = node.kind, values.allSatisfy({ $0.scalar != nil }) else { return nil }
+    return values.compactMap(\.scalar)
   }
 
   /// A task with task calls and sources is up to date as one in runner too, but its key also

@@ -7,6 +7,13 @@ import RunnerModel
 /// params, and `{{.NAME}}` becomes `${NAME}`: params are in every task's environment.
 struct TaskfileImporter {
   let path: String
+  /// Where `path` and the files it names are read from (empty: the current directory).
+  var directory = ""
+
+  /// `file` (relative to `path`'s directory's base) where it is on disk.
+  func onDisk(_ file: String) -> String {
+    file.hasPrefix("/") || directory.isEmpty ? file : directory + "/" + file
+  }
 
   /// What the whole file tells each task's conversion.
   struct Context {
@@ -21,8 +28,9 @@ struct TaskfileImporter {
     var inCallLoop = false
     /// Converting a call's `vars` for one item of its `for:` (a call per item): `{{.ITEM}}` is it.
     var loopItem: LoopItem?
-    /// The task being converted.
+    /// The task being converted, and whether it has `aliases`.
     var taskName: String?
+    var taskHasAliases = false
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
     var shellItem: String?
     /// The value of each var written as plain text, file or task (for `for: var:`).
@@ -59,10 +67,12 @@ struct TaskfileImporter {
       throw ImportError(file: path, line: root.location.line, "a Taskfile is a mapping with 'version' and 'tasks'")
     }
     try checkVariableTypes(entries)
+    try checkFile(entries)
     var file = ImportedFile()
     file.header = ["Imported from \(path) (go-task) by runner import."]
     var context = Context()
     var envNode: YAMLNode?
+    var includesNode: YAMLNode?
     let tasksNode = entries.first { $0.name == "tasks" }?.value
     if let tasksNode { context.passedVars = passedVars(tasksNode) }
     for entry in entries {
@@ -77,7 +87,7 @@ struct TaskfileImporter {
         for param in file.params { context.fileParams[param.name] = param }
       case "env": envNode = entry.value
       case "dotenv": file.dotenv = dotenv(entry.value, &report)
-      case "includes": file.includes = includes(entry.value, &report)
+      case "includes": includesNode = entry.value
       case "tasks": break
       case "output":
         if entry.value.scalar != "prefixed" {
@@ -91,6 +101,8 @@ struct TaskfileImporter {
         report.notCarried(entry.name, at: line, "go-task's '\(entry.name)' has no equivalent in runner")
       }
     }
+    // After the file's vars, which include paths and `with:` values read.
+    if let includesNode { file.includes = includes(includesNode, context, &report) }
     // go-task runs commands with a bash-like interpreter (`[[ ]]`, `&>` work), errexit only.
     file.shellArguments = Self.bashArguments + context.shellFlags + ["-c"]
     if let envNode { file.environment = environment(envNode, context, &report) }
@@ -101,6 +113,7 @@ struct TaskfileImporter {
         lines[entry.name] = entry.key.location.line
         file.tasks += task(entry, context, &report)
       }
+      dropSharedAliases(&file.tasks, lines: lines, &report)
       failingUnknownCalls(&file.tasks, includes: file.includes, lines: lines, &report)
       let fileRunsOnce = entries.contains { $0.name == "run" && $0.value.scalar == "once" }
       let runsOnce = Set(
@@ -110,7 +123,7 @@ struct TaskfileImporter {
           return run == "once" || (run == nil && fileRunsOnce)
         }.map(\.name))
       reportRepeatedCalls(file.tasks, runsOnce: runsOnce, lines: lines, &report)
-    } else {
+    } else if file.includes.isEmpty {
       throw ImportError(file: path, line: root.location.line, "the Taskfile has no 'tasks' mapping")
     }
     return (file, report)
@@ -164,6 +177,11 @@ struct TaskfileImporter {
     var spliced: [(name: String, line: Int)] = []
     for written in entries {
       var entry = written
+      // `secret: true` masks the value in go-task's own log of each command; runner logs no
+      // command text (the value reaches it through the environment), so it is dropped.
+      if case .mapping(let fields) = entry.value.kind, fields.contains(where: { $0.name == "secret" }) {
+        entry.value.kind = .mapping(fields.filter { $0.name != "secret" })
+      }
       // `value:` spells out a value of any type.
       if case .mapping(let fields) = entry.value.kind, fields.count == 1, fields[0].name == "value" {
         entry.value = fields[0].value
@@ -175,7 +193,12 @@ struct TaskfileImporter {
       context.structuredVars[entry.name] = nil
       context.commandVars[entry.name] = nil
       context.inlineVars[entry.name] = nil
-      if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
+      if let value = entry.value.scalar, let fallback = Self.selfDefault(of: entry.name, value),
+        Self.isPlainWords(fallback)
+      {
+        // `{{.NAME | default "value"}}`: a value the command line, a caller or an includer may set.
+        params.append(ImportedParam(name: entry.name, defaultValue: fallback))
+      } else if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
         context.knownValues[entry.name] = value.contains("{{") ? nil : value
         if Self.isPlainWords(value) {
           params.append(ImportedParam(name: entry.name, defaultValue: value))
@@ -282,65 +305,5 @@ struct TaskfileImporter {
       }
       return ImportedPath(path, optional: true)
     }
-  }
-
-  func includes(_ node: YAMLNode, _ report: inout ImportReport) -> [ImportedInclude] {
-    guard case .mapping(let entries) = node.kind else { return [] }
-    var result: [ImportedInclude] = []
-    for entry in entries {
-      let line = entry.key.location.line
-      var taskfile: String?
-      var optional = false
-      if let written = entry.value.scalar {
-        taskfile = written
-      } else if case .mapping(let fields) = entry.value.kind {
-        for field in fields {
-          switch field.name {
-          case "taskfile": taskfile = field.value.scalar
-          case "optional": optional = field.value.scalar == "true"
-          case "dir":
-            report.approximate(
-              "includes: \(entry.name): dir", at: field.key.location.line,
-              "an included file's tasks run in its own directory in runner")
-          case "vars":
-            report.notCarried(
-              "includes: \(entry.name): vars", at: field.key.location.line,
-              "an include takes no values in runner: declare them as params of the included file")
-          case "internal", "aliases", "flatten", "excludes", "checksum":
-            report.notCarried(
-              "includes: \(entry.name): \(field.name)", at: field.key.location.line,
-              "runner's includes have no such setting")
-          default: break
-          }
-        }
-      }
-      guard let taskfile else { continue }
-      let target = includedPath(taskfile)
-      report.approximate(
-        "includes: \(entry.name)", at: line,
-        "import the included file too: runner import \(target.source) -o \(target.path)")
-      result.append(ImportedInclude(namespace: entry.name, path: target.path, optional: optional))
-    }
-    return result
-  }
-
-  /// An include's Taskfile (a directory means its Taskfile.yml) and the tasks.yml beside it.
-  func includedPath(_ written: String) -> (source: String, path: String) {
-    var path = written.hasPrefix("./") ? String(written.dropFirst(2)) : written
-    if path.hasSuffix("/") { path.removeLast() }
-    let lowered = path.lowercased()
-    if lowered.hasSuffix(".yml") || lowered.hasSuffix(".yaml") {
-      let slash = path.lastIndex(of: "/")
-      let directory = slash.map { String(path[...$0]) } ?? ""
-      let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-      // A Taskfile of another directory becomes that directory's tasks.yml; any other file keeps its
-      // own name (`DistTasks.yml` → `DistTasks.tasks.yml`, `Taskfile2.yml` → `Taskfile2.tasks.yml`),
-      // so none is named like the including file's own tasks.yml.
-      let standard = ["taskfile.yml", "taskfile.yaml", "taskfile.dist.yml", "taskfile.dist.yaml"]
-      if standard.contains(name.lowercased()), !directory.isEmpty { return (path, directory + "tasks.yml") }
-      let stem = name.prefix { $0 != "." }
-      return (path, directory + stem + ".tasks.yml")
-    }
-    return (path + "/Taskfile.yml", path + "/tasks.yml")
   }
 }

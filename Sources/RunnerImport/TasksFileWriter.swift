@@ -18,10 +18,15 @@ package struct TasksFileWriter {
     if !file.includes.isEmpty {
       out += "includes:\n"
       for include in file.includes {
-        let path =
-          include.optional
-          ? "{ path: \(Self.scalar(include.path)), optional: true }" : Self.scalar(include.path)
-        out += "  \(Self.scalar(include.namespace)): \(path)\n"
+        var fields = ["path: \(Self.scalar(include.path))"]
+        if include.optional { fields.append("optional: true") }
+        if let directory = include.directory { fields.append("dir: \(Self.scalar(directory))") }
+        if !include.with.isEmpty {
+          let values = include.with.map { "\(Self.scalar($0.name)): \(Self.scalar($0.value))" }
+          fields.append("with: { \(values.joined(separator: ", ")) }")
+        }
+        let written = fields.count == 1 ? Self.scalar(include.path) : "{ \(fields.joined(separator: ", ")) }"
+        out += "  \(Self.scalar(include.namespace)): \(written)\n"
       }
     }
     if !file.dotenv.isEmpty { out += "dotenv: \(paths(file.dotenv))\n" }
@@ -116,6 +121,9 @@ package struct TasksFileWriter {
         fields.append("default: \(Self.scalar(value))")
       }
       if param.required { fields.append("required: true") }
+      if !param.choices.isEmpty {
+        fields.append("choices: [\(param.choices.map { Self.scalar($0) }.joined(separator: ", "))]")
+      }
       if let description = param.description { fields.append("desc: \(Self.scalar(description))") }
       if fields.isEmpty { fields.append("default: \"\"") }
       out += "\(indent)  \(param.name): { \(fields.joined(separator: ", ")) }\n"

@@ -78,14 +78,25 @@ import Testing
       })
     let project = try TaskFileProject()
     defer { project.remove() }
-    try project.write(input, String(contentsOf: source.appendingPathComponent(input), encoding: .utf8))
+    // The input and the files it includes (all but the goldens).
+    let files = FileManager.default.enumerator(atPath: source.path)?.compactMap { $0 as? String } ?? []
+    for file in files where !file.hasPrefix("expected.") {
+      var isDirectory: ObjCBool = false
+      let path = source.appendingPathComponent(file).path
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        continue
+      }
+      try project.write(file, String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8))
+    }
     let imported = try project.run("import", input)
     #expect(imported.status == 0 || imported.status == 3, "\(imported.stderr)")
     for line in (project.read("tasks.yml") ?? "").split(separator: "\n") where line.hasPrefix("  ") {
       // An include's file is imported separately: a stub stands in for it here.
-      let words = line.split(separator: " ")
-      if words.count == 2, words[0].hasSuffix(":"), words[1].hasSuffix("tasks.yml") {
-        try project.write(String(words[1]), "tasks:\n  stub: \"true\"\n")
+      // `  NAME: PATH` or `  NAME: { path: PATH, … }`.
+      let words = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+      let path = words.count == 2 ? words[1] : words.count > 3 && words[2] == "path:" ? words[3] : ""
+      if words[0].hasSuffix(":"), path.hasSuffix("tasks.yml") {
+        try project.write(path, "tasks:\n  stub: \"true\"\n")
       }
     }
     // Params whose default a command prints run it when the file loads (as go-task and just

@@ -31,7 +31,8 @@ import Testing
     let text = try String(contentsOf: input, encoding: .utf8)
     let shown = input.lastPathComponent
     let format = try #require(ImportFormat.detect(path: shown, text: text))
-    let (file, report) = try Importer.convert(path: shown, text: text, format: format)
+    let (file, report) = try Importer.convert(
+      path: shown, text: text, format: format, directory: input.deletingLastPathComponent().path)
     let yaml = TasksFileWriter().write(file)
     let directory = Self.corpus.appendingPathComponent(name)
     let expectedYAML = directory.appendingPathComponent("expected.yml")
