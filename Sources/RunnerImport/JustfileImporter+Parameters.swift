@@ -194,16 +194,64 @@ extension JustfileConversion {
         break
       }
       var notes: [String] = []
+      let names = paramNames(of: called)
+      let param = names[parameters[index].name] ?? parameters[index].name
+      var found: [JustPiece] = []
       do throws(JustValueProblem) {
-        let value = try Self.withText(try pieces(argument, scope, &notes))
-        let names = paramNames(of: called)
-        result.with.append((names[parameters[index].name] ?? parameters[index].name, value))
+        found = try pieces(argument, scope, &notes)
+        let value = try Self.withText(found)
+        result.with.append((param, value))
         for note in notes { report.approximate(construct, at: recipe.line, note) }
       } catch {
-        report.notCarried(construct, at: recipe.line, "\(argument.source): \(error.reason)")
+        if var command = Self.printingCommand(found) {
+          // The file's exported variables the command reads, as just exports them to it.
+          let exported = file.environment.filter { entry in
+            !entry.value.contains("$") && (command.contains("$" + entry.name) || command.contains("${" + entry.name))
+          }
+          if !exported.isEmpty {
+            command =
+              exported.map { "\($0.name)=\(TasksFileWriter.shellQuoted($0.value))" }.joined(separator: " ")
+              + " && export " + exported.map(\.name).joined(separator: " ") + " && " + command
+          }
+          // Known when the run starts (the environment, a command): a param of the caller whose
+          // default the shell prints, once, as just evaluates the argument once.
+          let stem = "arg_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" }) + "_" + param
+          var holder = stem
+          var count = 1
+          while let taken = argumentParams.first(where: { $0.name == holder }), taken.defaultCommand != command {
+            count += 1
+            holder = stem + "_\(count)"
+          }
+          if !argumentParams.contains(where: { $0.name == holder }) {
+            argumentParams.append(ImportedParam(name: holder, defaultCommand: command))
+          }
+          result.with.append((param, "${{ params.\(holder) }}"))
+          report.approximate(
+            construct, at: recipe.line,
+            "\(argument.source) becomes the param \(holder) of \(recipe.name) with default: { sh: … }, run once when "
+              + "the file loads, with sh, runner's own environment and the file's exported values")
+        } else {
+          report.notCarried(construct, at: recipe.line, "\(argument.source): \(error.reason)")
+        }
       }
     }
     return result
+  }
+
+  /// `printf` of the pieces, for a value the shell works out from the environment alone; nil
+  /// when they read a param or the arguments (nothing sets those when the file loads).
+  static func printingCommand(_ pieces: [JustPiece]) -> String? {
+    guard pieces.contains(where: { if case .text = $0 { false } else { true } }) else { return nil }
+    var text = ""
+    for piece in pieces {
+      switch piece {
+      case .text(let literal): text += escapedForHereDocument(literal).replacing("\"", with: "\\\"")
+      case .variable(let name): text += "${\(name)}"
+      case .shell(let expansion): text += expansion
+      case .parameter, .arguments, .quotedArguments, .quotedWord: return nil
+      }
+    }
+    return "printf '%s' \"\(text)\""
   }
 
   /// The dependencies after `&&`: task calls at the end of `run`.
@@ -217,6 +265,8 @@ extension JustfileConversion {
           + "after it (just runs it again)")
     }
     let calls = recipe.subsequent.compactMap { convert($0, of: recipe, scope) }
+    task.params += argumentParams.filter { param in !task.params.contains { $0.name == param.name } }
+    argumentParams = []
     guard !calls.isEmpty else { return }
     task.commands += calls.map { ImportedCommand.call($0) }
   }

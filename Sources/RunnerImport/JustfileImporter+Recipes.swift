@@ -114,6 +114,8 @@ extension JustfileConversion {
         task.dependencies.append(converted)
       }
     }
+    task.params += argumentParams
+    argumentParams = []
     if recipe.dependencies.count > 1, !options.parallel {
       report.approximate(
         "\(recipe.name): \(recipe.dependencies.map(\.source).joined(separator: " "))", at: recipe.line,

@@ -118,6 +118,50 @@ extension JustfileConversion {
     for name in order { visit(name, &self) }
   }
 
+  /// The variables read anywhere but in recipe lines: by other variables, settings,
+  /// attributes, parameter defaults and dependency arguments (which fold a value in at import).
+  static func readOutsideLines(_ justfile: Justfile) -> Set<String> {
+    var expressions = justfile.assignments.map(\.expression)
+    for setting in justfile.settings {
+      switch setting.value {
+      case .boolean: break
+      case .expression(let expression): expressions.append(expression)
+      case .list(let list): expressions += list
+      }
+    }
+    var names: Set<String> = []
+    for recipe in justfile.recipes {
+      expressions += recipe.attributes.flatMap(\.arguments)
+      expressions += recipe.parameters.compactMap(\.defaultValue)
+      expressions += (recipe.dependencies + recipe.subsequent).flatMap(\.arguments)
+      // An interpolation that does more than join text (a function, a test, a list) works
+      // the value out at import: the names it reads.
+      for line in recipe.body {
+        for inner in interpolations(in: line.text)
+        where ["(", "==", "!=", "=~", "!~", "if ", "||", "&&", "[", "!"].contains(where: { inner.contains($0) }) {
+          names.formUnion(inner.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
+        }
+      }
+    }
+    return names.union(expressions.flatMap(references))
+  }
+
+  /// The text inside each `{{ … }}` of a line (`{{{{` is a literal `{{`).
+  static func interpolations(in text: String) -> [String] {
+    var result: [String] = []
+    var rest = Substring(text)
+    while let open = rest.firstRange(of: "{{") {
+      if rest[open.upperBound...].hasPrefix("{{") {
+        rest = rest[rest.index(open.upperBound, offsetBy: 2)...]
+        continue
+      }
+      guard let close = rest[open.upperBound...].firstRange(of: "}}") else { break }
+      result.append(String(rest[open.upperBound..<close.lowerBound]))
+      rest = rest[close.upperBound...]
+    }
+    return result
+  }
+
   /// The variable names an expression reads.
   static func references(_ expression: JustExpression) -> [String] {
     switch expression {
@@ -172,6 +216,16 @@ extension JustfileConversion {
     }
     var ignored: [String] = []
     let emptyList = settings.lists && (try? evaluate(assignment.expression, JustScope(), &ignored)) == .known([])
+    // Plain words read only by recipe lines: a file param, so `runner NAME=VALUE` sets it as
+    // `just NAME=VALUE` does (each use reads ${NAME}, the same words to the shell).
+    if !exported, name == assignment.name, case .literal(let text) = assignment.expression, Self.isPlainWords(text),
+      notes.isEmpty,
+      !readOutsideLines.contains(assignment.name), !file.params.contains(where: { $0.name == name })
+    {
+      file.params.append(ImportedParam(name: name, defaultValue: text))
+      bindings[assignment.name] = .param(name)
+      return
+    }
     // An exported `[]` leaves the variable unset, as in just.
     guard exported, !emptyList else {
       bindings[assignment.name] = .inline(assignment.expression)

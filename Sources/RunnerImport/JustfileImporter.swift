@@ -101,10 +101,17 @@ struct JustfileConversion {
   var reportedOverrides = false
   /// The first interpolation of the line or script being converted that was not carried over.
   var uncarried: String?
+  /// Params of the recipe being converted that hold its dependencies' arguments known only
+  /// when the run starts (`(bar env('x'))`): each a default the shell prints.
+  var argumentParams: [ImportedParam] = []
+
+  /// The variables read anywhere but in recipe lines (`readOutsideLines`).
+  let readOutsideLines: Set<String>
 
   init(justfile: Justfile, report: ImportReport) {
     self.justfile = justfile
     self.report = report
+    readOutsideLines = Self.readOutsideLines(justfile)
   }
 
   /// Converts the whole justfile into `file`, reporting into `report`.

@@ -200,4 +200,40 @@ struct ImportExpressionTests {
     #expect(imported.status == 2)
     #expect(imported.stderr.contains("justfile:1: just refuses the file: the `lists` setting is currently unstable"))
   }
+
+  /// A variable of plain words that only recipe lines read is a file param, so `runner
+  /// NAME=VALUE` sets it as `just NAME=VALUE` does; a dependency's argument known only when the
+  /// run starts (a backtick, `env()`) is a param of the caller whose default the shell prints.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justOverridesAndRuntimeArgumentsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      export X := 'ex'
+      target := 'debug'
+      folded := 'a'
+      other := folded + '-b'
+
+      build: (show `echo $X`) (show env('RUNNER_IMPORT_TEST_UNSET', 'fallback'))
+        echo "step: build {{target}} '{{target}}' {{other}}"
+
+      show arg:
+        echo "step: show {{arg}}"
+
+      """)
+    for (justArguments, runnerArguments) in [
+      (["build"], ["-j1", "build"]), (["target=release", "build"], ["-j1", "target=release", "build"]),
+    ] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count == 3, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(Set(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments)) == Set(original))
+    }
+    // A variable another one reads stays written in: setting it is refused, never half applied.
+    let refused = try project.run("folded=z", "build")
+    #expect(refused.status == 2)
+    #expect(refused.stderr.contains("unknown param 'folded'"), "\(refused.stderr)")
+  }
 }
