@@ -1,3 +1,5 @@
+import RunnerModel
+
 /// A shebang line or `[script]` attribute: the interpreter's argv, and where it is written.
 struct JustScript: Sendable {
   var interpreter: [String]
@@ -118,8 +120,13 @@ extension JustfileConversion {
           converted = "set -- \(arguments); " + converted
         }
       }
-      if shell.readsScriptName, options.positionalArguments {
-        report.approximate(command, at: line, "$0 is the shell's name in runner (just: the recipe's name)")
+      let shellArguments = task.shellArguments ?? file.shellArguments ?? ["sh", "-cu"]
+      if shell.readsScriptName, options.positionalArguments,
+        task.name != recipe.name || !ShellSetting.takesName(shellArguments)
+      {
+        report.approximate(
+          command, at: line,
+          "$0 is the task's name (or the shell's, with this shell) in runner (just: the recipe's name)")
       }
       task.commands.append(.shell(converted))
     }

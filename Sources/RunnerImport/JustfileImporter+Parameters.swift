@@ -61,6 +61,9 @@ extension JustfileConversion {
                 + "{{\(parameter.name)}} into the command, where the shell reads its quotes, $, globs …; "
                 + "${\(name)} is not read again")
           }
+        } else if let text = defaultReadingParams(value, scope) {
+          // `b=a`: runner fills in the params declared before it, as just does.
+          param.defaultValue = text
         } else if let command = defaultCommand(value, recipe) {
           // A default the shell computes: a command whose output is the value.
           param.defaultCommand = command
@@ -79,6 +82,18 @@ extension JustfileConversion {
       scope.parameters[parameter.name] = name
     }
     return params
+  }
+
+  /// A default of text and the params before it (`b=a + '-x'`) as `${{ params.a }}-x`; nil
+  /// when it reads anything else.
+  func defaultReadingParams(_ value: JustExpression, _ scope: JustScope) -> String? {
+    var notes: [String] = []
+    var folding = scope
+    folding.foldsVariables = true
+    guard let found = try? pieces(value, folding, &notes), notes.isEmpty,
+      found.contains(where: { if case .parameter = $0 { true } else { false } })
+    else { return nil }
+    return try? Self.withText(found)
   }
 
   /// A command printing a default known only when it is computed (a backtick, `arch()`, …),

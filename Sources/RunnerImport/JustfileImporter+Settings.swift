@@ -137,13 +137,30 @@ extension JustfileConversion {
       // An interpolation that does more than join text (a function, a test, a list) works
       // the value out at import: the names it reads.
       for line in recipe.body {
+        names.formUnion(environmentReads(in: line.text))
         for inner in interpolations(in: line.text)
         where ["(", "==", "!=", "=~", "!~", "if ", "||", "&&", "[", "!"].contains(where: { inner.contains($0) }) {
           names.formUnion(inner.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
         }
       }
     }
+    for assignment in justfile.assignments {
+      if case .backtick(let command) = assignment.expression { names.formUnion(environmentReads(in: command)) }
+    }
     return names.union(expressions.flatMap(references))
+  }
+
+  /// The names a shell text reads from the environment: `$NAME`, `${NAME…}`.
+  static func environmentReads(in text: String) -> [String] {
+    var result: [String] = []
+    var rest = Substring(text)
+    while let dollar = rest.firstIndex(of: "$") {
+      rest = rest[rest.index(after: dollar)...]
+      if rest.first == "{" { rest = rest.dropFirst() }
+      let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+      if !name.isEmpty { result.append(String(name)) }
+    }
+    return result
   }
 
   /// The text inside each `{{ … }}` of a line (`{{{{` is a literal `{{`).
@@ -218,12 +235,21 @@ extension JustfileConversion {
     let emptyList = settings.lists && (try? evaluate(assignment.expression, JustScope(), &ignored)) == .known([])
     // Plain words read only by recipe lines: a file param, so `runner NAME=VALUE` sets it as
     // `just NAME=VALUE` does (each use reads ${NAME}, the same words to the shell).
+    // A param is in the commands' environment too, where just leaves the variable out: only a
+    // lower-case name nothing reads from the environment (tools read CC, GOOS, …), and said.
     if !exported, name == assignment.name, case .literal(let text) = assignment.expression, Self.isPlainWords(text),
-      notes.isEmpty,
+      notes.isEmpty, !name.contains(where: \.isUppercase), !name.hasSuffix("_proxy"),
       !readOutsideLines.contains(assignment.name), !file.params.contains(where: { $0.name == name })
     {
       file.params.append(ImportedParam(name: name, defaultValue: text))
       bindings[assignment.name] = .param(name)
+      if !reportedParams {
+        reportedParams = true
+        report.approximate(
+          assignment.source, at: line,
+          "a param, so runner \(name)=VALUE sets it as just does; runner puts such params (each lower-case variable of "
+            + "plain words that only recipe lines read) in the commands' environment too, where just leaves them out")
+      }
       return
     }
     // An exported `[]` leaves the variable unset, as in just.

@@ -176,7 +176,8 @@ extension JustfileConversion {
         switch piece {
         case .text(let text): out += text
         case .variable(let name), .parameter(let name): out += "${\(name)}"
-        case .arguments: out += quoting == .unquoted ? "\"$@\"" : "$*"
+        // Unquoted, just splices the words joined with spaces and the shell splits them again: `$*`.
+        case .arguments: out += "$*"
         case .shell(let expansion): out += expansion
         case .quotedWord(let inner):
           guard quoting == .unquoted else { throw .notCarried("quote() is carried outside quotes only") }

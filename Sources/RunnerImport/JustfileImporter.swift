@@ -99,6 +99,8 @@ struct JustfileConversion {
   var readsVariadic = false
   /// Whether the report says that variables the import writes in cannot be set from the command line.
   var reportedOverrides = false
+  /// Whether the report says that variables that became params are in the environment.
+  var reportedParams = false
   /// The first interpolation of the line or script being converted that was not carried over.
   var uncarried: String?
   /// Params of the recipe being converted that hold its dependencies' arguments known only

@@ -87,9 +87,10 @@ package struct ShellOperation: TaskOperation {
   ) async throws(TaskFailure) {
     for command in commands {
       let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command.text) : nil
+      // A POSIX shell's `$0` is the task's name, with or without the words after `--`.
+      let named = !self.arguments.isEmpty || ShellSetting.takesName(shell)
       let arguments =
-        direct
-        ?? shell + [command.text] + (self.arguments.isEmpty ? [] : [context.task.name] + self.arguments)
+        direct ?? shell + [command.text] + (named ? [context.task.declaredName] + self.arguments : [])
       var spec = ProcessSpec(
         arguments: arguments, environment: environment, workingDirectory: context.workingDirectory,
         interactive: context.task.isInteractive)

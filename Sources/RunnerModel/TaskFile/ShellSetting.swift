@@ -13,6 +13,16 @@ package enum ShellSetting {
     shell == standard || shell == bash || shell == zsh
   }
 
+  /// True for a POSIX shell whose last flags hold `c` (`-c`, `-cu`, `-ec`): the word after the script is its
+  /// `$0`. Another program (`[python3, -c]`, `[ssh, host, sh, -c]`) gets no word it did not ask for.
+  package static func takesName(_ shell: [String]) -> Bool {
+    guard let program = shell.first?.split(separator: "/").last, let last = shell.last, shell.count > 1 else {
+      return false
+    }
+    return ["sh", "bash", "zsh", "dash", "ksh"].contains(String(program)) && last.hasPrefix("-")
+      && !last.hasPrefix("--") && last.dropFirst().allSatisfy(\.isLetter) && last.contains("c")
+  }
+
   /// The argv a `shell:` value names: `bash`, `sh`, or a list such as `[bash, -eo, pipefail, -c]`.
   package static func named(_ name: String) -> [String]? {
     switch name {

@@ -64,7 +64,11 @@ extension TaskFileExpander {
 
   /// A param's default with the params before it (`values`) and `runner.*` filled in, or what its
   /// `sh:` command prints (once per run and directory; a failure is an error at the param).
-  mutating func defaultValue(of param: ParamDeclaration, values: [String: String], directory: String) -> String? {
+  /// - Parameter before: the task's params declared before it, which it may read though they
+  ///   have no value yet (a required one the command line does not set).
+  mutating func defaultValue(
+    of param: ParamDeclaration, values: [String: String], directory: String, before: [String] = []
+  ) -> String? {
     if let command = param.defaultCommand {
       let key = directory + "\u{0}" + command
       if let known = commandDefaults[key] { return known }
@@ -86,7 +90,9 @@ extension TaskFileExpander {
     return template.resolving { part in
       switch part {
       case .param(let name):
-        if values[name] == nil, !scopeParams.joined().contains(where: { $0.name == name && $0 != param }) {
+        if values[name] == nil, !before.contains(name),
+          !scopeParams.joined().contains(where: { $0.name == name && $0 != param })
+        {
           diagnostics.append(
             Diagnostic(
               .error,

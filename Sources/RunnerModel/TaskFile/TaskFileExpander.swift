@@ -90,9 +90,11 @@ struct TaskFileExpander {
     for task in file.tasks {
       var values = scopeValues[task.scope]
       let directory = task.scope < scopes.count ? scopes[task.scope].fileDirectory : file.directory
-      for param in task.params {
+      for (index, param) in task.params.enumerated() {
         values[param.name] =
-          overrides[task.index]?[param.name] ?? defaultValue(of: param, values: values, directory: directory)
+          overrides[task.index]?[param.name]
+          ?? defaultValue(
+            of: param, values: values, directory: directory, before: task.params[..<index].map(\.name))
       }
       baseline.append(values)
     }
