@@ -52,7 +52,7 @@ public struct ImportRun: Sendable {
     var yaml = TasksFileWriter().write(imported)
     if let schema = StarterFile.schemaPath() { yaml = "# yaml-language-server: $schema=\(schema)\n" + yaml }
     let target = output ?? (file.contains("/") ? TaskFileLocator.parent(of: file) + "/tasks.yml" : "tasks.yml")
-    let includes = imported.includes.filter { !$0.optional }.map(\.path)
+    let includes = imported.includes.map(\.path)
     if let problems = Self.loadProblems(yaml, includes: includes, at: target == "-" ? file : target) {
       return fail(
         "the import of '\(file)' would not load, so nothing was written:\n\(problems)")

@@ -14,13 +14,25 @@ package struct Invocation: Sendable {
     self.arguments = arguments
   }
 
+  /// `NAME`, or `NAMESPACE:NAME` (a param of the file included there, `api:db:NAME` nested).
+  static func isParamName(_ text: Substring) -> Bool {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard let name = parts.last, VariableText.isValidName(name) else { return false }
+    return parts.dropLast().allSatisfy { part in
+      !part.isEmpty && part.allSatisfy { $0.isLetter || $0.isNumber || "_-.".contains($0) }
+    }
+  }
+
   /// Splits the words after the task file into `NAME=value` params and targets.
   package static func split(_ words: [String]) -> (params: [(name: String, value: String)], targets: [String]) {
     var params: [(name: String, value: String)] = []
     var targets: [String] = []
     for word in words {
-      if let equals = word.firstIndex(of: "="), VariableText.isValidName(word[..<equals]) {
+      if let equals = word.firstIndex(of: "="), isParamName(word[..<equals]) {
         params.append((String(word[..<equals]), String(word[word.index(after: equals)...])))
+      } else if word.count > 1, word.hasSuffix(":"), !word.hasSuffix("::") {
+        // `api:` is the include's default task, as `api` is.
+        targets.append(String(word.dropLast()))
       } else {
         targets.append(word)
       }

@@ -6,7 +6,35 @@ extension TaskFileExpander {
     let named = targetTasks()
     var overrides: [Int: [String: String]] = [:]
     var fileOverrides: [String: String] = [:]
-    for (name, value) in invocation.params {
+    // `api:NAME=value`: the param of the file included as `api` alone.
+    var scopedOverrides: [Int: [String: String]] = [:]
+    for (written, value) in invocation.params where written.contains(":") {
+      let colon = written.lastIndex(of: ":")!
+      let namespace = String(written[..<colon])
+      let name = String(written[written.index(after: colon)...])
+      let matching = scopes.indices.filter { scopes[$0].namespace == namespace }
+      guard !matching.isEmpty else {
+        let known = scopes.map(\.namespace).filter { !$0.isEmpty }
+        let hint = Suggestion.closest(to: namespace, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+        usageErrors.append(Diagnostic(.error, "'\(written)=…': no file is included as '\(namespace)'\(hint)"))
+        continue
+      }
+      for index in matching {
+        guard let param = scopes[index].params.first(where: { $0.name == name }) else {
+          let known = scopes[index].params.map(\.name)
+          let hint =
+            Suggestion.closest(to: name, in: known).map { " (did you mean '\($0)'?)" }
+            ?? (known.isEmpty ? "" : " (params: \(known.joined(separator: ", ")))")
+          usageErrors.append(
+            Diagnostic(
+              .error,
+              "unknown param '\(name)': \(scopes[index].path), included as '\(namespace)', does not declare it\(hint)"))
+          continue
+        }
+        if check(value, of: param, at: nil) { scopedOverrides[index, default: [:]][name] = value }
+      }
+    }
+    for (name, value) in invocation.params where !name.contains(":") {
       var declared = false
       for index in named {
         guard let param = file.tasks[index].params.first(where: { $0.name == name }) else { continue }
@@ -54,7 +82,8 @@ extension TaskFileExpander {
           withValue(given, of: param, values: parentValues)
         }
         values[param.name] =
-          fileOverrides[param.name] ?? given ?? defaultValue(of: param, values: values, directory: directory)
+          scopedOverrides[index]?[param.name] ?? fileOverrides[param.name] ?? given
+          ?? defaultValue(of: param, values: values, directory: directory)
       }
       scopeValues.append(values)
     }
@@ -70,9 +99,16 @@ extension TaskFileExpander {
     of param: ParamDeclaration, values: [String: String], directory: String, before: [String] = []
   ) -> String? {
     if let command = param.defaultCommand {
-      let key = directory + "\u{0}" + command
+      // The params before it are in its environment, as in a task's.
+      let exported = values.sorted { $0.key < $1.key }.filter { VariableText.isValidName($0.key[...]) }
+      let script =
+        exported.isEmpty
+        ? command
+        : "export " + exported.map { "\($0.key)='\($0.value.replacing("'", with: "'\\''"))'" }.joined(separator: " ")
+          + "; " + command
+      let key = directory + "\u{0}" + script
       if let known = commandDefaults[key] { return known }
-      let result = commandOutput(command, directory)
+      let result = commandOutput(script, directory)
       if result.status != 0 {
         diagnostics.append(
           Diagnostic(

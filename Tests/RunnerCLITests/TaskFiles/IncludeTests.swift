@@ -170,4 +170,34 @@ import Testing
     #expect(
       outside.stderr.contains("tasks.yml:2:42: error: 'test' is not a choice of param 'target'"), "\(outside.stderr)")
   }
+
+  /// `NAMESPACE:NAME=value` sets the param of the file included there alone; `api:` is the
+  /// include's default task; a namespace or a param nobody declares is a usage error.
+  @Test func aNamespacedParamSetsOneIncludesValue() throws {
+    let project = try TaskFileProject(
+      """
+      includes:
+        a: { path: lib.yml, with: { who: a } }
+        b: lib.yml
+      tasks:
+        all: { deps: [a:greet, b:greet] }
+      """)
+    defer { project.remove() }
+    try project.write(
+      "lib.yml", "params:\n  who: { default: lib }\ndefault: greet\ntasks:\n  greet: echo \"hi $who\"\n")
+    let ran = try project.run("all", "b:who=zz", "--output", "grouped")
+    #expect(ran.status == 0, "\(ran.stderr)")
+    #expect(ran.stdout.contains("a:greet | hi a") && ran.stdout.contains("b:greet | hi zz"), "\(ran.stdout)")
+    let trailing = try project.run("b:")
+    #expect(trailing.stdout.contains("b:greet | hi lib"), "\(trailing.stdout)\(trailing.stderr)")
+    let unknown = try project.run("c:who=x", "all")
+    #expect(unknown.status == 2)
+    #expect(unknown.stderr.contains("'c:who=…': no file is included as 'c'"), "\(unknown.stderr)")
+    let undeclared = try project.run("a:how=x", "all")
+    #expect(undeclared.status == 2)
+    #expect(
+      undeclared.stderr.contains(
+        "unknown param 'how': lib.yml, included as 'a', does not declare it (did you mean 'who'?)"),
+      "\(undeclared.stderr)")
+  }
 }

@@ -143,4 +143,30 @@ import Testing
     #expect(
       output.stdout.contains("a | /srv/kube/talos|${NOT_EXPANDED} and $$HOME|[]"), "\(output.stdout)\(output.stderr)")
   }
+
+  /// A `sh:` default runs with the params before it in its environment; a task's default may
+  /// read its params before it even when a required one has no value (the file still loads);
+  /// a POSIX shell's `$0` is the task's name, with or without words after `--`.
+  @Test func computedDefaultsReadTheParamsBeforeThem() throws {
+    let project = try TaskFileProject(
+      """
+      params:
+        name: { default: "it's" }
+        greeting: { default: { sh: 'echo "hello $name"' } }
+      tasks:
+        greet: 'echo "$greeting|$0"'
+        pair:
+          params:
+            first: { required: true }
+            second: { default: "${{ params.first }}-2" }
+          run: echo "$second"
+      """)
+    defer { project.remove() }
+    let plain = try project.run("greet")
+    #expect(plain.stdout.contains("greet | hello it's|greet"), "\(plain.stdout)\(plain.stderr)")
+    let set = try project.run("greet", "name=you")
+    #expect(set.stdout.contains("greet | hello you|greet"), "\(set.stdout)\(set.stderr)")
+    let pair = try project.run("pair", "first=1")
+    #expect(pair.stdout.contains("pair | 1-2"), "\(pair.stdout)\(pair.stderr)")
+  }
 }
