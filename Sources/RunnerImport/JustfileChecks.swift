@@ -56,7 +56,8 @@ struct JustfileChecks {
     for alias in justfile.aliases {
       attributeProblems(alias.attributes, &problems)
       if !alias.target.contains("::"), !importsOthers,
-        !justfile.recipes.contains(where: { $0.name == alias.target && Self.enabledHere($0) })
+        !justfile.recipes.contains(where: { $0.name == alias.target && Self.enabledHere($0) }),
+        !justfile.modules.contains(where: { $0.name == alias.target })
       {
         problems.append((alias.line, "alias `\(alias.name)` has an unknown target `\(alias.target)`"))
       }

@@ -11,6 +11,7 @@ extension JustfileImporter {
   /// - Throws: just's refusal when more than one file could be the module's.
   func includeModules(_ modules: [JustModule], into conversion: inout JustfileConversion) throws(ImportError) {
     let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    var absent: Set<String> = []
     for module in modules {
       let candidates = Self.moduleFiles(module, in: directory)
       if candidates.count > 1 {
@@ -22,7 +23,21 @@ extension JustfileImporter {
       let found = candidates.first
       let source = found ?? module.path ?? module.name + ".just"
       let target = Self.tasksFile(for: source)
+      // A `mod?` whose file is not there gives way to another `mod` of the name, as in just.
+      if let earlier = conversion.file.includes.firstIndex(where: { $0.namespace == module.name }) {
+        if found == nil, module.optional { continue }
+        guard conversion.file.includes[earlier].optional, absent.contains(module.name) else {
+          throw ImportError(
+            file: path, line: module.line, "just refuses the file: module `\(module.name)` is defined twice")
+        }
+        conversion.file.includes.remove(at: earlier)
+      }
+      if found == nil { absent.insert(module.name) } else { absent.remove(module.name) }
       conversion.file.includes.append(ImportedInclude(namespace: module.name, path: target, optional: module.optional))
+      // `alias NAME := MODULE`: the module again under the alias's name.
+      for alias in conversion.justfile.aliases where alias.target == module.name {
+        conversion.file.includes.append(ImportedInclude(namespace: alias.name, path: target, optional: module.optional))
+      }
       conversion.report.approximate(
         module.source, at: module.line,
         "import the included file too: runner import \(source) -o \(target) (its recipes are "

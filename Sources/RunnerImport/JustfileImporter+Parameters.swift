@@ -66,7 +66,7 @@ extension JustfileConversion {
           param.defaultValue = text
         } else if let command = defaultCommand(value, recipe) {
           // A default the shell computes: a command whose output is the value.
-          param.defaultCommand = command
+          param.defaultCommand = isolated(command, from: file.params.map(\.name) + params.map(\.name))
           report.approximate(
             parameter.source, at: recipe.line,
             "a param with default: { sh: … }, run once per run in the file's directory when nothing sets it "
@@ -94,6 +94,12 @@ extension JustfileConversion {
       found.contains(where: { if case .parameter = $0 { true } else { false } })
     else { return nil }
     return try? Self.withText(found)
+  }
+
+  /// `command` without the params runner puts in a default command's environment: just runs
+  /// backticks with its exported variables only.
+  func isolated(_ command: String, from names: [String]) -> String {
+    names.isEmpty ? command : "unset " + names.joined(separator: " ") + "; " + command
   }
 
   /// A command printing a default known only when it is computed (a backtick, `arch()`, …),
@@ -233,6 +239,7 @@ extension JustfileConversion {
           let stem = "arg_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" }) + "_" + param
           var holder = stem
           var count = 1
+          command = isolated(command, from: file.params.map(\.name))
           while let taken = argumentParams.first(where: { $0.name == holder }), taken.defaultCommand != command {
             count += 1
             holder = stem + "_\(count)"

@@ -206,7 +206,7 @@ extension JustfileConversion {
     if case .backtick(let command) = assignment.expression {
       // Run once, when the file loads, as just runs it: a param whose default the command
       // prints (`default: { sh: … }`), in every task's environment.
-      file.params.append(ImportedParam(name: name, defaultCommand: command))
+      file.params.append(ImportedParam(name: name, defaultCommand: isolated(command, from: file.params.map(\.name))))
       bindings[assignment.name] = .param(name)
       report.approximate(
         assignment.source, at: line,
@@ -290,6 +290,8 @@ extension JustfileConversion {
 
   /// `alias b := build` → a task `b` that depends on `build`, passing its params on.
   mutating func convert(_ alias: JustAlias) {
+    // An alias of a module is the module included again (`includeModules`).
+    if justfile.modules.contains(where: { $0.name == alias.target }) { return }
     if alias.target.contains("::") {
       // runner's aliases name tasks of their own file: a task that runs the module's.
       guard let task = moduleTask(alias.target), !file.tasks.contains(where: { $0.name == alias.name }) else {

@@ -120,7 +120,7 @@ extension TaskfileImporter {
   /// anything else inside `{{ }}` is reported and left as written.
   func convertCommand(
     _ text: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport,
-    depth: Int = 0, failsLoudly: Bool = false
+    depth: Int = 0, failsLoudly: Bool = false, quoting: Quoting = .none
   ) -> String {
     var missing: [String] = []
     func replacement(_ name: String, _ quoting: Quoting, _ report: inout ImportReport) -> Replacement? {
@@ -167,7 +167,8 @@ extension TaskfileImporter {
         if name == context.shellItem { return .expansion("${__runner_item}") }
         if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) { return .text(text) }
         if let value = context.inlineVars[name] {
-          return .text(convertCommand(value, line: line, context, &state, &report, depth: depth + 1))
+          // Spliced where it stands, so its own templates are read in the quotes around it.
+          return .text(convertCommand(value, line: line, context, &state, &report, depth: depth + 1, quoting: quoting))
         }
         if let command = context.commandVars[name] {
           return .expansion(
@@ -178,7 +179,9 @@ extension TaskfileImporter {
     }
 
     var assignments: [String] = []
-    let converted = convertTemplates(text, line: line, shell: true, &report, unconverted: { missing.append($0) }) {
+    let converted = convertTemplates(
+      text, line: line, shell: true, &report, startingIn: quoting, unconverted: { missing.append($0) }
+    ) {
       name, quoting, report in
       if depth == 0, failsLoudly, let command = context.commandVars[name] {
         // Assigned first, so a command that fails fails the task (bash -e), as go-task fails it.
@@ -320,12 +323,12 @@ extension TaskfileImporter {
   /// variable (functions, pipes, conditionals), or one `replacement` refuses, stays as
   /// written and is reported. With `shell`, an expansion inside single quotes is unquoted.
   func convertTemplates(
-    _ text: String, line: Int, shell: Bool, _ report: inout ImportReport,
+    _ text: String, line: Int, shell: Bool, _ report: inout ImportReport, startingIn quoting: Quoting = .none,
     unconverted: (String) -> Void = { _ in },
     _ replacement: (String, Quoting, inout ImportReport) -> Replacement?
   ) -> String {
     var result = ""
-    var quoting = Quoting.none
+    var quoting = quoting
     var index = text.startIndex
     while index < text.endIndex {
       if text[index...].hasPrefix("{{"), let close = text[index...].firstRange(of: "}}") {

@@ -17,6 +17,7 @@ extension TaskfileImporter {
     context.taskName = entry.name
     if case .mapping(let fields) = entry.value.kind {
       context.taskHasAliases = fields.contains { $0.name == "aliases" }
+      context.taskHasFiles = fields.contains { ["sources", "generates", "status", "method"].contains($0.name) }
     }
     switch entry.value.kind {
     case .scalar(let command, _):
@@ -75,6 +76,19 @@ extension TaskfileImporter {
       }
     }
     task.commands = task.commands + state.deferred
+    if !state.environmentCommands.isEmpty {
+      let prefix = state.environmentCommands.joined()
+      task.commands = task.commands.map { command in
+        guard case .shell(let text) = command else { return command }
+        return .shell(prefix + text)
+      }
+    }
+    if let made = state.madeDirectory {
+      task.commands = task.commands.map { command in
+        guard case .shell(let text) = command else { return command }
+        return .shell("mkdir -p -- \(made) && cd -- \(made) || exit 1; " + text)
+      }
+    }
     if state.usesArguments, !task.commands.isEmpty {
       report.approximate(
         "{{.CLI_ARGS}}", at: state.argumentsLine,
@@ -111,6 +125,10 @@ extension TaskfileImporter {
     var argumentsLine = 0
     /// A dependency the import could not carry (reported): the task fails first, saying so.
     var uncarriedDependency: (construct: String, line: Int)?
+    /// A `dir` not there now, as shell text: each command makes it and changes to it.
+    var madeDirectory: String?
+    /// `NAME="$(command)"; export NAME; ` for each `sh:` env of the task, before each command.
+    var environmentCommands: [String] = []
     /// Internal tasks standing for calls with an `if:`: the condition theirs, the calls their commands.
     var conditionalCalls: [ImportedTask] = []
   }
@@ -140,7 +158,20 @@ extension TaskfileImporter {
     case "deps": task.dependencies = dependencies(value, context, &state, &report)
     // runner stops a task's other dependencies when one fails, as `failfast: true` does.
     case "failfast": break
-    case "env": task.environment += environment(value, context, &report)
+    case "env":
+      // A task's `sh:` env runs when the task runs: assigned and exported before each command.
+      var computed: [ImportedParam] = []
+      task.environment += environment(value, context, &report, commands: &computed, fileLevel: false)
+      if case .mapping(let entries) = value.kind {
+        for entry in entries {
+          guard let command = shellOf(entry.value), Self.isName(Substring(entry.name)) else { continue }
+          let converted = convertCommand(command, line: entry.key.location.line, context, &state, &report)
+          state.environmentCommands.append("\(entry.name)=\"$(\(converted))\"; export \(entry.name); ")
+          report.approximate(
+            "env: \(entry.name): {sh: …}", at: entry.key.location.line,
+            "assigned and exported before each command of the task (go-task runs it once for the task)")
+        }
+      }
     case "dotenv":
       task.dotenv = dotenv(value, &report)
       if !context.fileEnvironment.isEmpty {
@@ -150,8 +181,18 @@ extension TaskfileImporter {
             + "in go-task they win over it")
       }
     case "dir":
-      task.directory = value.scalar.map { convertPath($0, line: line, context, &report) }
-      if let dir = value.scalar { noteDirectory(dir, line: line, context, &report) }
+      guard let dir = value.scalar else { break }
+      if !isThere(dir, context), !context.taskHasFiles {
+        // go-task makes a missing dir: each command makes it and starts there.
+        state.madeDirectory = madeDirectory(dir, line: line, context, &state, &report)
+        report.approximate(
+          "dir: \(dir)", at: line,
+          "not there now: go-task makes a missing dir, so each command starts with mkdir -p and cd (the task's "
+            + "dir in runner stays the file's)")
+        break
+      }
+      task.directory = convertPath(dir, line: line, context, &report)
+      noteDirectory(dir, line: line, context, &report)
     case "sources": task.sources = globs(value, key: "sources", context, &report)
     case "generates": task.outputs = globs(value, key: "generates", context, &report)
     case "status": task.condition = status(value, context, &state, &report)
@@ -362,6 +403,32 @@ extension TaskfileImporter {
 
 extension TaskfileImporter {
   /// go-task makes a task's `dir` when it is missing and expands `~`; runner does neither.
+  /// Whether `dir` (relative to the file, with the file's plain vars filled in) is there now;
+  /// false for a templated one the import cannot work out.
+  func isThere(_ dir: String, _ context: Context) -> Bool {
+    if dir.hasPrefix("/") { return true }
+    guard let resolved = loadTimeText(dir, line: 0, context) else { return false }
+    if resolved.hasPrefix("/") { return true }
+    if resolved.hasPrefix("~") { return false }
+    let base = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    return access(onDisk(base + "/" + resolved), F_OK) == 0
+  }
+
+  /// `dir` as shell text for `mkdir -p` and `cd`: `~` expanded by the shell, templates as in
+  /// commands.
+  func madeDirectory(
+    _ dir: String, line: Int, _ context: Context, _ state: inout TaskState, _ report: inout ImportReport
+  ) -> String {
+    var rest = Substring(dir)
+    var prefix = ""
+    if rest.hasPrefix("~") {
+      prefix = "~"
+      rest = rest.dropFirst()
+    }
+    if rest.isEmpty { return prefix.isEmpty ? "." : prefix }
+    return prefix + "\"" + convertCommand(String(rest), line: line, context, &state, &report, quoting: .double) + "\""
+  }
+
   func noteDirectory(_ dir: String, line: Int, _ context: Context, _ report: inout ImportReport) {
     if dir.hasPrefix("~") {
       report.notCarried("dir: \(dir)", at: line, "runner does not expand ~ in dir: write the path")

@@ -31,6 +31,8 @@ struct TaskfileImporter {
     /// The task being converted, and whether it has `aliases`.
     var taskName: String?
     var taskHasAliases = false
+    /// Whether the task being converted has `sources`, `generates` or `status` (read in its dir).
+    var taskHasFiles = false
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
     var shellItem: String?
     /// The value of each var written as plain text, file or task (for `for: var:`).
@@ -48,6 +50,10 @@ struct TaskfileImporter {
     var fileParams: [String: ImportedParam] = [:]
     /// The names the file's `env` sets.
     var fileEnvironment: [String] = []
+    /// The names any `env` of the file sets (the file's or a task's), with how many set each: a
+    /// var of such a name is no param, since a param is in the environment and would hide the env
+    /// value; an env computed by a command is a param only where no other env sets the name.
+    var environmentNames: [String: Int] = [:]
   }
 
   func convert(_ text: String) throws(ImportError) -> (ImportedFile, ImportReport) {
@@ -75,6 +81,7 @@ struct TaskfileImporter {
     var includesNode: YAMLNode?
     let tasksNode = entries.first { $0.name == "tasks" }?.value
     if let tasksNode { context.passedVars = passedVars(tasksNode) }
+    context.environmentNames = Self.environmentNames(entries)
     for entry in entries {
       let line = entry.key.location.line
       switch entry.name {
@@ -105,7 +112,7 @@ struct TaskfileImporter {
     if let includesNode { file.includes = includes(includesNode, context, &report) }
     // go-task runs commands with a bash-like interpreter (`[[ ]]`, `&>` work), errexit only.
     file.shellArguments = Self.bashArguments + context.shellFlags + ["-c"]
-    if let envNode { file.environment = environment(envNode, context, &report) }
+    if let envNode { file.environment = environment(envNode, context, &report, commands: &file.params) }
     context.fileEnvironment = file.environment.map(\.name)
     if let tasksNode, case .mapping(let tasks) = tasksNode.kind {
       var lines: [String: Int] = [:]
@@ -176,6 +183,8 @@ struct TaskfileImporter {
     var params: [ImportedParam] = []
     var spliced: [(name: String, line: Int)] = []
     for written in entries {
+      // The file's params so far: a later var's command may read them.
+      if fileLevel { for param in params { context.fileParams[param.name] = param } }
       var entry = written
       // `secret: true` masks the value in go-task's own log of each command; runner logs no
       // command text (the value reaches it through the environment), so it is dropped.
@@ -193,23 +202,27 @@ struct TaskfileImporter {
       context.structuredVars[entry.name] = nil
       context.commandVars[entry.name] = nil
       context.inlineVars[entry.name] = nil
-      if let value = entry.value.scalar, let fallback = Self.selfDefault(of: entry.name, value),
+      let mayBeParam = context.environmentNames[entry.name] == nil
+      if mayBeParam, let value = entry.value.scalar, let fallback = Self.selfDefault(of: entry.name, value),
         Self.isPlainWords(fallback)
       {
         // `{{.NAME | default "value"}}`: a value the command line, a caller or an includer may set.
         params.append(ImportedParam(name: entry.name, defaultValue: fallback))
       } else if let value = entry.value.scalar ?? (entry.value.isNull ? "" : nil) {
         context.knownValues[entry.name] = value.contains("{{") ? nil : value
-        if Self.isPlainWords(value) {
+        if mayBeParam, Self.isPlainWords(value) {
           params.append(ImportedParam(name: entry.name, defaultValue: value))
         } else {
           context.inlineVars[entry.name] = value
           spliced.append((entry.name, line))
         }
-      } else if let command = shellOf(entry.value), !command.contains("{{"), fileLevel {
+      } else if mayBeParam, let command = shellOf(entry.value), fileLevel,
+        let readable = readingParams(command, context)
+      {
         // The file's: run once per run, in the file's directory, as go-task runs it; a param
-        // whose default a command prints (the command line may still set it).
-        params.append(ImportedParam(name: entry.name, defaultCommand: command))
+        // whose default a command prints (the command line may still set it). The file's params
+        // before it are in its environment: `{{.A}}` reads `${A}`.
+        params.append(ImportedParam(name: entry.name, defaultCommand: readable))
         report.approximate(
           "\(what): \(entry.name): {sh: …}", at: line,
           "a param with default: { sh: … }, run once when the file loads, with sh and runner's own environment "
@@ -239,6 +252,47 @@ struct TaskfileImporter {
     return params
   }
 
+  /// `NAME` for a text that is `{{.NAME}}` alone.
+  static func soleTemplate(_ text: String) -> String? {
+    let trimmed = JustText.trimmed(text)
+    guard trimmed.hasPrefix("{{"), trimmed.hasSuffix("}}") else { return nil }
+    let inner = JustText.trimmed(String(trimmed.dropFirst(2).dropLast(2)))
+    guard inner.hasPrefix("."), isName(inner.dropFirst()) else { return nil }
+    return String(inner.dropFirst())
+  }
+
+  /// The names the file's `env` and its tasks' set.
+  static func environmentNames(_ entries: [YAMLEntry]) -> [String: Int] {
+    var blocks = entries.filter { $0.name == "env" }.map(\.value)
+    if let tasks = entries.first(where: { $0.name == "tasks" })?.value, case .mapping(let all) = tasks.kind {
+      for task in all {
+        guard case .mapping(let fields) = task.value.kind else { continue }
+        blocks += fields.filter { $0.name == "env" }.map(\.value)
+      }
+    }
+    var names: [String: Int] = [:]
+    for block in blocks {
+      if case .mapping(let all) = block.kind { for entry in all { names[entry.name, default: 0] += 1 } }
+    }
+    return names
+  }
+
+  /// A command whose templates name only the file's params declared before it, with each
+  /// `{{.NAME}}` as `${NAME}`; nil when it reads anything else.
+  func readingParams(_ command: String, _ context: Context) -> String? {
+    guard command.contains("{{") else { return command }
+    var ignored = ImportReport(file: path)
+    var fine = true
+    let converted = convertTemplates(command, line: 0, shell: true, &ignored) { name, _, _ in
+      guard context.fileParams[name] != nil else {
+        fine = false
+        return nil
+      }
+      return .expansion("${\(name)}")
+    }
+    return fine && ignored.entries.isEmpty ? converted : nil
+  }
+
   /// Words a shell takes as they are: no quotes, expansions, globs or templates.
   static func isPlainWords(_ value: String) -> Bool {
     !value.contains { "'\"$`\\*?[]~{}()<>|&;#\n".contains($0) }
@@ -265,15 +319,51 @@ struct TaskfileImporter {
     return entries[0].value.scalar
   }
 
-  /// `env`: static values; `sh:` values are reported.
-  func environment(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> [(
-    name: String, value: String
-  )] {
-    strings(node, context, &report) { entry, report in
+  /// `env`: static values; a `sh:` one becomes a param whose default the command prints (a
+  /// param is in the environment under its name), `commands`; others are reported.
+  func environment(
+    _ node: YAMLNode, _ context: Context, _ report: inout ImportReport, commands: inout [ImportedParam],
+    fileLevel: Bool = true
+  ) -> [(name: String, value: String)] {
+    var found: [ImportedParam] = []
+    // `NAME: '{{.V}}'` of a command-valued var: what the command prints, as `sh:`.
+    var node = node
+    if case .mapping(let entries) = node.kind {
+      let computed = entries.filter { entry in
+        guard fileLevel, context.environmentNames[entry.name] == 1, let text = entry.value.scalar,
+          let name = Self.soleTemplate(text)
+        else { return false }
+        return context.commandVars[name].flatMap { readingParams($0, context) } != nil
+      }
+      for entry in computed {
+        let command = context.commandVars[Self.soleTemplate(entry.value.scalar ?? "") ?? ""] ?? ""
+        found.append(ImportedParam(name: entry.name, defaultCommand: readingParams(command, context)))
+        report.approximate(
+          "env: \(entry.name): {sh: …}", at: entry.key.location.line,
+          "a param with default: { sh: … } (params are in the environment), run once when the file loads; "
+            + "runner \(entry.name)=VALUE may set it")
+      }
+      node.kind = .mapping(entries.filter { entry in !computed.contains { $0.name == entry.name } })
+    }
+    let values = strings(node, context, &report) { entry, report in
+      // A task's: its caller runs it before each command.
+      if !fileLevel, shellOf(entry.value) != nil { return }
+      if fileLevel, context.environmentNames[entry.name] == 1, let command = shellOf(entry.value),
+        let readable = readingParams(command, context)
+      {
+        found.append(ImportedParam(name: entry.name, defaultCommand: readable))
+        report.approximate(
+          "env: \(entry.name): {sh: …}", at: entry.key.location.line,
+          "a param with default: { sh: … } (params are in the environment), run once when the file loads; "
+            + "runner \(entry.name)=VALUE may set it")
+        return
+      }
       report.notCarried(
         "env: \(entry.name)", at: entry.key.location.line,
         "runner's env values are strings: compute it in the commands, or in a task that writes $RUNNER_OUTPUT")
     }
+    commands += found
+    return values
   }
 
   /// A mapping's string values (`{{.NAME}}` converted, null as empty); `other` is told of the

@@ -13,7 +13,7 @@ struct ImportIncludesTests {
     for line in imported.stderr.split(separator: "\n") {
       guard let start = line.firstRange(of: "runner import ") else { continue }
       let words = line[start.upperBound...].split(separator: " ")
-      guard words.count == 3, words[1] == "-o" else { continue }
+      guard words.count >= 3, words[1] == "-o" else { continue }
       let source = String(words[0])
       let directory = source.contains("/") ? String(source[..<source.lastIndex(of: "/")!]) : "."
       let file = String(source.split(separator: "/").last!)
@@ -145,5 +145,31 @@ struct ImportIncludesTests {
     #expect(tasks.contains("ENV: { required: true, choices: [dev, prod] }"), "\(tasks)")
     #expect(try project.run("deploy", "ENV=prod").stdout.contains("step: deploy prod"))
     #expect(try project.run("deploy", "ENV=test").status == 2)
+  }
+
+  /// just's modules: an alias of a module, `mod?` whose file is absent giving way to another
+  /// `mod` of the name, a module's variable set with `foo::x=b` (runner's `foo:x=b`), and a
+  /// dependency on a module's recipe through `mod?`.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justModulesGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      "mod? foo\nmod? foo 'gone.just'\nmod? opt\n\nalias f := foo\n\nbuild: opt::setup\n  @echo \"step: build\"\n")
+    try project.write("foo.just", "x := 'a'\n\nbar:\n  @echo \"step: bar {{x}}\"\n")
+    try project.write("opt.just", "setup:\n  @echo \"step: setup\"\n")
+    let report = try Self.importWithIncludes(project, "justfile")
+    #expect(!report.contains(": not carried over:"), "\(report)")
+    for (justArguments, runnerArguments) in [
+      (["foo::bar"], ["foo:bar"]), (["f::bar"], ["f:bar"]), (["foo::x=b", "foo::bar"], ["foo:x=b", "foo:bar"]),
+      (["build"], ["-j1", "build"]),
+    ] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(!original.isEmpty, "\(justArguments)")
+      let ran = try project.run(runnerArguments)
+      #expect(ran.status == 0, "\(ran.stderr)")
+      #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(runnerArguments)")
+    }
   }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// go-task's vars and env through `runner import`, run beside go-task: vars spliced into
+/// quotes, `sh:` vars reading the file's params, `env` a command computes, a var named like
+/// an env entry, and a `dir` go-task makes.
+struct ImportGoTaskVarsTests {
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskVarsAndEnvGiveWhatGoTaskGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        A: a
+        B: '{{.A}}b'
+        ONE: { sh: echo 1 }
+        TWO: { sh: 'echo "{{.ONE}}2"' }
+        SAME: { sh: echo from-var }
+      env:
+        COMPUTED: { sh: echo computed }
+        SAME: from-file
+      tasks:
+        default:
+          cmds:
+            - "echo 'step: {{.B}}c {{.TWO}}'"
+            - 'echo "step: $COMPUTED $SAME {{.SAME}}"'
+            - task: local
+            - task: made
+        local:
+          env:
+            SAME: local
+          cmds:
+            - 'echo "step: local $SAME"'
+        made:
+          dir: 'out/{{.A}}'
+          cmds:
+            - 'echo "step: in $(basename "$PWD")"'
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(
+      original == ["step: abc 12", "step: computed from-file from-var", "step: local local", "step: in a"],
+      "\(original)")
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("out"))
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+  }
+}
