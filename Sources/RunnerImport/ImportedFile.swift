@@ -72,6 +72,8 @@ package struct ImportedDependency: Sendable {
   package var with: [(name: String, value: String)] = []
   /// A call's `for:` values (`${{ item }}` in `with` stands for each).
   package var forEach: [String] = []
+  /// `args: pass`: the words after `--` that reach the caller reach it too.
+  package var passesArguments = false
 
   package init(_ name: String, with: [(name: String, value: String)] = []) {
     self.name = name

@@ -109,6 +109,13 @@ struct JustScanner {
     while let character = current {
       if character == " " || character == "\t" || character == "\r" {
         position += 1
+      } else if character == "\\", position + 1 < characters.count,
+        characters[position + 1] == "\n"
+          || (characters[position + 1] == "\r" && position + 2 < characters.count
+            && characters[position + 2] == "\n")
+      {
+        // `\` at the end of a line continues it, as just reads it outside recipe bodies.
+        position += characters[position + 1] == "\n" ? 2 : 3
       } else if depth > 0, character == "\n" {
         position += 1
       } else if depth > 0, allowsComments, character == "#" {

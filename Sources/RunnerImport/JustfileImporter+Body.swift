@@ -256,7 +256,16 @@ extension JustfileConversion {
     } else {
       var command = options.noCd ? "cd \"$RUNNER_INVOCATION_DIR\"\n" : ""
       command += "script=\"$(mktemp)\"\ntrap 'rm -f \"$script\"' EXIT\n"
-      command += "cat > \"$script\" " + hereDocument(text, numbers, scope) + "\n"
+      // just pads the file with blank lines so that its lines are the justfile's: the ones
+      // before the body are printed, the ones inside it written.
+      let padded = Self.paddedScript(body, script)
+      if padded.leading > 0 {
+        command += "{ " + (padded.shebang.map { "printf '%s\\n' \(TasksFileWriter.shellQuoted($0)); " } ?? "")
+        command += "printf '%\(padded.leading)s' '' | tr ' ' '\\n'; } > \"$script\"\n"
+        command += "cat >> \"$script\" " + hereDocument(padded.text, padded.numbers, scope) + "\n"
+      } else {
+        command += "cat > \"$script\" " + hereDocument(padded.text, padded.numbers, scope) + "\n"
+      }
       command += interpreter.map(Self.shellWord).joined(separator: " ") + " \"$script\""
       if options.positionalArguments { command += " " + (positionalWords(recipe, options) ?? "\"$@\"") }
       task.commands.append(.shell(command))
@@ -275,6 +284,41 @@ extension JustfileConversion {
     while lines.first?.text.isEmpty == true { lines.removeFirst() }
     if script.written.hasPrefix("#!") { lines.insert(JustBodyLine(text: script.written, line: script.line), at: 0) }
     return (lines.map(\.text).joined(separator: "\n"), lines.isEmpty ? [script.line] : lines.map(\.line))
+  }
+
+  /// The script file just writes: each body line at its 0-based line in the justfile (the
+  /// shebang first), blank lines between. `leading` blank lines (after the shebang) come before
+  /// `text`, which holds the rest, gaps inside it written out; `numbers` are `text`'s lines'.
+  static func paddedScript(_ body: [JustBodyLine], _ script: JustScript)
+    -> (shebang: String?, leading: Int, text: String, numbers: [Int])
+  {
+    var lines = body
+    while lines.last?.text.isEmpty == true { lines.removeLast() }
+    let shebang = script.written.hasPrefix("#!") ? script.written : nil
+    var next = shebang == nil ? 0 : 1
+    var leading = 0
+    var text: [String] = []
+    var numbers: [Int] = []
+    if shebang != nil, lines.first?.text == script.written { lines.removeFirst() }
+    for line in lines {
+      let target = (line.line - 1) % 1_000_000
+      while next < target {
+        if text.isEmpty && numbers.isEmpty {
+          leading += 1
+        } else {
+          text.append("")
+          numbers.append(line.line)
+        }
+        next += 1
+      }
+      text.append(line.text)
+      numbers.append(line.line)
+      next += 1
+    }
+    if shebang != nil, leading == 0 { text.insert(script.written, at: 0); numbers.insert(script.line, at: 0) }
+    return (
+      leading == 0 ? nil : shebang, leading, text.joined(separator: "\n"), numbers.isEmpty ? [script.line] : numbers
+    )
   }
 
   /// python, node, perl and ruby read the script from standard input given `-`.

@@ -208,6 +208,19 @@ extension JustfileConversion {
     var scope = scope
     scope.foldsVariables = true
     for (index, argument) in dependency.arguments.enumerated() {
+      // The caller's variadic words, last, for the called recipe's variadic: runner's `args: pass`.
+      if index == parameters.count, index == dependency.arguments.count - 1, called.parameters.last?.variadic != nil,
+        case .variable(let name) = argument, name == recipe.parameters.last(where: { $0.variadic != nil })?.name
+      {
+        result.passesArguments = true
+        if !settings.lists {
+          report.approximate(
+            construct, at: recipe.line,
+            "the words after -- reach \(called.name) as they are (args: pass); just joins them into one word "
+              + "without set lists")
+        }
+        break
+      }
       guard index < parameters.count else {
         report.notCarried(
           construct, at: recipe.line,

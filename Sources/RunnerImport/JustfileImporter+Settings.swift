@@ -292,6 +292,12 @@ extension JustfileConversion {
   mutating func convert(_ alias: JustAlias) {
     // An alias of a module is the module included again (`includeModules`).
     if justfile.modules.contains(where: { $0.name == alias.target }) { return }
+    // `[windows] alias f := w`: an alias for another system is left out (runner runs on Linux).
+    let systems = alias.attributes.map(\.name).filter(JustfileChecks.platforms.contains)
+    if !systems.isEmpty, !systems.contains("linux"), !systems.contains("unix") {
+      report.approximate(alias.source, at: alias.line, "an alias for \(systems.joined(separator: ", ")) only: left out")
+      return
+    }
     if alias.target.contains("::") {
       // runner's aliases name tasks of their own file: a task that runs the module's.
       guard let task = moduleTask(alias.target), !file.tasks.contains(where: { $0.name == alias.name }) else {

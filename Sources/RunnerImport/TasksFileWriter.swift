@@ -50,7 +50,7 @@ package struct TasksFileWriter {
     if !task.aliases.isEmpty { out += "\(indent)aliases: \(flow(task.aliases))\n" }
     out += params(task.params, indent: indent)
     if !task.dependencies.isEmpty {
-      if task.dependencies.allSatisfy({ $0.with.isEmpty }) {
+      if task.dependencies.allSatisfy({ $0.with.isEmpty && !$0.passesArguments }) {
         out += "\(indent)deps: \(flow(task.dependencies.map(\.name)))\n"
       } else {
         out += "\(indent)deps:\n"
@@ -105,9 +105,11 @@ package struct TasksFileWriter {
   func call(_ dependency: ImportedDependency) -> String {
     let loop =
       dependency.forEach.isEmpty ? "" : ", for: [\(dependency.forEach.map { Self.scalar($0) }.joined(separator: ", "))]"
-    guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name))\(loop) }" }
+    let arguments = dependency.passesArguments ? ", args: pass" : ""
+    guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name))\(loop)\(arguments) }" }
     let values = dependency.with.map { "\(Self.scalar($0.name)): \(Self.scalar($0.value))" }
-    return "{ task: \(Self.scalar(dependency.name))\(loop), with: { \(values.joined(separator: ", ")) } }"
+    return
+      "{ task: \(Self.scalar(dependency.name))\(loop), with: { \(values.joined(separator: ", ")) }\(arguments) }"
   }
 
   func params(_ params: [ImportedParam], indent: String) -> String {

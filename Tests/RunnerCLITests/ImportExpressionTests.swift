@@ -236,4 +236,83 @@ struct ImportExpressionTests {
     #expect(refused.status == 2)
     #expect(refused.stderr.contains("unknown param 'folded'"), "\(refused.stderr)")
   }
+
+  /// A recipe line continued with `\`, an alias for another system, and the caller's variadic
+  /// words passed on to a variadic recipe (runner's `args: pass`).
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justContinuationsSystemAliasesAndPassedWordsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      set unstable
+      set lists
+
+      all: first \
+           second
+
+      [unix]
+      alias f := first
+
+      [windows]
+      alias f := second
+
+      first:
+        @echo 'step: first'
+
+      second:
+        @echo 'step: second'
+
+      foo *args: (bar 'baz' args)
+
+      bar first *rest:
+        @echo 'step: {{ show(first) }} {{ show(rest) }}'
+
+      """)
+    for (justArguments, runnerArguments) in [
+      (["all"], ["all"]), (["f"], ["f"]), (["foo", "x y", "z"], ["foo", "--", "x y", "z"]),
+    ] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(!original.isEmpty, "\(justArguments)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(Set(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments)) == Set(original))
+    }
+  }
+
+  /// A script handed to a program that prints it (`cat`) shows the blank lines just pads it
+  /// with, so that its lines are the justfile's.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justScriptFilesKeepTheJustfilesLineNumbers() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "justfile",
+      """
+      x := 'a'
+
+      foo:
+        #!/usr/bin/env cat
+        one {{ x +
+          'b' }}
+        two
+
+      [script('cat')]
+      bar:
+        three
+
+      """)
+    #expect(try project.run("import", "justfile").status == 3)
+    for name in ["foo", "bar"] {
+      let original = try project.shell("'\(ImportOrderTests.just!)' \(name)")
+      #expect(original.contains("#!") || original.contains("three"), "\(original)")
+      let ran = try project.run(name, "--output", "grouped")
+      // Each line as the task printed it: `foo | text`, `foo |` for an empty one.
+      let lines = ran.stdout.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line in
+        line.hasPrefix("\(name) |")
+          ? String(line.dropFirst(name.count + 2).dropFirst(line.count > name.count + 2 ? 1 : 0)) : nil
+      }
+      #expect(lines.map { $0 + "\n" }.joined() == original, "\(ran.stdout)")
+    }
+  }
 }
