@@ -15,9 +15,31 @@ extension JustfileChecks {
             + "environment variable, or add `set unstable` to your `justfile` to enable unstable features"
         ))
     }
+    if let function = justfile.functions.first, !setting("unstable"), getenv("JUST_UNSTABLE") == nil {
+      problems.append(
+        (
+          function.line,
+          "user-defined functions are currently unstable, invoke `just` with `--unstable`, set the `JUST_UNSTABLE` "
+            + "environment variable, or add `set unstable` to your `justfile` to enable unstable features"
+        ))
+    }
+    var firstLines: [String: Int] = [:]
+    for function in justfile.functions {
+      if let first = firstLines[function.name] {
+        problems.append(
+          (
+            function.line,
+            "function `\(function.name)` first defined on line \(first) is redefined on line \(function.line)"
+          ))
+      }
+      firstLines[function.name] = firstLines[function.name] ?? function.line
+      var seen: Set<String> = []
+      for parameter in function.parameters where !seen.insert(parameter).inserted {
+        problems.append((function.line, "function `\(function.name)` has duplicate parameter `\(parameter)`"))
+      }
+    }
     let variables = Set(justfile.assignments.map(\.name))
-    let defined = Set(
-      justfile.skipped.compactMap { $0.construct.hasSuffix("(…)") ? String($0.construct.dropLast(3)) : nil })
+    let defined = Set(justfile.functions.map(\.name))
     func check(_ expression: JustExpression, at line: Int, names: Set<String>) {
       if !lists, let feature = Self.listFeature(expression, asCondition: false) {
         problems.append((line, feature))
@@ -25,6 +47,13 @@ extension JustfileChecks {
       if !importsOthers {
         for function in Self.calls(expression) where !Self.functions.contains(function) && !defined.contains(function) {
           problems.append((line, "call to unknown function `\(function)`"))
+        }
+        for (name, count) in Self.callArities(expression) {
+          guard let function = justfile.functions.first(where: { $0.name == name }),
+            function.parameters.count != count
+          else { continue }
+          let given = count == 1 ? "1 argument" : "\(count) arguments"
+          problems.append((line, "function `\(name)` called with \(given) but takes \(function.parameters.count)"))
         }
       }
       // Names may be defined by what the import could not read, or by another file.
@@ -35,6 +64,9 @@ extension JustfileChecks {
       }
     }
     for assignment in justfile.assignments { check(assignment.expression, at: assignment.line, names: variables) }
+    for function in justfile.functions {
+      check(function.body, at: function.line, names: variables.union(function.parameters))
+    }
     for setting in justfile.settings {
       switch setting.value {
       case .expression(let expression): check(expression, at: setting.line, names: variables)
@@ -99,6 +131,21 @@ extension JustfileChecks {
       index = max(scanner.position, index + 2)
     }
     return (found, refusal)
+  }
+
+  /// Each call in an expression: the function's name and how many arguments it is given.
+  static func callArities(_ expression: JustExpression) -> [(String, Int)] {
+    switch expression {
+    case .call(let name, let arguments): return [(name, arguments.count)] + arguments.flatMap(callArities)
+    case .concatenation(let parts), .format(let parts), .list(let parts): return parts.flatMap(callArities)
+    case .conditional(let condition, let then, let otherwise):
+      return callArities(condition) + callArities(then) + (otherwise.map(callArities) ?? [])
+    case .comparison(_, let left, let right), .or(let left, let right), .and(let left, let right),
+      .listConcatenation(let left, let right):
+      return callArities(left) + callArities(right)
+    case .not(let operand): return callArities(operand)
+    case .literal, .variable, .backtick, .other: return []
+    }
   }
 
   /// The functions an expression calls.

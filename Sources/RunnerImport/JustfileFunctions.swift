@@ -9,6 +9,7 @@ enum JustFunctions {
     // With `set lists`, a function not updated for lists takes strings only: just stops at a list.
     let takesLists: [String: Set<Int>] = [
       "quote": [0], "show": [0], "len": [0], "join_list": [0], "append": [1], "prepend": [1], "bool": [0],
+      "style": [0],
     ]
     if lists, arguments.indices.contains(where: { arguments[$0].count != 1 && takesLists[name]?.contains($0) != true })
     {
@@ -59,6 +60,9 @@ enum JustFunctions {
       let elements = lists ? arguments[1] : split(strings[1], nil)
       let result = elements.map { name == "append" ? $0 + strings[0] : strings[0] + $0 }
       return lists ? result : [result.joined(separator: " ")]
+    case ("style", 1): return JustStyle.prefix(arguments[0]).map { [$0] }
+    case ("style", 2):
+      return JustStyle.prefix(arguments[0]).map { [$0.isEmpty ? strings[1] : $0 + strings[1] + "\u{1b}[0m"] }
     case ("bool", 1):
       guard arguments[0].count <= 1 else { return nil }
       switch arguments[0].first ?? "" {

@@ -5,6 +5,9 @@ extension JustfileConversion {
   func evaluateCall(
     _ written: String, _ arguments: [JustExpression], _ scope: JustScope, _ notes: inout [String]
   ) throws(JustValueProblem) -> JustEvaluated {
+    if let function = justfile.functions.first(where: { $0.name == written }) {
+      return try userFunction(function, arguments, scope, &notes)
+    }
     var name = written
     if name.hasSuffix("_dir") { name += "ectory" }
     if name.hasSuffix("_dir_native") { name = String(name.dropLast("_dir_native".count)) + "_directory_native" }
@@ -162,5 +165,44 @@ extension JustfileConversion {
       rest = strings[0][match.range.upperBound...]
     }
     return out + rest
+  }
+
+  /// A user-defined function: its body with the arguments in place of its parameters,
+  /// evaluated where the call stands. Its other names are the file's variables, so a recipe
+  /// parameter of such a name (which would take their place) is not carried.
+  func userFunction(
+    _ function: JustFunction, _ arguments: [JustExpression], _ scope: JustScope, _ notes: inout [String]
+  ) throws(JustValueProblem) -> JustEvaluated {
+    guard arguments.count == function.parameters.count, scope.functionDepth < 32 else {
+      throw .notCarried("\(function.name)() takes \(function.parameters.count) arguments (or calls itself)")
+    }
+    let free = Set(Self.references(function.body)).subtracting(function.parameters)
+    if let shadowed = free.first(where: { scope.parameters[$0] != nil || $0 == scope.variadic }) {
+      throw .notCarried("\(function.name)() reads the variable \(shadowed), which a parameter of the recipe hides here")
+    }
+    let values = Dictionary(zip(function.parameters, arguments), uniquingKeysWith: { first, _ in first })
+    var inner = scope
+    inner.functionDepth += 1
+    return try evaluate(Self.substituting(values, in: function.body), inner, &notes)
+  }
+
+  /// `expression` with each variable named in `values` replaced by its expression.
+  static func substituting(_ values: [String: JustExpression], in expression: JustExpression) -> JustExpression {
+    let again = { (inner: JustExpression) in substituting(values, in: inner) }
+    switch expression {
+    case .variable(let name): return values[name] ?? expression
+    case .literal, .backtick, .other: return expression
+    case .call(let name, let arguments): return .call(name, arguments.map(again))
+    case .concatenation(let parts): return .concatenation(parts.map(again))
+    case .format(let parts): return .format(parts.map(again))
+    case .conditional(let condition, let then, let otherwise):
+      return .conditional(again(condition), again(then), otherwise.map(again))
+    case .comparison(let operation, let left, let right): return .comparison(operation, again(left), again(right))
+    case .or(let left, let right): return .or(again(left), again(right))
+    case .and(let left, let right): return .and(again(left), again(right))
+    case .not(let operand): return .not(again(operand))
+    case .list(let items): return .list(items.map(again))
+    case .listConcatenation(let left, let right): return .listConcatenation(again(left), again(right))
+    }
   }
 }

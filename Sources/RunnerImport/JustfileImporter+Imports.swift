@@ -77,6 +77,7 @@ extension Justfile {
     modules += other.modules
     imports += other.imports
     unexported += other.unexported
+    functions += other.functions
     skipped += other.skipped
   }
 
@@ -96,6 +97,7 @@ extension Justfile {
     for index in modules.indices { modules[index].line += offset }
     for index in imports.indices { imports[index].line += offset }
     for index in unexported.indices { unexported[index].line += offset }
+    for index in functions.indices { functions[index].line += offset }
     for index in skipped.indices { skipped[index].line += offset }
   }
 }

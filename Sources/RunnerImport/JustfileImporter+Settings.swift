@@ -118,6 +118,16 @@ extension JustfileConversion {
     for name in order { visit(name, &self) }
   }
 
+  /// `set working-directory`'s directory, also while the variables it reads are converted
+  /// (it is applied after them).
+  func workingDirectory() -> String? {
+    if let directory = settings.workingDirectory { return directory }
+    for setting in justfile.settings where setting.name == "working-directory" {
+      if case .expression(let expression) = setting.value { return constant(expression) }
+    }
+    return nil
+  }
+
   /// The variables read anywhere but in recipe lines: by other variables, settings,
   /// attributes, parameter defaults and dependency arguments (which fold a value in at import).
   static func readOutsideLines(_ justfile: Justfile) -> Set<String> {
@@ -206,7 +216,9 @@ extension JustfileConversion {
     if case .backtick(let command) = assignment.expression {
       // Run once, when the file loads, as just runs it: a param whose default the command
       // prints (`default: { sh: … }`), in every task's environment.
-      file.params.append(ImportedParam(name: name, defaultCommand: isolated(command, from: file.params.map(\.name))))
+      // just runs it in the working directory the file sets.
+      let located = workingDirectory().map { "cd \(TasksFileWriter.shellQuoted($0)) && \(command)" } ?? command
+      file.params.append(ImportedParam(name: name, defaultCommand: isolated(located, from: file.params.map(\.name))))
       bindings[assignment.name] = .param(name)
       report.approximate(
         assignment.source, at: line,

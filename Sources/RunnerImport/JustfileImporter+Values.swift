@@ -40,6 +40,8 @@ struct JustScope: Sendable {
   /// Top-level variables with plain text values become that text (for `with:` and defaults,
   /// which cannot read variables).
   var foldsVariables = false
+  /// How many user-defined functions deep the evaluation is (just refuses recursion).
+  var functionDepth = 0
 
   /// The scope of a top-level variable's value read from here: no parameters.
   var outside: JustScope {

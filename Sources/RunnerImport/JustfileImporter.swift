@@ -126,8 +126,17 @@ struct JustfileConversion {
       if setting.name == "lists", case .boolean(true) = setting.value { return true }
       return false
     }
-    for setting in justfile.settings { apply(setting) }
+    // A setting that reads variables (`set working-directory := dir`) comes after them.
+    let readsVariables = justfile.settings.map { setting in
+      switch setting.value {
+      case .boolean: return false
+      case .expression(let expression): return !Self.references(expression).isEmpty
+      case .list(let list): return list.contains { !Self.references($0).isEmpty }
+      }
+    }
+    for (setting, reads) in zip(justfile.settings, readsVariables) where !reads { apply(setting) }
     convertVariables()
+    for (setting, reads) in zip(justfile.settings, readsVariables) where reads { apply(setting) }
     file.tasks = convertRecipes()
     for alias in justfile.aliases { convert(alias) }
     chooseDefault()

@@ -10,8 +10,18 @@ struct Justfile: Sendable {
   var unexported: [(name: String, line: Int)] = []
   /// `import 'PATH'`, `import? 'PATH'`: another file whose items join this one's.
   var imports: [JustImport] = []
-  /// Items the import does not carry (functions, lines it cannot read).
+  /// `name(a, b) := expression`: user-defined functions.
+  var functions: [JustFunction] = []
+  /// Items the import does not carry (lines it cannot read).
   var skipped: [JustSkipped] = []
+}
+
+/// `name(a, b) := expression`: a function of its parameters and the file's variables.
+struct JustFunction: Sendable {
+  var name: String
+  var parameters: [String]
+  var body: JustExpression
+  var line: Int
 }
 
 /// `import 'PATH'`, `import? 'PATH'`.

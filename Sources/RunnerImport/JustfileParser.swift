@@ -120,10 +120,7 @@ struct JustfileParser {
         scanner.position += scanner.looks(at: ":=") ? 2 : 1
         return try assignment(&scanner, name: name, exported: false, index: index, attributes: attributes)
       }
-      if !quiet, scanner.looks(at: "(") {
-        skip(index, "\(name)(…)", "runner has no user-defined functions: compute the value in the commands")
-        return skipBody(after: index)
-      }
+      if !quiet, scanner.looks(at: "(") { return try function(&scanner, name: name, index: index) }
       return try recipe(&scanner, name: name, index: index, comment: comment, attributes: attributes)
     } catch {
       problem(index, error)
@@ -275,6 +272,31 @@ struct JustfileParser {
     justfile.assignments.append(
       JustAssignment(name: name, expression: expression, isExported: exported, line: index + 1, source: lineText(index))
     )
+    return next
+  }
+
+  /// `name(a, b) := expression` on line `index`.
+  mutating func function(_ scanner: inout JustScanner, name: String, index: Int) throws(JustSyntaxError) -> Int {
+    _ = scanner.accept("(")
+    var parameters: [String] = []
+    scanner.skipBlanks()
+    while !scanner.accept(")") {
+      guard let parameter = scanner.name() else { throw scanner.error("expected a parameter name") }
+      parameters.append(parameter)
+      scanner.skipBlanks()
+      if scanner.accept(",") {
+        scanner.skipBlanks()
+      } else if !scanner.looks(at: ")") {
+        throw scanner.error("expected ',' or ')'")
+      }
+    }
+    scanner.skipBlanks()
+    guard scanner.looks(at: ":=") else { throw scanner.error("expected ':=' after the function's parameters") }
+    scanner.position += 2
+    scanner.skipBlanks()
+    let body = try scanner.expression()
+    let next = try lineAfter(scanner)
+    justfile.functions.append(JustFunction(name: name, parameters: parameters, body: body, line: index + 1))
     return next
   }
 

@@ -202,4 +202,17 @@ struct JustExpressionTests {
       #expect(task.params.map(\.name) == ["foo"])
     }
   }
+
+  /// `name(a, b) := expression` is a function; `\` continues a recipe's header.
+  @Test func functionsAndContinuedHeadersParse() throws {
+    var parser = JustfileParser(text: "f(a, b) := a + '-' + b\ng() := 'x'\nfoo: \\\n  bar\nbar:\n  echo\n")
+    let justfile = parser.parse()
+    #expect(justfile.functions.map(\.name) == ["f", "g"])
+    #expect(justfile.functions.first?.parameters == ["a", "b"])
+    #expect(
+      justfile.functions.first?.body
+        == .concatenation([.variable("a"), .concatenation([.literal("-"), .variable("b")])]),
+      "\(String(describing: justfile.functions.first?.body))")
+    #expect(justfile.recipes.first { $0.name == "foo" }?.dependencies.map(\.name) == ["bar"])
+  }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// just's user-defined functions, `style()`, and settings that read variables, through
+/// `runner import`, run beside just on the same file.
+struct ImportJustFunctionsTests {
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justFunctionsStylesAndSettingsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("out-dir/file.txt", "in the working directory\n")
+    try project.write(
+      "justfile",
+      """
+      set unstable
+
+      x := 'bar'
+      dir := 'out'
+      set working-directory := dir + '-dir'
+      contents := `cat file.txt`
+
+      greet(who) := 'hello ' + who + ' ' + uppercase(x)
+      twice(a) := greet(a) + '/' + greet(a)
+
+      foo:
+        @echo 'step: {{ greet('you') }} {{ twice('me') }}'
+        @echo 'step: {{ style('error') }}red{{ NORMAL }} {{ style('command') }}bold'
+        @echo 'step: {{ contents }}'
+        @echo "step: $(basename "$PWD")"
+
+      """)
+    for (justArguments, runnerArguments) in [(["foo"], ["foo"]), (["x=baz", "foo"], ["x=baz", "foo"])] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count == 4, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
+    }
+  }
+
+  /// Without `set unstable`, just refuses user-defined functions; so does the import.
+  @Test func userFunctionsNeedUnstable() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "f() := 'x'\n\na:\n  echo {{ f() }}\n")
+    let imported = try project.run("import", "justfile")
+    #expect(imported.status == 2)
+    #expect(
+      imported.stderr.contains("justfile:1: just refuses the file: user-defined functions are currently unstable"),
+      "\(imported.stderr)")
+  }
+}
