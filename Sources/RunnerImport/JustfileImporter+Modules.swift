@@ -79,7 +79,7 @@ extension JustfileImporter {
     path.hasPrefix("/") || directory == "." ? path : directory + "/" + path
   }
 
-  private static func isDirectory(_ path: String) -> Bool {
+  static func isDirectory(_ path: String) -> Bool {
     var info = stat()
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
@@ -139,6 +139,14 @@ extension JustfileImporter {
       })
     else { return }
     let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
+    // just skips a `.env` that is a directory; runner would stop at it.
+    conversion.file.dotenv.removeAll { dotenv in
+      let file = dotenv.path.hasPrefix("/") ? dotenv.path : directory + dotenv.path
+      guard Self.isDirectory(file) else { return false }
+      conversion.report.approximate(
+        setting.source, at: setting.line, "\(dotenv.path) is a directory now, which just skips: left out")
+      return true
+    }
     for dotenv in conversion.file.dotenv {
       let file = dotenv.path.hasPrefix("/") ? dotenv.path : directory + dotenv.path
       guard let text = Self.readText(file) else { continue }

@@ -8,6 +8,18 @@ extension JustfileConversion {
     switch (setting.name, setting.value) {
     case ("dotenv-load", .boolean(let on)):
       if on, file.dotenv.isEmpty { file.dotenv = [ImportedPath(".env", optional: true)] }
+    case ("dotenv-filename", .list(let items)), ("dotenv-path", .list(let items)):
+      let paths = items.compactMap(constant)
+      guard paths.count == items.count, !paths.isEmpty else {
+        report.notCarried(setting.source, at: line, "the paths must be plain text in runner")
+        return
+      }
+      // Later files win over earlier ones in both tools.
+      file.dotenv = paths.map { ImportedPath($0, optional: true) }
+      report.approximate(
+        setting.source, at: line,
+        "runner loads the ones there, each optional; just \(setting.name == "dotenv-path" ? "then looks for .env in the directories above when none is there" : "looks in the directories above too, and stops at the first that holds one")"
+      )
     case ("dotenv-filename", .expression(let expression)), ("dotenv-path", .expression(let expression)):
       guard let path = constant(expression) else {
         report.notCarried(setting.source, at: line, "the path must be plain text in runner")

@@ -48,4 +48,27 @@ struct ImportJustFunctionsTests {
       imported.stderr.contains("justfile:1: just refuses the file: user-defined functions are currently unstable"),
       "\(imported.stderr)")
   }
+
+  /// `set dotenv-path` with a list loads each file there, the later winning; a `.env` that is a
+  /// directory is skipped, as just skips it.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justDotenvListsAndDirectoriesGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("foo.env", "KEY=foo\nONLY=foo\n")
+    try project.write("bar.env", "KEY=bar\n")
+    try project.write("sub/.env/keep", "")
+    try project.write(
+      "justfile",
+      "set unstable\nset lists\nset dotenv-path := ['foo.env', 'bar.env']\n\n@foo:\n  echo \"step: $KEY $ONLY\"\n")
+    try project.write("sub/justfile", "set dotenv-load\n\n@foo:\n  echo \"step: ${DOTENV_KEY:-unset}\"\n")
+    for directory in [project.directory, project.directory.appendingPathComponent("sub")] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, ["foo"], in: directory)
+      #expect(original.count == 1, "\(original)")
+      let imported = try BinaryRunner.run(["import", "justfile"], in: directory)
+      #expect(imported.status == 3, "\(imported.stderr)")
+      let ran = try BinaryRunner.run(["foo"], in: directory)
+      #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(ran.stdout)\(ran.stderr)")
+    }
+  }
 }
