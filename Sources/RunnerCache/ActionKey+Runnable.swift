@@ -32,6 +32,11 @@ extension ActionKey {
   ///   file's directory. A path the sources hold already keeps the source's entry.
   package func runnable(task: String, extra: [InputFile] = []) -> Runnable {
     var command = self.command
+    // A POSIX shell's `$0` is the task's name, as in a local run (the key leaves it out, so
+    // tasks of the same command share it).
+    if command.arguments.count > 2, ShellSetting.takesName(Array(command.arguments.dropLast())) {
+      command.arguments.append(task)
+    }
     command.arguments = Self.wrapper + command.arguments
     command.environment.removeAll { $0.name == "RUNNER_TASK" || $0.name == "RUNNER_OUTPUT" }
     command.environment.append((name: "RUNNER_TASK", value: task))

@@ -24,7 +24,9 @@ enum JustStyle {
       let color: String?
       if let number = Int(value), number <= 255, value.first != "+", !(value.hasPrefix("0") && value.count > 1) {
         color = "5;\(number)"
-      } else if value.hasPrefix("#"), value.count == 7 || value.count == 4, value.dropFirst().allSatisfy(\.isHexDigit) {
+      } else if value.hasPrefix("#"), value.count == 7 || value.count == 4,
+        value.dropFirst().allSatisfy({ $0.isASCII && $0.isHexDigit })
+      {
         let digits = Array(value.dropFirst())
         let parts =
           digits.count == 6

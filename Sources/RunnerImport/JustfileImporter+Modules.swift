@@ -30,7 +30,12 @@ extension JustfileImporter {
           throw ImportError(
             file: path, line: module.line, "just refuses the file: module `\(module.name)` is defined twice")
         }
-        conversion.file.includes.remove(at: earlier)
+        // The absent file's include goes, and the aliases of the module included with it.
+        let absentPath = conversion.file.includes[earlier].path
+        let aliases = Set(conversion.justfile.aliases.filter { $0.target == module.name }.map(\.name))
+        conversion.file.includes.removeAll { include in
+          include.path == absentPath && (include.namespace == module.name || aliases.contains(include.namespace))
+        }
       }
       if found == nil { absent.insert(module.name) } else { absent.remove(module.name) }
       conversion.file.includes.append(ImportedInclude(namespace: module.name, path: target, optional: module.optional))

@@ -64,6 +64,12 @@ extension JustfileConversion {
         } else if let text = defaultReadingParams(value, scope) {
           // `b=a`: runner fills in the params declared before it, as just does.
           param.defaultValue = text
+          if !Self.isPlainWords(text.replacing("${{ params.", with: "").replacing(" }}", with: "")) {
+            report.approximate(
+              parameter.source, at: recipe.line,
+              "a value holding shell syntax is passed as words, not re-parsed: just splices the text into the "
+                + "command, where the shell reads its quotes, $, globs …")
+          }
         } else if let command = defaultCommand(value, recipe) {
           // A default the shell computes: a command whose output is the value.
           param.defaultCommand = isolated(command, from: file.params.map(\.name) + params.map(\.name))
@@ -99,7 +105,9 @@ extension JustfileConversion {
   /// `command` without the params runner puts in a default command's environment: just runs
   /// backticks with its exported variables only.
   func isolated(_ command: String, from names: [String]) -> String {
-    names.isEmpty ? command : "unset " + names.joined(separator: " ") + "; " + command
+    // An exported variable just does hand to backticks; a read-only name cannot be unset.
+    let hidden = names.filter { !exportedParams.contains($0) }
+    return hidden.isEmpty ? command : "unset " + hidden.joined(separator: " ") + " 2>/dev/null; " + command
   }
 
   /// A command printing a default known only when it is computed (a backtick, `arch()`, …),

@@ -231,6 +231,7 @@ extension JustfileConversion {
       // just runs it in the working directory the file sets.
       let located = workingDirectory().map { "cd \(TasksFileWriter.shellQuoted($0)) && \(command)" } ?? command
       file.params.append(ImportedParam(name: name, defaultCommand: isolated(located, from: file.params.map(\.name))))
+      if exported { exportedParams.insert(name) }
       bindings[assignment.name] = .param(name)
       report.approximate(
         assignment.source, at: line,

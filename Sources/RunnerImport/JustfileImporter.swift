@@ -101,6 +101,8 @@ struct JustfileConversion {
   var reportedOverrides = false
   /// Whether the report says that variables that became params are in the environment.
   var reportedParams = false
+  /// Backtick variables the file exports (params handed to later backticks, as just does).
+  var exportedParams: Set<String> = []
   /// The first interpolation of the line or script being converted that was not carried over.
   var uncarried: String?
   /// Params of the recipe being converted that hold its dependencies' arguments known only

@@ -91,10 +91,22 @@ extension TaskfileImporter {
           "the included file does not declare it: declare it there as a var with {{.\(variable.name) | default …}}")
         continue
       }
-      guard Self.selfDefault(of: variable.name, own) != nil else { continue }
-      guard let value = variable.value.scalar.flatMap({ loadTimeText($0, line: line, context) }) else {
+      guard let fallback = Self.selfDefault(of: variable.name, own) else {
+        // Set outright there, it wins over the include's value, as in go-task; another template
+        // the import cannot read is said.
+        if own.contains("{{") {
+          report.notCarried(
+            "includes: vars: \(variable.name)", at: line,
+            "the included file's value is a template the import does not read as {{.\(variable.name) | default …}}")
+        }
+        continue
+      }
+      guard Self.isPlainWords(fallback),
+        let value = variable.value.scalar.flatMap({ loadTimeText($0, line: line, context) }), Self.isPlainWords(value)
+      else {
         report.notCarried(
-          "includes: vars: \(variable.name)", at: line, "only a string the import can work out is passed")
+          "includes: vars: \(variable.name)", at: line,
+          "only plain words are passed (go-task splices the value into the commands' text)")
         continue
       }
       result.append((variable.name, value))
@@ -141,7 +153,7 @@ extension TaskfileImporter {
   static func selfDefault(of name: String, _ value: String) -> String? {
     let text = JustText.trimmed(value)
     guard text.hasPrefix("{{"), text.hasSuffix("}}") else { return nil }
-    let inner = JustText.trimmed(String(text.dropFirst(2).dropLast(2)))
+    let inner = JustText.trimmed(String(text.dropFirst(2).dropLast(2))).replacing("|", with: " | ")
     let words = inner.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
     let literal: String
     if words.count == 4, words[0] == ".\(name)", words[1] == "|", words[2] == "default" {

@@ -166,7 +166,8 @@ extension TaskfileImporter {
         for entry in entries {
           guard let command = shellOf(entry.value), Self.isName(Substring(entry.name)) else { continue }
           let converted = convertCommand(command, line: entry.key.location.line, context, &state, &report)
-          state.environmentCommands.append("\(entry.name)=\"$(\(converted))\"; export \(entry.name); ")
+          // On lines of their own: a `#` comment or a here-document in the command stays whole.
+          state.environmentCommands.append("\(entry.name)=\"$(\n\(converted)\n)\"; export \(entry.name); ")
           report.approximate(
             "env: \(entry.name): {sh: …}", at: entry.key.location.line,
             "assigned and exported before each command of the task (go-task runs it once for the task)")
@@ -422,8 +423,9 @@ extension TaskfileImporter {
     var rest = Substring(dir)
     var prefix = ""
     if rest.hasPrefix("~") {
-      prefix = "~"
-      rest = rest.dropFirst()
+      // `~` and `~/` stay outside the quotes, where the shell expands them.
+      prefix = rest.hasPrefix("~/") ? "~/" : "~"
+      rest = rest.dropFirst(prefix.count)
     }
     if rest.isEmpty { return prefix.isEmpty ? "." : prefix }
     return prefix + "\"" + convertCommand(String(rest), line: line, context, &state, &report, quoting: .double) + "\""

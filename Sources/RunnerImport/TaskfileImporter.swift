@@ -203,7 +203,9 @@ struct TaskfileImporter {
       context.commandVars[entry.name] = nil
       context.inlineVars[entry.name] = nil
       let mayBeParam = context.environmentNames[entry.name] == nil
-      if mayBeParam, let value = entry.value.scalar, let fallback = Self.selfDefault(of: entry.name, value),
+      // A task's `{{.X | default …}}` of a var the file sets reads the file's value (spliced).
+      let fileSets = !fileLevel && context.fileParams[entry.name] != nil
+      if mayBeParam, !fileSets, let value = entry.value.scalar, let fallback = Self.selfDefault(of: entry.name, value),
         Self.isPlainWords(fallback)
       {
         // `{{.NAME | default "value"}}`: a value the command line, a caller or an includer may set.

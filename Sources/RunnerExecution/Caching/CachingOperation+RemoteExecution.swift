@@ -49,7 +49,7 @@ extension CachingOperation {
     defer { CacheFileSystem.removeTree(scratch) }
     var runnable = key.runnable(task: task.declaredName, extra: extra)
     if task.sourcesAuto, let tracer = Self.tracer {
-      runnable = key.tracedRunnable(task: task.name, extra: extra, tracer: tracer.digest)
+      runnable = key.tracedRunnable(task: task.declaredName, extra: extra, tracer: tracer.digest)
       inputs[tracer.digest] = tracer.path
     }
     let job = RemoteJob(runnable: runnable, inputs: inputs, skipCacheLookup: store.settings.forces(task.index))

@@ -77,15 +77,20 @@ extension TaskFileExpander {
       let directory = scopes[index].fileDirectory
       // The command line, then the including file's `with:` (read with its values), then the default.
       let parentValues = values
+      var fixed: Set<String> = []
       for param in own {
-        let given = scopes[index].with.last { $0.name == param.name }.map { given in
+        let given: String? = scopes[index].with.last { $0.name == param.name }.flatMap { given in
           withValue(given, of: param, values: parentValues)
         }
-        values[param.name] =
-          scopedOverrides[index]?[param.name] ?? fileOverrides[param.name] ?? given
-          ?? defaultValue(of: param, values: values, directory: directory)
+        if let value = scopedOverrides[index]?[param.name] ?? fileOverrides[param.name] ?? given {
+          values[param.name] = value
+          fixed.insert(param.name)
+        } else {
+          values[param.name] = defaultValue(of: param, values: values, directory: directory)
+        }
       }
       scopeValues.append(values)
+      scopeFixed.append(fixed)
     }
     rootValues = scopeValues[0]
     return overrides
@@ -100,12 +105,16 @@ extension TaskFileExpander {
   ) -> String? {
     if let command = param.defaultCommand {
       // The params before it are in its environment, as in a task's.
-      let exported = values.sorted { $0.key < $1.key }.filter { VariableText.isValidName($0.key[...]) }
+      // Names a shell keeps read-only (bash: UID, EUID, PPID, …) are left as the shell has them.
+      let readOnly: Set<String> = ["UID", "EUID", "PPID", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "BASHPID"]
+      let exported = values.sorted { $0.key < $1.key }.filter {
+        VariableText.isValidName($0.key[...]) && !readOnly.contains($0.key)
+      }
       let script =
         exported.isEmpty
         ? command
         : "export " + exported.map { "\($0.key)='\($0.value.replacing("'", with: "'\\''"))'" }.joined(separator: " ")
-          + "; " + command
+          + " && {\n" + command + "\n}"
       let key = directory + "\u{0}" + script
       if let known = commandDefaults[key] { return known }
       let result = commandOutput(script, directory)

@@ -105,8 +105,9 @@ extension TaskFileExpander {
     }
     // Defaults that read other params follow the values this edge gives.
     if !dependency.with.isEmpty {
-      let set = Set(dependency.with.map(\.name)).union(invocation.params.map(\.name)).union(flowed)
       let definition = file.tasks[target]
+      let fixed = definition.scope < scopeFixed.count ? scopeFixed[definition.scope] : []
+      let set = Set(dependency.with.map(\.name)).union(invocation.params.map(\.name)).union(flowed).union(fixed)
       let directory =
         definition.scope < file.scopes.count ? file.scopes[definition.scope].fileDirectory : file.directory
       for param in scopeParams[definition.scope] + definition.params

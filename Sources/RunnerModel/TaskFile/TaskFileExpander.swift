@@ -29,6 +29,9 @@ struct TaskFileExpander {
   /// Per scope (0: the root file): the params its tasks see, and their values.
   var scopeParams: [[ParamDeclaration]] = []
   var scopeValues: [[String: String]] = []
+  /// Per scope, the params the command line or the include's `with:` set: a dependency's
+  /// `with:` does not recompute them from their defaults.
+  var scopeFixed: [Set<String>] = []
   var fileEnvironment: [String: Template] = [:]
   var fileDotEnv: [String: String] = [:]
   var dotEnvCache: [String: [EnvironmentEntry]] = [:]

@@ -200,4 +200,32 @@ import Testing
         "unknown param 'how': lib.yml, included as 'a', does not declare it (did you mean 'who'?)"),
       "\(undeclared.stderr)")
   }
+
+  /// A dependency's `with:` recomputes the defaults that read other params, but never a value
+  /// the include's `with:` or the command line gave.
+  @Test func aDependencysWithKeepsTheIncludesValues() throws {
+    let project = try TaskFileProject(
+      """
+      includes:
+        prod: { path: deploy.yml, with: { url: https://internal } }
+      tasks:
+        all: { deps: [{ task: "prod:push", with: { force: "yes" } }] }
+      """)
+    defer { project.remove() }
+    try project.write(
+      "deploy.yml",
+      """
+      params:
+        target: { default: dev }
+        url: { default: "https://${{ params.target }}" }
+      tasks:
+        push:
+          params: { force: { default: "no" } }
+          run: echo "push $url $force"
+      """)
+    let ran = try project.run("all")
+    #expect(ran.stdout.contains("| push https://internal yes"), "\(ran.stdout)\(ran.stderr)")
+    let scoped = try project.run("all", "prod:url=https://cli")
+    #expect(scoped.stdout.contains("| push https://cli yes"), "\(scoped.stdout)\(scoped.stderr)")
+  }
 }
