@@ -130,6 +130,28 @@ extension JustfileConversion {
     for name in order { visit(name, &self) }
   }
 
+  /// Whether the file says `set lazy`.
+  var lazy: Bool {
+    justfile.settings.contains { setting in
+      if setting.name == "lazy", case .boolean(true) = setting.value { return true }
+      return false
+    }
+  }
+
+  /// Every variable something reads: outside recipe lines, or in an interpolation of one.
+  var readAnywhere: Set<String> {
+    var names = readOutsideLines
+    for recipe in justfile.recipes {
+      for line in recipe.body {
+        for inner in Self.interpolations(in: line.text) {
+          names.formUnion(inner.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
+        }
+      }
+    }
+    for function in justfile.functions { names.formUnion(Self.references(function.body)) }
+    return names
+  }
+
   /// `set working-directory`'s directory, also while the variables it reads are converted
   /// (it is applied after them).
   func workingDirectory() -> String? {
@@ -225,6 +247,11 @@ extension JustfileConversion {
     let line = assignment.line
     let exported = assignment.isExported || settings.export
     var notes: [String] = []
+    if case .backtick = assignment.expression, lazy, !exported, !readAnywhere.contains(assignment.name) {
+      // `set lazy`: just never runs a variable nothing reads.
+      report.approximate(assignment.source, at: line, "read nowhere: left out, as just (set lazy) never runs it")
+      return
+    }
     if case .backtick(let command) = assignment.expression {
       // Run once, when the file loads, as just runs it: a param whose default the command
       // prints (`default: { sh: … }`), in every task's environment.

@@ -52,8 +52,11 @@ public struct ImportRun: Sendable {
     var yaml = TasksFileWriter().write(imported)
     if let schema = StarterFile.schemaPath() { yaml = "# yaml-language-server: $schema=\(schema)\n" + yaml }
     let target = output ?? (file.contains("/") ? TaskFileLocator.parent(of: file) + "/tasks.yml" : "tasks.yml")
-    let includes = imported.includes.map(\.path)
-    if let problems = Self.loadProblems(yaml, includes: includes, at: target == "-" ? file : target) {
+    let includes = imported.includes.filter { !$0.optional }.map(\.path)
+    let optional = imported.includes.filter(\.optional).map { ($0.namespace, $0.path) }
+    if let problems = Self.loadProblems(
+      yaml, includes: includes, optional: optional, at: target == "-" ? file : target)
+    {
       return fail(
         "the import of '\(file)' would not load, so nothing was written:\n\(problems)")
     }
@@ -82,14 +85,20 @@ public struct ImportRun: Sendable {
   /// What runner's own loader says of the written text at `path`, nil when it loads. Nothing
   /// runs (a param's `default: { sh: }` is taken as empty); an include not imported yet leaves
   /// the check at the file's own schema.
-  package static func loadProblems(_ yaml: String, includes: [String], at path: String) -> String? {
+  /// - Parameter optional: optional includes (namespace, path): one not written yet leaves
+  ///   the names in its namespace undefined, which is no problem of this file.
+  package static func loadProblems(
+    _ yaml: String, includes: [String], optional: [(String, String)] = [], at path: String
+  ) -> String? {
     var loader = TaskFileLoader()
     loader.commandOutput = { _, _ in (0, "") }
     let directory = path.contains("/") ? TaskFileLocator.parent(of: path) : "."
-    let whole = includes.allSatisfy { include in
+    func exists(_ include: String) -> Bool {
       var info = stat()
       return stat(FilePath.resolve(include, in: directory), &info) == 0
     }
+    let whole = includes.allSatisfy(exists)
+    let absent = optional.filter { !exists($0.1) }.map(\.0)
     do {
       _ = try loader.decode(bytes: Array(yaml.utf8), path: path)
     } catch {
@@ -103,6 +112,7 @@ public struct ImportRun: Sendable {
       // What an included task file already there says of itself is not this import's to judge
       // (a `.env` file the written one reads is: the tools refuse a malformed one too).
       let own = error.diagnostics.filter { diagnostic in
+        if absent.contains(where: { diagnostic.message.contains("'\($0):") }) { return false }
         guard let file = diagnostic.location?.file, file != path else { return true }
         return !(file.hasSuffix(".yml") || file.hasSuffix(".yaml"))
       }

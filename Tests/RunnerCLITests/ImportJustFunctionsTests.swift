@@ -71,4 +71,15 @@ struct ImportJustFunctionsTests {
       #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(ran.stdout)\(ran.stderr)")
     }
   }
+
+  /// With `set lazy`, a backtick variable nothing reads is never run, by just or by runner.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justLazyLeavesUnreadBackticksOut() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("justfile", "set lazy\n\nx := 'foo'\nz := `exit 1`\n\na:\n  @echo 'step: {{x}}'\n")
+    let original = try ImportOrderTests.steps(ImportOrderTests.just!, ["a"], in: project.directory)
+    #expect(original == ["step: foo"])
+    #expect(try ImportOrderTests.runnerSteps(project, "justfile", ["a"]) == original)
+  }
 }

@@ -49,4 +49,13 @@ import Testing
     #expect(ImportRun.loadProblems(yaml, includes: ["lib/tasks.yml"], at: path) == nil)
     #expect(ImportRun.loadProblems("tasks:\n  a:\n    dpes: [b]\n", includes: ["lib/tasks.yml"], at: path) != nil)
   }
+
+  /// An optional include not written yet: the whole file is still loaded, and only names in
+  /// its namespace are let pass.
+  @Test func anOptionalIncludeNotImportedYetExcusesItsNamesOnly() {
+    let yaml = "includes:\n  lib: { path: lib/tasks.yml, optional: true }\ntasks:\n  a:\n    deps: [lib:build]\n"
+    #expect(ImportRun.loadProblems(yaml, includes: [], optional: [("lib", "lib/tasks.yml")], at: path) == nil)
+    let other = "includes:\n  lib: { path: lib/tasks.yml, optional: true }\ntasks:\n  a:\n    deps: [nowhere]\n"
+    #expect(ImportRun.loadProblems(other, includes: [], optional: [("lib", "lib/tasks.yml")], at: path) != nil)
+  }
 }
