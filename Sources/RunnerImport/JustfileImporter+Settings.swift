@@ -144,7 +144,7 @@ extension JustfileConversion {
     for recipe in justfile.recipes {
       for line in recipe.body {
         for inner in Self.interpolations(in: line.text) {
-          names.formUnion(inner.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
+          names.formUnion(Self.words(in: inner))
         }
       }
     }
@@ -184,7 +184,7 @@ extension JustfileConversion {
         names.formUnion(environmentReads(in: line.text))
         for inner in interpolations(in: line.text)
         where ["(", "==", "!=", "=~", "!~", "if ", "||", "&&", "[", "!"].contains(where: { inner.contains($0) }) {
-          names.formUnion(inner.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
+          names.formUnion(Self.words(in: inner))
         }
       }
     }
@@ -205,6 +205,11 @@ extension JustfileConversion {
       if !name.isEmpty { result.append(String(name)) }
     }
     return result
+  }
+
+  /// The name-like words of an interpolation's text (names, function names, keywords).
+  static func words(in text: String) -> [String] {
+    text.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init)
   }
 
   /// The text inside each `{{ … }}` of a line (`{{{{` is a literal `{{`).
