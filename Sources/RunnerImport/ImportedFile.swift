@@ -19,10 +19,19 @@ package struct ImportedFile: Sendable {
 package struct ImportedPath: Sendable, Equatable {
   package var path: String
   package var optional = false
+  /// A `.env` entry: a command whose output is read instead of a file (`{ sh: CMD }`).
+  package var command: String?
+  /// A `.env` entry whose values win over runner's environment (`override: true`).
+  package var overrides = false
 
   package init(_ path: String, optional: Bool = false) {
     self.path = path
     self.optional = optional
+  }
+
+  package init(command: String) {
+    path = ""
+    self.command = command
   }
 }
 

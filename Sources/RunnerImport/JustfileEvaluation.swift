@@ -43,6 +43,9 @@ extension JustfileConversion {
     case .other:
       return Self.evaluated(try pieces(expression, scope, &notes))
     case .call(let name, let arguments):
+      if case .backtick(let command) = JustExpression.backtickForm(expression) {
+        return try evaluate(.backtick(command), scope, &notes)
+      }
       return try evaluateCall(name, arguments, scope, &notes)
     case .concatenation(let parts):
       var values: [JustEvaluated] = []

@@ -356,3 +356,20 @@ extension JustScanner {
 }
 
 // MARK: - Strings
+
+extension JustExpression {
+  /// `shell(command, args…)` with plain-text arguments as the backtick it amounts to: just runs
+  /// `sh -cu command command args…`, so the words are `$1`… (`$0` is the shell's own here).
+  static func backtickForm(_ expression: JustExpression) -> JustExpression {
+    guard case .call("shell", let arguments) = expression, let first = arguments.first else { return expression }
+    var words: [String] = []
+    for argument in arguments {
+      guard case .literal(let text) = argument else { return expression }
+      words.append(text)
+    }
+    guard case .literal(let command) = first else { return expression }
+    guard words.count > 1 else { return .backtick(command) }
+    let set = "set -- " + words.dropFirst().map(TasksFileWriter.shellQuoted).joined(separator: " ")
+    return .backtick(set + "; " + command)
+  }
+}

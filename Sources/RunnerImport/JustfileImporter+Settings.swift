@@ -32,11 +32,7 @@ extension JustfileConversion {
         file.dotenv = file.dotenv.map { ImportedPath($0.path) }
       }
     case ("dotenv-override", .boolean(let on)):
-      if on {
-        report.approximate(
-          setting.source, at: line,
-          "runner's environment wins over .env files: a variable already set is not overridden")
-      }
+      settings.dotenvOverride = on
     case ("shell", .list(let items)):
       applyShell(items, setting)
     case ("positional-arguments", .boolean(let on)): settings.positionalArguments = on
@@ -76,11 +72,34 @@ extension JustfileConversion {
           + "a task it lacks: name that file with -f")
     case ("default-list", _):
       report.notCarried(setting.source, at: line, "runner without a target runs 'default:'; list the tasks with --list")
-    case ("dotenv-command", _):
-      report.notCarried(
-        setting.source, at: line, "runner reads .env files, not a command's output: write the file in a task first")
+    case ("dotenv-command", .expression(let expression)):
+      guard let command = constant(expression) else {
+        report.notCarried(setting.source, at: line, "the command must be plain text in runner")
+        return
+      }
+      settings.dotenvCommands = [command]
+    case ("dotenv-command", .list(let items)):
+      let commands = items.compactMap(constant)
+      guard commands.count == items.count else {
+        report.notCarried(setting.source, at: line, "the commands must be plain text in runner")
+        return
+      }
+      settings.dotenvCommands = commands
     default:
       report.notCarried(setting.source, at: line, "just's setting '\(setting.name)' has no equivalent in runner")
+    }
+  }
+
+  /// `dotenv-command` replaces the `.env` files (just reads no file then), each `{ sh: CMD }`;
+  /// `dotenv-override` loads `.env` too and marks each entry `override: true`.
+  mutating func finishDotenv() {
+    if !settings.dotenvCommands.isEmpty {
+      file.dotenv = settings.dotenvCommands.map { ImportedPath(command: $0) }
+    } else if settings.dotenvOverride, file.dotenv.isEmpty {
+      file.dotenv = [ImportedPath(".env", optional: true)]
+    }
+    if settings.dotenvOverride {
+      for index in file.dotenv.indices { file.dotenv[index].overrides = true }
     }
   }
 

@@ -27,6 +27,16 @@ struct JustfileImporter {
     } catch {
       throw report.located(error)
     }
+    // `shell('cmd', 'arg')` of plain text is a backtick with its arguments.
+    for index in justfile.assignments.indices {
+      justfile.assignments[index].expression = JustExpression.backtickForm(justfile.assignments[index].expression)
+    }
+    for recipe in justfile.recipes.indices {
+      for parameter in justfile.recipes[recipe].parameters.indices {
+        guard let value = justfile.recipes[recipe].parameters[parameter].defaultValue else { continue }
+        justfile.recipes[recipe].parameters[parameter].defaultValue = JustExpression.backtickForm(value)
+      }
+    }
     var conversion = JustfileConversion(justfile: justfile, report: report)
     conversion.file.header = ["Imported from \(path) (just) by runner import."]
     conversion.run()
@@ -68,6 +78,10 @@ struct JustSettings: Sendable {
   var lists = false
   /// `set script-interpreter`: what an empty `[script]` runs with.
   var scriptInterpreter = ["sh", "-eu"]
+  /// `set dotenv-override`: `.env` values win over the environment (and load `.env`).
+  var dotenvOverride = false
+  /// `set dotenv-command`: what these print is read instead of `.env` files.
+  var dotenvCommands: [String] = []
 }
 
 /// How a top-level variable reaches the tasks.
@@ -137,6 +151,7 @@ struct JustfileConversion {
       }
     }
     for (setting, reads) in zip(justfile.settings, readsVariables) where !reads { apply(setting) }
+    finishDotenv()
     convertVariables()
     for (setting, reads) in zip(justfile.settings, readsVariables) where reads { apply(setting) }
     file.tasks = convertRecipes()

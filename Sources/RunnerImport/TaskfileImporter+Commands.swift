@@ -174,6 +174,12 @@ extension TaskfileImporter {
           return .expansion(
             "$(" + convertCommand(command, line: line, context, &state, &report, depth: depth + 1) + ")")
         }
+        if context.taskName != nil, !context.taskParams.contains(name), context.fileParams[name] == nil,
+          context.environmentNames[name] == nil, !context.fileEnvironment.contains(name),
+          context.knownValues[name] == nil, VariableText.isValidName(name[...]), !state.environmentReads.contains(name)
+        {
+          state.environmentReads.append(name)
+        }
         return .expansion("${\(name)}")
       }
     }

@@ -31,6 +31,7 @@ extension TaskfileImporter {
       if let own = fields.first(where: { $0.name == "vars" }) {
         // A task's sh: vars run in its dir, for it alone: they stay `$(command)` where used.
         task.params = vars(own.value, &context, &report, what: "vars", fileLevel: false)
+        context.taskParams = Set(task.params.map(\.name))
         for name in task.params.map(\.name) {
           context.inlineVars[name] = nil
           context.commandVars[name] = nil
@@ -58,6 +59,11 @@ extension TaskfileImporter {
       }
     }
     noteSourcesOfACaller(task, line: entry.key.location.line, &report)
+    // A var nothing defines is go-task's environment variable of that name, which a caller's
+    // vars or the command line set instead: a param whose default reads the environment.
+    for name in state.environmentReads where !task.params.contains(where: { $0.name == name }) {
+      task.params.append(ImportedParam(name: name, defaultValue: "${\(name)}"))
+    }
     // Vars callers pass that the task does not define become params it takes.
     for name in context.passedVars[entry.name] ?? [] where !task.params.contains(where: { $0.name == name }) {
       if let global = context.fileParams[name] {
@@ -131,6 +137,8 @@ extension TaskfileImporter {
     var environmentCommands: [String] = []
     /// Internal tasks standing for calls with an `if:`: the condition theirs, the calls their commands.
     var conditionalCalls: [ImportedTask] = []
+    /// Vars the task reads that nothing defines (go-task reads the environment for them), in order.
+    var environmentReads: [String] = []
   }
 
   func apply(

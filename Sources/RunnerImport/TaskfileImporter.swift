@@ -31,6 +31,8 @@ struct TaskfileImporter {
     /// The task being converted, and whether it has `aliases`.
     var taskName: String?
     var taskHasAliases = false
+    /// The params of the task being converted (its vars).
+    var taskParams: Set<String> = []
     /// Whether the task being converted has `sources`, `generates` or `status` (read in its dir).
     var taskHasFiles = false
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.

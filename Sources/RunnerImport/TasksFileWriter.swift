@@ -141,8 +141,14 @@ package struct TasksFileWriter {
   }
 
   func paths(_ paths: [ImportedPath]) -> String {
-    let items = paths.map { $0.optional ? "{ path: \(Self.scalar($0.path)), optional: true }" : Self.scalar($0.path) }
-    return items.count == 1 && !paths[0].optional ? items[0] : "[\(items.joined(separator: ", "))]"
+    let items = paths.map { entry in
+      var fields = entry.command.map { ["sh: \(Self.scalar($0))"] } ?? ["path: \(Self.scalar(entry.path))"]
+      if entry.optional { fields.append("optional: true") }
+      if entry.overrides { fields.append("override: true") }
+      return fields.count == 1 && entry.command == nil
+        ? Self.scalar(entry.path) : "{ \(fields.joined(separator: ", ")) }"
+    }
+    return items.count == 1 && !items[0].hasPrefix("{") ? items[0] : "[\(items.joined(separator: ", "))]"
   }
 
   func flow(_ items: [String]) -> String {

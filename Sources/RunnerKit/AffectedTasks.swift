@@ -150,15 +150,15 @@ struct AffectedTasks {
   /// it is written in, the `.env` files it reads.
   static func definingFiles(_ task: TaskDefinition, in file: TaskFile) -> [String] {
     var files = [absolute(file.path, ".")]
-    files += file.dotenv.map { absolute($0.path, file.directory) }
+    files += file.dotenv.filter { $0.command == nil }.map { absolute($0.path, file.directory) }
     var scope: Int? = task.scope < file.scopes.count ? task.scope : nil
     while let index = scope, index > 0 {
       let include = file.scopes[index]
       files.append(absolute(include.path, "."))
-      files += include.dotenv.map { absolute($0.path, include.fileDirectory) }
+      files += include.dotenv.filter { $0.command == nil }.map { absolute($0.path, include.fileDirectory) }
       scope = include.parent
     }
-    files += task.dotenv.map {
+    files += task.dotenv.filter { $0.command == nil }.map {
       absolute(
         $0.path, file.scopes.indices.contains(task.scope) ? file.scopes[task.scope].fileDirectory : file.directory)
     }

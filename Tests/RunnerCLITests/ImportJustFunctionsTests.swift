@@ -82,4 +82,30 @@ struct ImportJustFunctionsTests {
     #expect(original == ["step: foo"])
     #expect(try ImportOrderTests.runnerSteps(project, "justfile", ["a"]) == original)
   }
+
+  /// `set dotenv-override` and `set dotenv-command` (one command, or several with `set lists`)
+  /// give the values just gives, over a variable the shell already sets.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justDotenvOverrideAndCommandGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(".env", "KEY=dotenv\nOTHER=dotenv-other\n")
+    for justfile in [
+      "set dotenv-override\n\n@foo:\n  echo \"step: $KEY $OTHER\"\n",
+      "set dotenv-load\nset dotenv-override := true\n\n@foo:\n  echo \"step: $KEY $OTHER\"\n",
+      "set dotenv-command := 'echo KEY=command'\n\n@foo:\n  echo \"step: $KEY ${OTHER:-unset}\"\n",
+      "set dotenv-override\nset dotenv-command := 'echo KEY=command'\n\n@foo:\n  echo \"step: $KEY\"\n",
+      "set unstable\nset lists\nset dotenv-command := ['echo KEY=foo', 'echo KEY=bar; echo BAZ=qux']\n\n@foo:\n  echo \"step: $KEY $BAZ\"\n",
+    ] {
+      try project.write("justfile", justfile)
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      let original = try ImportOrderTests.steps(
+        "/usr/bin/env", ["KEY=shell", ImportOrderTests.just!, "foo"], in: project.directory)
+      #expect(original.count == 1, "\(justfile): \(original)")
+      let imported = try project.run("import", "justfile")
+      #expect(imported.status == 0, "\(justfile): \(imported.stderr)")
+      let ran = try project.run(["foo"], environment: ["KEY": "shell"])
+      #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(justfile): \(ran.stdout)\(ran.stderr)")
+    }
+  }
 }

@@ -5,7 +5,8 @@ import RunnerBasics
 /// become `NAMESPACE:task` (nested: `a:b:task`), run in their file's directory, and keep their
 /// file's `env`, `dotenv` and params as a scope of their own. Inside an included file a bare
 /// name is a task of that file and `:name` one of the root file. An include's `default` (or
-/// its task named `default`) is what the bare target `NAMESPACE` runs.
+/// its task named `default`) is what the bare target `NAMESPACE` runs, unless a file defines a
+/// task of that name.
 ///
 /// Errors: a missing file that is not optional, an include cycle and a namespace given twice
 /// are reported at the including line; an included file's own errors at its path:line:col.
@@ -26,7 +27,9 @@ struct IncludeResolver {
   mutating func resolve(_ root: TaskFile) throws(DiagnosticList) -> TaskFile {
     add(root, scope: 0, relativeDirectory: nil)
     include(root.includes, of: root, scope: 0, stack: [Self.canonical(root.path)])
-    merged.tasks.append(contentsOf: groups)
+    // A task a file defines under an include's name wins over the include's default (go-task's rule).
+    let defined = Set(merged.tasks.map(\.name))
+    merged.tasks.append(contentsOf: groups.filter { !defined.contains($0.name) })
     var seen: [String: SourceLocation] = [:]
     for index in merged.tasks.indices {
       merged.tasks[index].index = index
@@ -110,9 +113,11 @@ struct IncludeResolver {
         }
         childScope.environment = child.environment
         childScope.dotenv = child.dotenv
-        // `dir:` on the include: its tasks run there (relative to the including file) instead.
+        // `dir:` on the include: its tasks run there instead, relative to the including file
+        // where it is (not where its own tasks run: go-task's rule).
+        let including = Self.relative(file.directory, to: merged.directory)
         let base =
-          declaration.directory.map { $0.hasPrefix("/") ? $0 : Self.join(merged.scopes[scope].relativeDirectory, $0) }
+          declaration.directory.map { $0.hasPrefix("/") ? $0 : Self.join(including, $0) }
           ?? Self.relative(child.directory, to: merged.directory)
         childScope.relativeDirectory = base
         merged.scopes.append(childScope)

@@ -129,7 +129,7 @@ extension TaskFileDecoder {
     return result
   }
 
-  /// `dotenv: [.env, { path: .env.local, optional: true }]`.
+  /// `dotenv: [.env, { path: .env.local, optional: true }, { sh: CMD, override: true }]`.
   mutating func dotenv(_ node: YAMLNode, what: String) -> [DotEnvReference] {
     let items: [YAMLNode]
     switch node.kind {
@@ -143,18 +143,36 @@ extension TaskFileDecoder {
         result.append(DotEnvReference(path: path, location: item.location))
         continue
       }
-      guard let keys = reader.mapping(item, what: "an entry of \(what)", allowed: ["path", "optional"]) else {
-        continue
-      }
+      guard
+        let keys = reader.mapping(
+          item, what: "an entry of \(what)", allowed: ["path", "sh", "optional", "override"])
+      else { continue }
       var reference = DotEnvReference(path: "", location: item.location)
       for key in keys {
-        if key.name == "path" { reference.path = reader.string(key.value, what: "'path' in \(what)") ?? "" }
-        if key.name == "optional" {
-          reference.isOptional = reader.boolean(key.value, what: "'optional' in \(what)") ?? false
+        switch key.name {
+        case "path": reference.path = reader.string(key.value, what: "'path' in \(what)") ?? ""
+        case "sh": reference.command = reader.string(key.value, what: "'sh' in \(what)")
+        case "optional": reference.isOptional = reader.boolean(key.value, what: "'optional' in \(what)") ?? false
+        case "override": reference.isOverriding = reader.boolean(key.value, what: "'override' in \(what)") ?? false
+        default: break
         }
       }
-      if reference.path.isEmpty {
-        reader.fail(.invalidValue(what: "an entry of \(what)", reason: "needs a 'path'"), at: item)
+      if reference.command != nil, !reference.path.isEmpty {
+        reader.fail(.invalidValue(what: "an entry of \(what)", reason: "takes 'path' or 'sh', not both"), at: item)
+        continue
+      }
+      if reference.path.isEmpty, reference.command?.isEmpty ?? true {
+        reader.fail(
+          .invalidValue(
+            what: "an entry of \(what)", reason: "needs a 'path' (a file) or 'sh' (a command that prints one)"),
+          at: item)
+        continue
+      }
+      if reference.command != nil, reference.isOptional {
+        reader.fail(
+          .invalidValue(
+            what: "an entry of \(what)", reason: "'optional' is for a file: a command that fails is an error"),
+          at: item)
         continue
       }
       result.append(reference)

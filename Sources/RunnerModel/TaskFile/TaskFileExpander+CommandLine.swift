@@ -104,10 +104,13 @@ extension TaskFileExpander {
     of param: ParamDeclaration, values: [String: String], directory: String, before: [String] = []
   ) -> String? {
     if let command = param.defaultCommand {
-      // The params before it are in its environment, as in a task's.
+      // The params before it are in its environment, as in a task's, over the file's `.env`
+      // values and (for a task's param) the root file's `env`.
       // Names a shell keeps read-only (bash: UID, EUID, PPID, …) are left as the shell has them.
       let readOnly: Set<String> = ["UID", "EUID", "PPID", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "BASHPID"]
-      let exported = values.sorted { $0.key < $1.key }.filter {
+      var visible = commandEnvironment
+      for (name, value) in values { visible[name] = value }
+      let exported = visible.sorted { $0.key < $1.key }.filter {
         VariableText.isValidName($0.key[...]) && !readOnly.contains($0.key)
       }
       let script =
@@ -130,7 +133,8 @@ extension TaskFileExpander {
       commandDefaults[key] = text
       return text
     }
-    guard let text = param.defaultValue, Template.containsExpression(text), let template = try? Template.parse(text)
+    guard let text = param.defaultValue, text.utf8.contains(UInt8(ascii: "$")),
+      let template = try? Template.parse(text, variables: true)
     else { return param.defaultValue }
     return template.resolving { part in
       switch part {
@@ -146,7 +150,9 @@ extension TaskFileExpander {
         }
         return [.literal(values[name] ?? "")]
       case .runner(let name): return [.literal(RunnerPlatform.value(name, root: rootDirectory))]
-      case .variable(let name): return [.literal("${\(name)}")]
+      // `${NAME}`: the file's `.env` values (and a task's param, the root file's `env`), then
+      // runner's environment, as a `sh:` default sees them.
+      case .variable(let name): return [.literal(commandEnvironment[name] ?? environment[name] ?? "")]
       default: return [part]
       }
     }.render { _, _ in nil }

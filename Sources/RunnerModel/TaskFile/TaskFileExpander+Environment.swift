@@ -3,22 +3,29 @@ import RunnerBasics
 /// The environment each node gets: `.env` files, the files' and the task's `env`, params, and
 /// `${NAME}` / `${{ params.X }}` filled in, by the documented precedence.
 extension TaskFileExpander {
-  /// The file's `dotenv` (what runner's environment does not set), `env` and params, in the
-  /// order they apply over runner's environment.
+  /// The file's `dotenv` (what runner's environment does not set, or all of an overriding
+  /// file's), `env` and params, in the order they apply over runner's environment.
   mutating func baseEnvironment() -> [EnvironmentEntry] {
     var entries: [EnvironmentEntry] = []
-    for entry in dotEnv(file.dotenv, directory: file.directory) {
-      let value = entry.value.render { _, _ in nil }
-      if environment[entry.name] == nil {
+    for value in dotEnv(file.dotenv, directory: file.directory) {
+      let entry = value.entry
+      let text = entry.value.render { _, _ in nil }
+      if environment[entry.name] == nil || value.overrides {
         entries.append(entry)
-        fileDotEnv[entry.name] = value
+        fileDotEnv[entry.name] = text
+        inheritedEnvironment[entry.name] = value.overrides ? text : environment[entry.name]
+        if value.overrides { fileOverrides.insert(entry.name) } else { fileOverrides.remove(entry.name) }
       } else {
+        // A later file's value runner's environment shadows also ends an earlier override.
+        entries.removeAll { $0.name == entry.name && $0.origin == .dotenv }
+        inheritedEnvironment[entry.name] = environment[entry.name]
+        fileOverrides.remove(entry.name)
         shadowed.append(entry)
       }
     }
     for entry in file.environment {
       var resolved = entry
-      let (known, values, inherited, dotEnv) = (fileEnvironment, rootValues, environment, fileDotEnv)
+      let (known, values, inherited, dotEnv) = (fileEnvironment, rootValues, inheritedEnvironment, fileDotEnv)
       resolved.value = resolve(entry.value, at: entry.location, task: nil, values: rootValues, combination: []) {
         name in
         known[name].map { $0.parts } ?? values[name].map { [.literal($0)] }
@@ -38,67 +45,107 @@ extension TaskFileExpander {
     return entries
   }
 
-  /// The entries of `.env` files, later files over earlier ones; `${NAME}` reads runner's
-  /// environment, then the entries before it.
-  mutating func dotEnv(_ references: [DotEnvReference], directory: String) -> [EnvironmentEntry] {
-    var result: [EnvironmentEntry] = []
+  /// One `.env` entry, and whether its file overrides runner's environment.
+  struct DotEnvValue {
+    var entry: EnvironmentEntry
+    var overrides: Bool
+  }
+
+  /// The entries of `.env` files (and of what `sh:` entries print), later over earlier;
+  /// `${NAME}` reads runner's environment, then the entries before it (an overriding entry's
+  /// first).
+  mutating func dotEnv(_ references: [DotEnvReference], directory: String) -> [DotEnvValue] {
+    var result: [DotEnvValue] = []
     var known = fileDotEnv
+    var overriding = fileOverrides
     for reference in references {
-      let path = FilePath.resolve(reference.path, in: directory)
+      let path: String
+      if let command = reference.command {
+        path = "sh\u{0}" + directory + "\u{0}" + command
+      } else {
+        path = FilePath.resolve(reference.path, in: directory)
+      }
       let entries: [EnvironmentEntry]
       if let cached = dotEnvCache[path] {
         entries = cached
       } else {
-        entries = readDotEnv(reference, path: path)
+        entries = readDotEnv(reference, path: path, directory: directory)
         dotEnvCache[path] = entries
       }
       for entry in entries {
         let value = entry.value.resolving { part in
           guard case .variable(let name) = part else { return [] }
+          if overriding.contains(name), let text = known[name] { return [.literal(text)] }
           return [.literal(environment[name] ?? known[name] ?? "")]
         }
         known[entry.name] = value.render { _, _ in nil }
-        result.append(EnvironmentEntry(name: entry.name, value: value, location: entry.location, origin: .dotenv))
+        if reference.isOverriding { overriding.insert(entry.name) } else { overriding.remove(entry.name) }
+        result.append(
+          DotEnvValue(
+            entry: EnvironmentEntry(name: entry.name, value: value, location: entry.location, origin: .dotenv),
+            overrides: reference.isOverriding))
       }
     }
     return result
   }
 
-  mutating func readDotEnv(_ reference: DotEnvReference, path: String) -> [EnvironmentEntry] {
-    otherFiles.append(path)
-    let bytes: [UInt8]
-    do {
-      bytes = try FileReader.read(path)
-    } catch {
-      if case .fileNotFound = error {
-        if reference.isOptional { return [] }
+  mutating func readDotEnv(_ reference: DotEnvReference, path: String, directory: String) -> [EnvironmentEntry] {
+    let text: String
+    let shown: String
+    if let command = reference.command {
+      let result = commandOutput(command, directory)
+      if result.status != 0 {
         diagnostics.append(
           Diagnostic(
-            .error,
-            "dotenv file '\(reference.path)' not found (mark it optional: { path: \(reference.path), optional: true })",
-            at: reference.location))
+            .error, "dotenv command '\(command)' failed (exit status \(result.status))", at: reference.location))
         return []
       }
-      diagnostics.append(Diagnostic(.error, "dotenv file '\(reference.path)': \(error)", at: reference.location))
-      return []
+      text = result.output
+      shown = reference.location.file
+    } else {
+      otherFiles.append(path)
+      let bytes: [UInt8]
+      do {
+        bytes = try FileReader.read(path)
+      } catch {
+        if case .fileNotFound = error {
+          if reference.isOptional { return [] }
+          diagnostics.append(
+            Diagnostic(
+              .error,
+              "dotenv file '\(reference.path)' not found (mark it optional: { path: \(reference.path), optional: true })",
+              at: reference.location))
+          return []
+        }
+        diagnostics.append(Diagnostic(.error, "dotenv file '\(reference.path)': \(error)", at: reference.location))
+        return []
+      }
+      text = String(decoding: bytes, as: UTF8.self)
+      shown = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     }
-    let shown = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
     do {
-      return try DotEnvParser.parse(String(decoding: bytes, as: UTF8.self)).map { entry in
+      return try DotEnvParser.parse(text).map { entry in
         let parts: [Template.Part] = entry.value.parts.map {
           switch $0 {
           case .literal(let text): return .literal(text)
           case .variable(let name): return .variable(name)
           }
         }
-        return EnvironmentEntry(
-          name: entry.name, value: Template(parts: parts),
-          location: SourceLocation(file: shown, line: entry.line, column: 1),
-          origin: .dotenv)
+        // A command's entries are placed at the entry that runs it.
+        let location =
+          reference.command == nil ? SourceLocation(file: shown, line: entry.line, column: 1) : reference.location
+        return EnvironmentEntry(name: entry.name, value: Template(parts: parts), location: location, origin: .dotenv)
       }
     } catch {
-      diagnostics.append(
-        Diagnostic(.error, error.message, at: SourceLocation(file: shown, line: error.line, column: error.column)))
+      if let command = reference.command {
+        diagnostics.append(
+          Diagnostic(
+            .error, "what dotenv command '\(command)' printed, line \(error.line): \(error.message)",
+            at: reference.location))
+      } else {
+        diagnostics.append(
+          Diagnostic(.error, error.message, at: SourceLocation(file: shown, line: error.line, column: error.column)))
+      }
       return []
     }
   }
@@ -115,7 +162,7 @@ extension TaskFileExpander {
       chain.insert(level, at: 0)
       level = file.scopes[level].parent ?? 0
     }
-    var taskDotEnv: [EnvironmentEntry] = []
+    var taskDotEnv: [DotEnvValue] = []
     for level in chain {
       taskDotEnv += dotEnv(file.scopes[level].dotenv, directory: file.scopes[level].fileDirectory)
     }
@@ -126,8 +173,11 @@ extension TaskFileExpander {
     let layerNames = chain.flatMap { file.scopes[$0].environment.map(\.name) }
     let ownNames = Set(task.environment.map(\.name) + scope[task.index] + layerNames)
     var dotEnvValues: [String: String] = [:]
-    for entry in taskDotEnv {
-      if environment[entry.name] != nil {
+    var inherited = inheritedEnvironment
+    for value in taskDotEnv {
+      let entry = value.entry
+      if value.overrides { inherited[entry.name] = entry.value.render { _, _ in nil } }
+      if environment[entry.name] != nil, !value.overrides {
         nodes[index].shadowedEnvironment.append(entry)
         // The file names it: runner's value for it counts in the key.
         if !nodes[index].keyEnvironment.contains(entry.name) { nodes[index].keyEnvironment.append(entry.name) }
@@ -138,7 +188,7 @@ extension TaskFileExpander {
     }
     var own: [String: Template] = [:]
     var layered: [String: Template] = [:]
-    var (fileKnown, inherited, fileDotEnv) = (fileEnvironment, environment, self.fileDotEnv)
+    var (fileKnown, fileDotEnv) = (fileEnvironment, self.fileDotEnv)
     // The environment entries that would hide a param of the same name (params are strongest).
     var ownEnvironmentNames = Set(task.environment.map(\.name) + layerNames)
     // The root file's env read params as the run has them; a node with other values reads its

@@ -34,6 +34,14 @@ struct TaskFileExpander {
   var scopeFixed: [Set<String>] = []
   var fileEnvironment: [String: Template] = [:]
   var fileDotEnv: [String: String] = [:]
+  /// The file's `.env` names whose files override runner's environment.
+  var fileOverrides: Set<String> = []
+  /// Runner's environment with the overriding `.env` files of the file applied: what `${NAME}`
+  /// reads after the files' `env`.
+  var inheritedEnvironment: [String: String]
+  /// What a param's `sh:` default sees besides runner's environment and the params before it:
+  /// the file's `.env` values and, for a task's params, the root file's `env`.
+  var commandEnvironment: [String: String] = [:]
   var dotEnvCache: [String: [EnvironmentEntry]] = [:]
   var otherFiles: [String] = []
   var shadowed: [EnvironmentEntry] = []
@@ -59,6 +67,7 @@ struct TaskFileExpander {
     self.file = file
     self.invocation = invocation
     self.environment = environment
+    inheritedEnvironment = environment
     rootDirectory = Self.absolute(file.directory)
   }
 
@@ -88,8 +97,18 @@ struct TaskFileExpander {
         task.params.isEmpty
           ? names : names.filter { name in !task.params.contains { $0.name == name } } + task.params.map(\.name))
     }
+    if !file.dotenv.isEmpty {
+      // The file's params' `sh:` defaults see its `.env` values (read once; cached for the base).
+      for value in dotEnv(file.dotenv, directory: file.directory)
+      where environment[value.entry.name] == nil || value.overrides {
+        commandEnvironment[value.entry.name] = value.entry.value.render { _, _ in nil }
+      }
+    }
     let overrides = commandLineValues(scopes)
     let base = baseEnvironment()
+    for (name, value) in fileEnvironment where value.isResolved && value.references.isEmpty {
+      commandEnvironment[name] = value.render { _, _ in nil }
+    }
     for task in file.tasks {
       var values = scopeValues[task.scope]
       let directory = task.scope < scopes.count ? scopes[task.scope].fileDirectory : file.directory

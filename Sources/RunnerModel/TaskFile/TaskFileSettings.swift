@@ -18,12 +18,24 @@ package struct ParamDeclaration: Sendable, Hashable {
   }
 }
 
-/// A `.env` file a task file names; relative to its directory.
+/// A `.env` file a task file names, relative to its directory, or a command that prints one.
 package struct DotEnvReference: Sendable, Hashable {
+  /// Empty for a command.
   package var path: String
+  /// `{ sh: CMD }`: what CMD prints (run once per run in the file's directory) is read as a
+  /// `.env` file; a failure is an error at the entry.
+  package var command: String?
   /// `{ path: F, optional: true }`: a missing file is no error.
   package var isOptional = false
+  /// `{ path: F, override: true }`: its values win over runner's own environment.
+  package var isOverriding = false
   package var location: SourceLocation
+
+  package init(path: String, command: String? = nil, location: SourceLocation) {
+    self.path = path
+    self.command = command
+    self.location = location
+  }
 }
 
 /// `matrix:`: axes of values, and GitHub Actions' `include` and `exclude` lists.

@@ -123,6 +123,33 @@ import Testing
     #expect(project.read("tools/own:where.txt") == project.directory.path + "/tools\n", "\(output.stdout)")
   }
 
+  /// A nested include's `dir:` is relative to the file that declares it, where that file is,
+  /// though its own tasks run elsewhere (go-task's rule).
+  @Test func aNestedIncludesDirIsRelativeToItsOwnFile() throws {
+    let project = try TaskFileProject("includes:\n  svc: { path: svc/tasks.yml, dir: . }\n")
+    defer { project.remove() }
+    try project.write(
+      "svc/tasks.yml", "includes:\n  lib: { path: ../lib/tasks.yml, dir: ../lib }\ntasks:\n  where: pwd\n")
+    try project.write("lib/tasks.yml", "tasks:\n  where: pwd\n")
+    let output = try project.run("-j1", "svc:where", "svc:lib:where")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("svc:where     | \(project.directory.path)\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("svc:lib:where | \(project.directory.path)/lib\n"), "\(output.stdout)")
+  }
+
+  /// A task of the including file named like an include wins over the include's default task.
+  @Test func aTaskNamedLikeAnIncludeShadowsItsDefault() throws {
+    let project = try TaskFileProject(
+      "includes:\n  docs: docs/tasks.yml\ntasks:\n  docs: echo own\n  all: { deps: [docs:build] }\n")
+    defer { project.remove() }
+    try project.write("docs/tasks.yml", "tasks:\n  default: echo included\n  build: echo build\n")
+    let output = try project.run("docs", "all")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("docs       | own\n"), "\(output.stdout)")
+    #expect(!output.stdout.contains("included"), "\(output.stdout)")
+    #expect(try project.run("docs:default").stdout.contains("docs:default | included\n"))
+  }
+
   /// `with:` gives an included file's params values: the same file twice is two sets of tasks;
   /// a value reads the including file's params; the command line still wins; a name the file
   /// does not declare and a value outside its choices are errors at their place.
