@@ -77,6 +77,19 @@ struct JustfileChecks {
     }
   }
 
+  /// The settings `setting` may not be set with (just's `Setting::conflicts`); a `false`
+  /// `dotenv-load`, `dotenv-required` or `no-cd` conflicts with nothing.
+  static func conflicts(_ setting: JustSetting) -> [String] {
+    if case .boolean(false) = setting.value { return [] }
+    switch setting.name {
+    case "dotenv-command": return ["dotenv-filename", "dotenv-load", "dotenv-path", "dotenv-required"]
+    case "dotenv-filename", "dotenv-load", "dotenv-path", "dotenv-required": return ["dotenv-command"]
+    case "no-cd": return ["working-directory"]
+    case "working-directory": return ["no-cd"]
+    default: return []
+    }
+  }
+
   func settingProblems(_ problems: inout [(line: Int, message: String)]) {
     var seen: [String: Int] = [:]
     for setting in justfile.settings {
@@ -86,6 +99,13 @@ struct JustfileChecks {
       if let first = seen[setting.name] {
         problems.append(
           (setting.line, "setting `\(setting.name)` first set on line \(first) is redefined on line \(setting.line)"))
+      }
+      // Settings just refuses together, named by the later one (`dotenv-command` and a file).
+      for earlier in justfile.settings where earlier.line < setting.line {
+        if Self.conflicts(earlier).contains(setting.name), Self.conflicts(setting).contains(earlier.name) {
+          problems.append(
+            (setting.line, "`\(earlier.name)` set on line \(earlier.line) is incompatible with `\(setting.name)`"))
+        }
       }
       seen[setting.name] = seen[setting.name] ?? setting.line
       if setting.name == "minimum-version", case .expression(let value) = setting.value {

@@ -21,7 +21,9 @@ extension JustfileConversion {
             reason += " (the default \(value.source) is not used)"
           }
         }
-        if parameter.isExported { reason += " ($\(parameter.name) is not set: read \"$@\")" }
+        if parameter.isExported || settings.export, !JustText.isVariableName(parameter.name) {
+          reason += " ($\(parameter.name) is not set: read \"$@\")"
+        }
         report.approximate(parameter.source, at: recipe.line, reason)
         continue
       }
@@ -52,7 +54,7 @@ extension JustfileConversion {
             parameter.source, at: recipe.line,
             "runner puts the param in the environment, empty; just leaves $\(parameter.name) unset for []")
         }
-        if let text = constant(value) {
+        if let text = constant(value, recipeName: recipe.name) {
           param.defaultValue = text
           if !Self.isPlainWords(text) {
             report.approximate(

@@ -123,8 +123,18 @@ extension JustfileConversion {
           + "needs another done first, make it depend on it")
     }
     body(of: recipe, options, scope, into: &task)
+    var prefixes: [String] = []
     if let words = scope.variadicDefault {
-      let prefix = "[ \"$#\" -gt 0 ] || set -- \(words.map(TasksFileWriter.shellQuoted).joined(separator: " "))"
+      prefixes.append("[ \"$#\" -gt 0 ] || set -- \(words.map(TasksFileWriter.shellQuoted).joined(separator: " "))")
+    }
+    // `+$args`: just exports the words joined with spaces (set where the lines read `$args`).
+    if let variadic = recipe.parameters.last, variadic.variadic != nil, variadic.isExported || settings.export,
+      JustText.isVariableName(variadic.name),
+      recipe.body.contains(where: { Self.environmentReads(in: $0.text).contains(variadic.name) })
+    {
+      prefixes.append("\(variadic.name)=\"$*\"; export \(variadic.name)")
+    }
+    for prefix in prefixes.reversed() {
       task.commands = task.commands.map { command in
         guard case .shell(let text) = command else { return command }
         return .shell(text.contains("\n") ? prefix + "\n" + text : prefix + "; " + text)
@@ -187,6 +197,8 @@ extension JustfileConversion {
     case "doc": options.doc = .some(text)
     case "working-directory":
       guard let directory = text else { return .notCarried("the directory must be plain text in runner") }
+      // The attribute wins over `set no-cd` (with `[no-cd]` just refuses the recipe).
+      options.noCd = false
       options.directory =
         directory.hasPrefix("/") || settings.workingDirectory == nil
         ? directory : "\(settings.workingDirectory ?? "")/\(directory)"

@@ -298,10 +298,14 @@ extension JustfileConversion {
   }
 
   /// `expression` as plain text, folding variables with plain values; nil otherwise.
-  func constant(_ expression: JustExpression) -> String? {
+  func constant(_ expression: JustExpression) -> String? { constant(expression, recipeName: nil) }
+
+  /// As `constant(_:)`, in a recipe (`recipe_name()` is its name).
+  func constant(_ expression: JustExpression, recipeName: String?) -> String? {
     var notes: [String] = []
     var scope = JustScope()
     scope.foldsVariables = true
+    scope.recipeName = recipeName
     guard let pieces = try? pieces(expression, scope, &notes), notes.isEmpty else { return nil }
     return Self.plainText(pieces)
   }

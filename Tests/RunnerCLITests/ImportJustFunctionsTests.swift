@@ -108,4 +108,37 @@ struct ImportJustFunctionsTests {
       #expect(ImportOrderTests.stepLines(ran.stdout) == original, "\(justfile): \(ran.stdout)\(ran.stderr)")
     }
   }
+
+  /// `[working-directory]` wins over `set no-cd`; `recipe_name()` in a default is the recipe's
+  /// name; an exported variadic parameter is its words joined with spaces.
+  @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
+  func justRecipeDetailsGiveWhatJustGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("workspace/data.txt", "step: in workspace\n")
+    try project.write(
+      "justfile",
+      """
+      set no-cd
+
+      [working-directory('workspace')]
+      foo:
+        @cat data.txt
+
+      bar x=recipe_name():
+        @echo "step: {{x}}"
+
+      baz +$args:
+        @echo "step: $args"
+
+      """)
+    for (justArguments, runnerArguments) in [
+      (["foo"], ["foo"]), (["bar"], ["bar"]), (["baz", "a", "b c"], ["baz", "--", "a", "b c"]),
+    ] {
+      let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
+      #expect(original.count == 1, "\(original)")
+      try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))
+      #expect(try ImportOrderTests.runnerSteps(project, "justfile", runnerArguments) == original)
+    }
+  }
 }

@@ -51,6 +51,18 @@ import Testing
     ("[doc(undefined)]\nfoo:\n", 1, "variable `undefined` not defined"),
     ("[extension: '.txt']\nbaz:\n", 2, "shell recipe `baz` has script recipe attribute `extension`"),
     ("[group('a')]\n[group('a')]\nfoo:\n", 2, "attribute is duplicated on line 2"),
+    (
+      "set dotenv-command := 'true'\nset dotenv-path := 'foo'\nfoo:\n", 2,
+      "`dotenv-command` set on line 1 is incompatible with `dotenv-path`"
+    ),
+    (
+      "set dotenv-required\nset dotenv-command := 'true'\nfoo:\n", 2,
+      "`dotenv-required` set on line 1 is incompatible with `dotenv-command`"
+    ),
+    (
+      "set no-cd\nset working-directory := 'x'\nfoo:\n", 2,
+      "`no-cd` set on line 1 is incompatible with `working-directory`"
+    ),
   ]
 
   @Test(arguments: cases.indices)
