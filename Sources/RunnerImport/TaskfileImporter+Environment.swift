@@ -9,22 +9,33 @@ extension TaskfileImporter {
     fileLevel: Bool = true
   ) -> [(name: String, value: String)] {
     var found: [ImportedParam] = []
+    var readingComputed: [(name: String, value: String)] = []
     // `NAME: '{{.V}}'` of a command-valued var: what the command prints, as `sh:`.
     var node = node
     if case .mapping(let entries) = node.kind {
       let computed = entries.filter { entry in
-        guard fileLevel, context.environmentNames[entry.name] == 1, let text = entry.value.scalar,
-          let name = Self.soleTemplate(text)
-        else { return false }
+        guard fileLevel, let text = entry.value.scalar, let name = Self.soleTemplate(text) else { return false }
         return context.commandVars[name].flatMap { readingParams($0, context) } != nil
       }
       for entry in computed {
         let command = context.commandVars[Self.soleTemplate(entry.value.scalar ?? "") ?? ""] ?? ""
-        found.append(ImportedParam(name: entry.name, defaultCommand: readingParams(command, context)))
-        report.approximate(
-          "env: \(entry.name): {sh: …}", at: entry.key.location.line,
-          "a param with default: { sh: … } (params are in the environment), run once when the file loads; "
-            + "runner \(entry.name)=VALUE may set it")
+        if context.environmentNames[entry.name] == 1 {
+          found.append(ImportedParam(name: entry.name, defaultCommand: readingParams(command, context)))
+          report.approximate(
+            "env: \(entry.name): {sh: …}", at: entry.key.location.line,
+            "a param with default: { sh: … } (params are in the environment), run once when the file loads; "
+              + "runner \(entry.name)=VALUE may set it")
+        } else {
+          // A task's env sets the name too, and a param would hide it there: the value is a
+          // param of another name, which the file's env entry reads.
+          let param = "sh_" + entry.name
+          found.append(ImportedParam(name: param, defaultCommand: readingParams(command, context)))
+          readingComputed.append((entry.name, "${\(param)}"))
+          report.approximate(
+            "env: \(entry.name): {sh: …}", at: entry.key.location.line,
+            "the file's env reads a param \(param) with default: { sh: … }, run once when the file loads (also in "
+              + "the commands' environment under that name)")
+        }
       }
       node.kind = .mapping(entries.filter { entry in !computed.contains { $0.name == entry.name } })
     }
@@ -46,7 +57,7 @@ extension TaskfileImporter {
         "runner's env values are strings: compute it in the commands, or in a task that writes $RUNNER_OUTPUT")
     }
     commands += found
-    return values
+    return values + readingComputed
   }
 
   /// `NAME` for a text that is `{{.NAME}}` alone.

@@ -47,4 +47,34 @@ struct ImportGoTaskVarsTests {
     try FileManager.default.removeItem(at: project.directory.appendingPathComponent("out"))
     #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
   }
+
+  /// The file's env reading a command-valued var (`BAZ: '{{.BAZ}}'`) whose name a task's env
+  /// also sets: the file's value is the command's output, the task's own wins there.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskEnvReadingACommandVarGivesWhatGoTaskGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        BAZ: { sh: echo baz }
+      env:
+        BAZ: '{{.BAZ}}'
+      tasks:
+        default:
+          cmds:
+            - task: global
+            - task: own
+        global: 'echo "step: $BAZ"'
+        own:
+          env: { BAZ: 1.1 }
+          cmds: ['echo "step: $BAZ"']
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(original == ["step: baz", "step: 1.1"], "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+  }
 }
