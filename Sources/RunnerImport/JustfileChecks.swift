@@ -183,6 +183,11 @@ struct JustfileChecks {
 
   func recipeProblems(_ recipe: JustRecipe, _ problems: inout [(line: Int, message: String)]) {
     attributeProblems(recipe.attributes, &problems)
+    for attribute in recipe.attributes where attribute.name == "arg" && !setting("lists") {
+      if attribute.arguments.contains(where: { if case .other("flag") = $0 { true } else { false } }) {
+        problems.append((attribute.line, "`flag` arguments require `set lists`"))
+      }
+    }
     let names = Set(recipe.attributes.map(\.name))
     for (one, other) in [("script", "shell"), ("exit-message", "no-exit-message"), ("no-cd", "working-directory")]
     where names.contains(one) && names.contains(other) {
@@ -207,18 +212,40 @@ struct JustfileChecks {
     var parameterNames = Set<String>()
     var sawDefault = false
     var sawVariadic = false
+    let options = Self.argOptions(recipe)
     for parameter in recipe.parameters {
       if !parameterNames.insert(parameter.name).inserted {
         problems.append((recipe.line, "recipe `\(recipe.name)` has duplicate parameter `\(parameter.name)`"))
       }
+      // An option (`[arg(NAME, long)]`) is named where it is given: it may come anywhere.
+      let words = options[parameter.name] ?? []
+      let isOption = words.contains("long") || words.contains("short")
       if sawVariadic {
         problems.append((recipe.line, "parameter `\(parameter.name)` follows variadic parameter"))
-      } else if sawDefault, parameter.defaultValue == nil, parameter.variadic != "*" {
+      } else if sawDefault, !isOption, Self.isRequired(parameter, in: recipe, options) {
         problems.append((recipe.line, "non-default parameter `\(parameter.name)` follows default parameter"))
       }
-      sawDefault = sawDefault || parameter.defaultValue != nil
+      sawDefault = sawDefault || (parameter.defaultValue != nil && !isOption)
       sawVariadic = sawVariadic || parameter.variadic != nil
     }
+  }
+
+  /// Each parameter's `[arg(NAME, …)]` options, by the word before any `=` (`long`, `flag`).
+  static func argOptions(_ recipe: JustRecipe) -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    for attribute in recipe.attributes where attribute.name == "arg" {
+      guard case .literal(let name) = attribute.arguments.first else { continue }
+      result[name, default: []] += attribute.arguments.dropFirst().compactMap { argument in
+        guard case .other(let text) = argument else { return nil }
+        return String(text.prefix { $0 != "=" && $0 != " " })
+      }
+    }
+    return result
+  }
+
+  /// Whether a dependency must give the parameter a value (just's `Parameter::is_required`).
+  static func isRequired(_ parameter: JustParameter, in recipe: JustRecipe, _ options: [String: [String]]) -> Bool {
+    parameter.defaultValue == nil && !(options[parameter.name] ?? []).contains("flag") && parameter.variadic != "*"
   }
 
   /// The platform attributes, of which a recipe with any is enabled only where one says.
@@ -266,8 +293,10 @@ struct JustfileChecks {
           }
           continue
         }
-        let required = target.parameters.filter { $0.defaultValue == nil && $0.variadic != "*" }.count
-        let most = target.parameters.contains { $0.variadic != nil } ? Int.max : target.parameters.count
+        let options = Self.argOptions(target)
+        let required = target.parameters.filter { Self.isRequired($0, in: target, options) }.count
+        let most =
+          target.parameters.contains { $0.variadic != nil } && !setting("lists") ? Int.max : target.parameters.count
         let found = dependency.arguments.count
         if !dependency.isSpread, found < required || found > most {
           let takes =

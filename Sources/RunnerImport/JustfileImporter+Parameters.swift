@@ -44,7 +44,10 @@ extension JustfileConversion {
           parameter.source, at: recipe.line,
           "renamed \(name): \(reason) (runner \(recipe.name) \(name)=…; {{\(parameter.name)}} reads ${\(name)})")
       }
-      var param = ImportedParam(name: name, required: parameter.defaultValue == nil)
+      // `[arg(NAME, long, flag)]`: given, `true`; left out, empty (no value needed).
+      let isFlag = (JustfileChecks.argOptions(recipe)[parameter.name] ?? []).contains("flag")
+      var param = ImportedParam(name: name, required: parameter.defaultValue == nil && !isFlag)
+      if isFlag, parameter.defaultValue == nil { param.defaultValue = "" }
       if let value = parameter.defaultValue {
         var ignored: [String] = []
         if settings.lists, parameter.isExported || settings.export,

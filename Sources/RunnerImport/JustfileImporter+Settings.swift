@@ -47,7 +47,7 @@ extension JustfileConversion {
       let words = items.compactMap(constant)
       if words.count == items.count, !words.isEmpty { settings.scriptInterpreter = words }
     case ("working-directory", .expression(let expression)):
-      guard let directory = constant(expression) else {
+      guard let directory = directoryTemplate(expression) else {
         report.notCarried(setting.source, at: line, "the directory must be plain text in runner")
         return
       }
@@ -176,16 +176,51 @@ extension JustfileConversion {
   func workingDirectory() -> String? {
     if let directory = settings.workingDirectory { return directory }
     for setting in justfile.settings where setting.name == "working-directory" {
-      if case .expression(let expression) = setting.value { return constant(expression) }
+      if case .expression(let expression) = setting.value { return directoryTemplate(expression) }
     }
     return nil
+  }
+
+  /// A directory as `dir:` takes it: text, with a file param as `${{ params.NAME }}` (a
+  /// variable `just NAME=VALUE` may set); nil when it reads anything else.
+  func directoryTemplate(_ expression: JustExpression) -> String? {
+    if let text = constant(expression) { return text }
+    var notes: [String] = []
+    var scope = JustScope()
+    scope.foldsVariables = true
+    guard let found = try? pieces(expression, scope, &notes), notes.isEmpty else { return nil }
+    var out = ""
+    for piece in found {
+      switch piece {
+      case .text(let text) where !text.contains("${{"): out += text
+      case .parameter(let name) where file.params.contains(where: { $0.name == name }):
+        out += "${{ params.\(name) }}"
+      default: return nil
+      }
+    }
+    return out
+  }
+
+  /// `cd DIR && ` for a command that runs in `directory` (a `dir:` template): a param read as
+  /// `"${NAME}"`, in its environment when the command is a param's default.
+  static func changingDirectory(to directory: String) -> String {
+    var words = ""
+    var rest = Substring(directory)
+    while let open = rest.firstRange(of: "${{ params."), let close = rest[open.upperBound...].firstRange(of: " }}") {
+      if open.lowerBound > rest.startIndex { words += TasksFileWriter.shellQuoted(String(rest[..<open.lowerBound])) }
+      words += "\"${\(rest[open.upperBound..<close.lowerBound])}\""
+      rest = rest[close.upperBound...]
+    }
+    if !rest.isEmpty || words.isEmpty { words += TasksFileWriter.shellQuoted(String(rest)) }
+    return "cd \(words) && "
   }
 
   /// The variables read anywhere but in recipe lines: by other variables, settings,
   /// attributes, parameter defaults and dependency arguments (which fold a value in at import).
   static func readOutsideLines(_ justfile: Justfile) -> Set<String> {
     var expressions = justfile.assignments.map(\.expression)
-    for setting in justfile.settings {
+    // `set working-directory := dir` reads a param as `${{ params.dir }}`: not a read that folds.
+    for setting in justfile.settings where setting.name != "working-directory" {
       switch setting.value {
       case .boolean: break
       case .expression(let expression): expressions.append(expression)
@@ -280,8 +315,13 @@ extension JustfileConversion {
       // Run once, when the file loads, as just runs it: a param whose default the command
       // prints (`default: { sh: … }`), in every task's environment.
       // just runs it in the working directory the file sets.
-      let located = workingDirectory().map { "cd \(TasksFileWriter.shellQuoted($0)) && \(command)" } ?? command
-      file.params.append(ImportedParam(name: name, defaultCommand: isolated(located, from: file.params.map(\.name))))
+      // The directory may read a param, so the params are unset only once there.
+      let hidden = isolated(command, from: file.params.map(\.name))
+      let located =
+        workingDirectory().map { directory in
+          Self.changingDirectory(to: directory) + (hidden == command ? command : "{ " + hidden + "\n}")
+        } ?? hidden
+      file.params.append(ImportedParam(name: name, defaultCommand: located))
       if exported { exportedParams.insert(name) }
       bindings[assignment.name] = .param(name)
       report.approximate(

@@ -120,7 +120,9 @@ struct JustfileParser {
         scanner.position += scanner.looks(at: ":=") ? 2 : 1
         return try assignment(&scanner, name: name, exported: false, index: index, attributes: attributes)
       }
-      if !quiet, scanner.looks(at: "(") { return try function(&scanner, name: name, index: index) }
+      if !quiet, scanner.looks(at: "(") {
+        return try function(&scanner, name: name, index: index, attributes: attributes)
+      }
       return try recipe(&scanner, name: name, index: index, comment: comment, attributes: attributes)
     } catch {
       problem(index, error)
@@ -276,7 +278,9 @@ struct JustfileParser {
   }
 
   /// `name(a, b) := expression` on line `index`.
-  mutating func function(_ scanner: inout JustScanner, name: String, index: Int) throws(JustSyntaxError) -> Int {
+  mutating func function(
+    _ scanner: inout JustScanner, name: String, index: Int, attributes: [JustAttribute]
+  ) throws(JustSyntaxError) -> Int {
     _ = scanner.accept("(")
     var parameters: [String] = []
     scanner.skipBlanks()
@@ -296,6 +300,8 @@ struct JustfileParser {
     scanner.skipBlanks()
     let body = try scanner.expression()
     let next = try lineAfter(scanner)
+    // just skips a function for other systems (`[windows] f() := …`) as if it were not there.
+    guard appliesHere(attributes, index) else { return next }
     justfile.functions.append(JustFunction(name: name, parameters: parameters, body: body, line: index + 1))
     return next
   }

@@ -9,6 +9,7 @@ struct ImportJustFunctionsTests {
     let project = try TaskFileProject()
     defer { project.remove() }
     try project.write("out-dir/file.txt", "in the working directory\n")
+    try project.write("other-dir/file.txt", "in the other directory\n")
     try project.write(
       "justfile",
       """
@@ -29,7 +30,9 @@ struct ImportJustFunctionsTests {
         @echo "step: $(basename "$PWD")"
 
       """)
-    for (justArguments, runnerArguments) in [(["foo"], ["foo"]), (["x=baz", "foo"], ["x=baz", "foo"])] {
+    for (justArguments, runnerArguments) in [
+      (["foo"], ["foo"]), (["x=baz", "foo"], ["x=baz", "foo"]), (["dir=other", "foo"], ["dir=other", "foo"]),
+    ] {
       let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
       #expect(original.count == 4, "\(original)")
       try? FileManager.default.removeItem(at: project.directory.appendingPathComponent("tasks.yml"))

@@ -63,6 +63,7 @@ import Testing
       "set no-cd\nset working-directory := 'x'\nfoo:\n", 2,
       "`no-cd` set on line 1 is incompatible with `working-directory`"
     ),
+    ("[arg('bar', long, flag)]\nfoo bar:\n  echo {{bar}}\n", 1, "`flag` arguments require `set lists`"),
   ]
 
   @Test(arguments: cases.indices)
@@ -104,6 +105,9 @@ import Testing
       "set minimum-version := '1.2.3'\na:\n  echo a\n",
       "[env('A', '1')]\n[env('A', '1')]\na:\n  echo $A\n",
       "set unstable\nset lists\n[arg('bar', long, short='b', flag)]\nfoo bar:\n  echo bar\n",
+      "[arg('bar', long)]\nfoo bar='x' qux:\n  echo {{bar}}\n",
+      "set unstable\nset lists\n[arg('bar', long, flag)]\nfoo bar:\n  echo bar\nbaz: foo\n",
+      "set unstable\n[windows]\nf() := 'w'\n[unix]\nf() := 'u'\nfoo:\n  echo {{f()}}\n",
       "set default-script\nfoo:\n  echo foo\n    echo bar\n",
       "[working-directory(target)]\nbaz target:\n  echo bob\n",
       "[windows]\nimport 'windows.just'\nfoo:\n  echo foo\n",
