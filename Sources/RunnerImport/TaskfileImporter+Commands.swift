@@ -46,10 +46,20 @@ extension TaskfileImporter {
       return []
     }
     var prelude = ""
+    var timeout: String?
     for entry in fields {
       switch entry.name {
       case "cmd", "for", "ignore_error", "platforms", "silent", "if": continue
       case "set", "shopt": prelude += shellPrelude(shellFlags(entry.value, key: entry.name, &report))
+      case "timeout":
+        guard let seconds = entry.value.scalar.flatMap(Self.seconds(ofGoDuration:)) else {
+          report.notCarried("cmd: timeout", at: entry.key.location.line, "not a Go duration (200ms, 1m30s)")
+          return [.shell(failing("cmd: timeout", line: entry.key.location.line))]
+        }
+        timeout = seconds
+        report.approximate(
+          "cmd: timeout", at: entry.key.location.line,
+          "the command runs in a bash of its own under coreutils' timeout, which stops it with SIGTERM (exit 124)")
       default:
         report.notCarried(
           "cmd: \(entry.name)", at: entry.key.location.line, "go-task's '\(entry.name)' of a command has no equivalent")
@@ -75,6 +85,10 @@ extension TaskfileImporter {
         context.loopItem = item
       }
       var script = prelude + convertCommand(text, line: line, context, &state, &report, failsLoudly: true)
+      if let timeout {
+        script =
+          "timeout \(timeout) bash --noprofile --norc -e -c \(Self.quoted(script)) \"$0\" \"$@\""
+      }
       if field("ignore_error")?.scalar == "true" { script = Self.ignoringFailure(script, line: line, &report) }
       // go-task's `if:` of a command: a shell condition (templates filled in) that skips it.
       if let written = field("if")?.scalar {
@@ -94,6 +108,50 @@ extension TaskfileImporter {
       }
       return .shell(script)
     }
+  }
+
+  /// The shell word for `absPath`'s argument: a string written in double quotes, or a var.
+  func absPathArgument(
+    _ text: Substring, _ quoting: Quoting, _ report: inout ImportReport,
+    _ replacement: (String, Quoting, inout ImportReport) -> Replacement?
+  ) -> String? {
+    if text.count >= 2, text.first == "\"", text.last == "\"" {
+      let literal = text.dropFirst().dropLast()
+      guard !literal.contains("\"") && !literal.contains("\\") else { return nil }
+      return Self.quoted(String(literal))
+    }
+    guard text.hasPrefix("."), Self.isName(text.dropFirst()),
+      case .expansion(let expansion) = replacement(String(text.dropFirst()), .double, &report)
+    else { return nil }
+    return "\"" + expansion + "\""
+  }
+
+  /// A Go duration (`200ms`, `1m30s`, `1.5h`) in seconds as coreutils' `timeout` takes them.
+  static func seconds(ofGoDuration text: String) -> String? {
+    let units: [(String, Double)] = [
+      ("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600),
+    ]
+    var rest = Substring(text)
+    var total = 0.0
+    guard !rest.isEmpty else { return nil }
+    while !rest.isEmpty {
+      let number = rest.prefix { $0.isNumber || $0 == "." }
+      guard let value = Double(number) else { return nil }
+      rest = rest.dropFirst(number.count)
+      // The longest unit that matches (`ms` before `m`).
+      guard let unit = units.filter({ rest.hasPrefix($0.0) }).max(by: { $0.0.count < $1.0.count }) else {
+        return nil
+      }
+      total += value * unit.1
+      rest = rest.dropFirst(unit.0.count)
+    }
+    guard total > 0 else { return nil }
+    // Whole milliseconds, at least one.
+    let milliseconds = max(1, Int((total * 1000).rounded()))
+    var fraction = String(milliseconds % 1000)
+    fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+    while fraction.hasSuffix("0") { fraction.removeLast() }
+    return "\(milliseconds / 1000)" + (fraction.isEmpty ? "" : "." + fraction)
   }
 
   /// `platforms` of one command as a shell test.
@@ -324,6 +382,25 @@ extension TaskfileImporter {
         {
           let from = to == "upper" ? "lower" : "upper"
           let converted = "$(printf '%s' \"\(expansion)\" | tr '[:\(from):]' '[:\(to):]')"
+          result += quoting == .single ? "'\"" + converted + "\"'" : converted
+          index = close.upperBound
+          continue
+        }
+        // `{{splitArgs .CLI_ARGS | len}}`: how many words came after `--`.
+        if shell, parts.count == 2, parts[1] == "len",
+          parts[0].split(separator: " ").map(String.init) == ["splitArgs", ".CLI_ARGS"],
+          replacement("CLI_ARGS", quoting, &report) != nil
+        {
+          result += "$#"
+          index = close.upperBound
+          continue
+        }
+        // `{{absPath "p"}}`, `{{absPath .X}}`: Go's filepath.Abs, lexical as `realpath -ms`.
+        if shell, parts.count == 1, inner.hasPrefix("absPath "),
+          let argument = absPathArgument(
+            inner.dropFirst("absPath ".count).trimmingSpaces(), quoting, &report, replacement)
+        {
+          let converted = "$(realpath -ms -- \(argument))"
           result += quoting == .single ? "'\"" + converted + "\"'" : converted
           index = close.upperBound
           continue

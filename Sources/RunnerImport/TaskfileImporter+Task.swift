@@ -257,6 +257,8 @@ extension TaskfileImporter {
     guard case .sequence(let items) = node.kind else { return [] }
     var result: [ImportedDependency] = []
     for item in items {
+      // go-task ignores an empty entry (`- ` alone).
+      if item.isNull { continue }
       if let name = item.scalar {
         result.append(ImportedDependency(name))
         continue

@@ -77,4 +77,48 @@ struct ImportGoTaskVarsTests {
     #expect(original == ["step: baz", "step: 1.1"], "\(original)")
     #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
   }
+
+  /// A command's `timeout` (go-task stops it; with `ignore_error` the task goes on), an empty
+  /// `deps` entry, `{{splitArgs .CLI_ARGS | len}}` and `{{absPath …}}`.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskTimeoutsAndPathFunctionsGiveWhatGoTaskGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        REL: sub/../other
+      tasks:
+        default:
+          deps:
+            -
+            - task: dep
+          cmds:
+            - cmd: sleep 10
+              timeout: 200ms
+              ignore_error: true
+            - 'echo "step: {{splitArgs .CLI_ARGS | len}} $(basename {{absPath "a/../b"}}) $(basename {{absPath .REL}})"'
+        dep: 'echo "step: dep"'
+        stuck:
+          cmds:
+            - cmd: sleep 10
+              timeout: 1.5s
+            - 'echo "step: not reached"'
+
+      """)
+    let original = try ImportOrderTests.outcome(
+      ImportOrderTests.task!, ["default", "--", "x", "y"], in: project.directory)
+    #expect(original.steps == ["step: dep", "step: 2 b other"], "\(original)")
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    let ran = try project.run("-j1", "default", "--", "x", "y")
+    #expect(ran.status == 0, "\(ran.stderr)")
+    #expect(ImportOrderTests.stepLines(ran.stdout) == original.steps, "\(ran.stdout)")
+    let stuck = try ImportOrderTests.outcome(ImportOrderTests.task!, ["stuck"], in: project.directory)
+    #expect(!stuck.succeeded && stuck.steps.isEmpty)
+    let runnerStuck = try project.run("stuck")
+    #expect(runnerStuck.status == 1 && ImportOrderTests.stepLines(runnerStuck.stdout).isEmpty, "\(runnerStuck.stdout)")
+  }
 }
