@@ -588,6 +588,9 @@ def map_just_args(args, dump):
         params = r.get("parameters", [])
         for p in params:
             pname = p["name"].replace("-", "_")
+            if p.get("long") or p.get("short"):
+                # an option ([arg(NAME, long)]) is named where it is given, never positional
+                continue
             if p.get("kind") in ("plus", "star"):
                 rest += args[i:]
                 i = len(args)

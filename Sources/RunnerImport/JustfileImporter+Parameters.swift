@@ -234,6 +234,19 @@ extension JustfileConversion {
         }
         break
       }
+      // The caller's variadic words for one parameter: without `set lists` just joins them,
+      // as `${{ runner.args }}` does.
+      if index < parameters.count, !settings.lists, case .variable(let name) = argument,
+        name == recipe.parameters.last(where: { $0.variadic != nil })?.name
+      {
+        let param = paramNames(of: called)[parameters[index].name] ?? parameters[index].name
+        result.with.append((param, "${{ runner.args }}"))
+        report.approximate(
+          construct, at: recipe.line,
+          "\(name): runner.args, the words after -- joined with spaces: the words \(recipe.name) was given when it "
+            + "is the target (just passes a dependency's own)")
+        continue
+      }
       guard index < parameters.count else {
         report.notCarried(
           construct, at: recipe.line,

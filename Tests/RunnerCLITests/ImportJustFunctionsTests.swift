@@ -113,7 +113,8 @@ struct ImportJustFunctionsTests {
   }
 
   /// `[working-directory]` wins over `set no-cd`; `recipe_name()` in a default is the recipe's
-  /// name; an exported variadic parameter is its words joined with spaces.
+  /// name; an exported variadic parameter is its words joined with spaces, and so are the words
+  /// a variadic passes to one parameter of a dependency (without `set lists`).
   @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
   func justRecipeDetailsGiveWhatJustGives() throws {
     let project = try TaskFileProject()
@@ -134,9 +135,15 @@ struct ImportJustFunctionsTests {
       baz +$args:
         @echo "step: $args"
 
+      qux *args: (quux args)
+
+      quux first *rest:
+        @echo "step: first={{ first }} rest={{ rest }}"
+
       """)
     for (justArguments, runnerArguments) in [
       (["foo"], ["foo"]), (["bar"], ["bar"]), (["baz", "a", "b c"], ["baz", "--", "a", "b c"]),
+      (["qux", "a", "b"], ["qux", "--", "a", "b"]),
     ] {
       let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
       #expect(original.count == 1, "\(original)")

@@ -274,7 +274,8 @@ private struct ConditionParser {
       }
     case "runner":
       guard RunnerPlatform.names.contains(String(rest)) else {
-        throw fail("'\(word)': expected 'runner.os', 'runner.arch', 'runner.exe_suffix' or 'runner.root'")
+        throw fail(
+          "'\(word)': expected 'runner.os', 'runner.arch', 'runner.exe_suffix', 'runner.root' or 'runner.args'")
       }
       return .reference(.runner(String(rest)))
     default:

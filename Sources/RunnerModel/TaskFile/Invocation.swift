@@ -48,14 +48,16 @@ package enum RunnerPlatform {
   package static let os: String = field { $0.sysname }
   package static let arch: String = field { $0.machine }
   /// The names after `runner.`.
-  package static let names = ["os", "arch", "exe_suffix", "root"]
+  package static let names = ["os", "arch", "exe_suffix", "root", "args"]
 
-  /// The value of `runner.NAME`, with `root` standing for the root file's directory.
-  package static func value(_ name: String, root: String) -> String {
+  /// The value of `runner.NAME`, with `root` standing for the root file's directory and
+  /// `args` for the words after `--`, joined with spaces.
+  package static func value(_ name: String, root: String, arguments: [String] = []) -> String {
     switch name {
     case "os": return os
     case "arch": return arch
     case "root": return root
+    case "args": return arguments.joined(separator: " ")
     default: return ""
     }
   }

@@ -149,7 +149,8 @@ extension TaskFileExpander {
               at: param.location))
         }
         return [.literal(values[name] ?? "")]
-      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: rootDirectory))]
+      case .runner(let name):
+        return [.literal(RunnerPlatform.value(name, root: rootDirectory, arguments: invocation.arguments))]
       // `${NAME}`: the file's `.env` values (and a task's param, the root file's `env`), then
       // runner's environment, as a `sh:` default sees them.
       case .variable(let name): return [.literal(commandEnvironment[name] ?? environment[name] ?? "")]
@@ -167,7 +168,8 @@ extension TaskFileExpander {
       case .param(let name):
         if values[name] == nil { unreadable = "params.\(name), which the including file does not declare" }
         return [.literal(values[name] ?? "")]
-      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: rootDirectory))]
+      case .runner(let name):
+        return [.literal(RunnerPlatform.value(name, root: rootDirectory, arguments: invocation.arguments))]
       case .variable(let name): return [.literal("${\(name)}")]
       case .output(let task, _): unreadable = "deps.\(task), which an include cannot wait for"
       case .matrix(let name): unreadable = "matrix.\(name): an include has no matrix"

@@ -307,7 +307,8 @@ extension TaskFileExpander {
         if task?.matrix?.names.contains(name) ?? false { return [] }
         problems.append("reads matrix.\(name), which is not an axis of \(task.map { "task '\($0.name)'" } ?? "a task")")
         return []
-      case .runner(let name): return [.literal(RunnerPlatform.value(name, root: root ?? rootDirectory))]
+      case .runner(let name):
+        return [.literal(RunnerPlatform.value(name, root: root ?? rootDirectory, arguments: invocation.arguments))]
       case .variable(let name): return variable(name) ?? []
       case .literal, .output: return [part]
       }

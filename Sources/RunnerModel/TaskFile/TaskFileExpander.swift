@@ -315,7 +315,7 @@ struct TaskFileExpander {
         case .matrix(let name):
           if !(task.matrix?.names.contains(name) ?? false) { unknown.append("matrix.\(name)") }
           return matrix.first { $0.0 == name }?.1 ?? ""
-        case .runner(let name): return RunnerPlatform.value(name, root: rootDirectory)
+        case .runner(let name): return RunnerPlatform.value(name, root: rootDirectory, arguments: invocation.arguments)
         case .output, .env: return nil
         }
       })

@@ -152,7 +152,7 @@ package struct Template: Sendable, Hashable, CustomStringConvertible {
         throw .malformedExpression(whole, reason: expected)
       }
       if prefix == "runner.", !RunnerPlatform.names.contains(name) {
-        throw .malformedExpression(whole, reason: "'runner' has 'os', 'arch', 'exe_suffix' and 'root'")
+        throw .malformedExpression(whole, reason: "'runner' has 'os', 'arch', 'exe_suffix', 'root' and 'args'")
       }
       return make(name)
     }

@@ -123,7 +123,7 @@ import Testing
     defer { project.remove() }
     let output = try project.run("a")
     #expect(output.status == 2)
-    #expect(output.stderr.contains("'runner' has 'os', 'arch', 'exe_suffix' and 'root'"), "\(output.stderr)")
+    #expect(output.stderr.contains("'runner' has 'os', 'arch', 'exe_suffix', 'root' and 'args'"), "\(output.stderr)")
   }
 
   /// Gates read what `env` values read: `${NAME}`, params and host values.
@@ -169,5 +169,33 @@ import Testing
         "tasks.yml:4:15: error: 'tcp' of a gate in task 'up' must be HOST:PORT, found 'nowhere' (from '${HOST}')"),
       "\(output.stderr)")
     #expect(!output.stderr.contains("needs exactly one"), "\(output.stderr)")
+  }
+
+  /// `runner.args`: the words after `--`, joined with spaces, in `with:`, `env` and `if:`.
+  @Test func runnerArgsAreTheWordsAfterTheDashes() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        top:
+          deps: [{ task: show, with: { words: "${{ runner.args }}" } }, gated]
+          env: { ALL: "${{ runner.args }}" }
+          run: echo "top $ALL / $#"
+        show:
+          params: { words: "" }
+          run: echo "show $words / $#"
+        gated:
+          if: ${{ runner.args != '' }}
+          run: echo gated
+      """)
+    defer { project.remove() }
+    let output = try project.run("-j1", "top", "--", "a b", "c")
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("| show a b c / 0\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("| top a b c / 2\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("| gated\n"), "\(output.stdout)")
+    let none = try project.run("-j1", "top")
+    #expect(none.status == 0, "\(none.stderr)")
+    #expect(none.stdout.contains("| top  / 0\n"), "\(none.stdout)")
+    #expect(!none.stdout.contains("| gated"), "\(none.stdout)")
   }
 }

@@ -119,7 +119,7 @@ import Testing
       ("env.A @ 'x'", 6, "unexpected character '@'"), ("1 == '1'", 0, "write numbers as strings"),
       ("foo", 0, "unknown name 'foo'"),
       ("'x' == steps.a.outputs.b", 7, "'deps.', 'params.', 'env.', 'matrix.' or 'runner.'"),
-      ("runner.name", 0, "'runner.os', 'runner.arch', 'runner.exe_suffix' or 'runner.root'"),
+      ("runner.name", 0, "'runner.os', 'runner.arch', 'runner.exe_suffix', 'runner.root' or 'runner.args'"),
       ("deps.a", 0, "deps.TASK.outputs.KEY"),
       ("deps.a.outputs.", 0, "deps.TASK.outputs.KEY"), ("deps.a.outputs.k:v", 0, "output key"),
       ("params.", 0, "params.NAME"), ("env.A.B", 0, "env.NAME"), ("deps.b[x=1.outputs.k", 6, "missing ']'"),
