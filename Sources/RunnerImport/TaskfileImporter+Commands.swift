@@ -391,7 +391,7 @@ extension TaskfileImporter {
           parts[0].split(separator: " ").map(String.init) == ["splitArgs", ".CLI_ARGS"],
           replacement("CLI_ARGS", quoting, &report) != nil
         {
-          result += "$#"
+          result += quoting == .single ? "'\"$#\"'" : "$#"
           index = close.upperBound
           continue
         }

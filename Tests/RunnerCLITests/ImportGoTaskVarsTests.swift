@@ -100,6 +100,7 @@ struct ImportGoTaskVarsTests {
               timeout: 200ms
               ignore_error: true
             - 'echo "step: {{splitArgs .CLI_ARGS | len}} $(basename {{absPath "a/../b"}}) $(basename {{absPath .REL}})"'
+            - "echo 'step: {{splitArgs .CLI_ARGS | len}} in quotes'"
         dep: 'echo "step: dep"'
         stuck:
           cmds:
@@ -110,7 +111,7 @@ struct ImportGoTaskVarsTests {
       """)
     let original = try ImportOrderTests.outcome(
       ImportOrderTests.task!, ["default", "--", "x", "y"], in: project.directory)
-    #expect(original.steps == ["step: dep", "step: 2 b other"], "\(original)")
+    #expect(original.steps == ["step: dep", "step: 2 b other", "step: 2 in quotes"], "\(original)")
     let imported = try project.run("import", "Taskfile.yml")
     #expect(imported.status == 3, "\(imported.stderr)")
     let ran = try project.run("-j1", "default", "--", "x", "y")

@@ -15,6 +15,8 @@ struct IncludeResolver {
   var diagnostics: [Diagnostic] = []
   private var merged: TaskFile
   private var groups: [TaskDefinition] = []
+  /// The scope that first included a file, by what makes another include of it the same tasks.
+  private var shared: [String: Int] = [:]
 
   init(root: TaskFile, loader: TaskFileLoader) {
     self.loader = loader
@@ -120,14 +122,75 @@ struct IncludeResolver {
           declaration.directory.map { $0.hasPrefix("/") ? $0 : Self.join(including, $0) }
           ?? Self.relative(child.directory, to: merged.directory)
         childScope.relativeDirectory = base
+        // The same file again, run in the same directory with the same values, and nothing of
+        // the including files reaching its tasks: the tasks already there, under this name too.
+        let signature = sharedSignature(canonical: canonical, base: base, with: declaration.with, scope: scope)
+        if let signature, let first = shared[signature] {
+          alias(first, as: childScope.namespace)
+          continue
+        }
         merged.scopes.append(childScope)
         let index = merged.scopes.count - 1
+        if let signature { shared[signature] = index }
         add(child, scope: index, relativeDirectory: base)
         include(child.includes, of: child, scope: index, stack: stack + [canonical])
       }
       if matches.isEmpty, !declaration.isOptional {
         diagnostics.append(Diagnostic(.error, "no file matches '\(declaration.path)'", at: declaration.location))
       }
+    }
+  }
+
+  /// What makes two includes of a file one set of tasks, or nil when the including scopes give
+  /// its tasks something of theirs (`env`, `.env` files, params).
+  private func sharedSignature(canonical: String, base: String, with: [ParamValue], scope: Int) -> String? {
+    var level: Int? = scope
+    while let current = level, current != 0 {
+      let including = merged.scopes[current]
+      if !including.environment.isEmpty || !including.dotenv.isEmpty || !including.params.isEmpty { return nil }
+      level = including.parent
+    }
+    let values = with.map { "\($0.name)=\($0.value)" }.joined(separator: "\u{0}")
+    return [canonical, Self.lexical(base), values].joined(separator: "\u{1}")
+  }
+
+  /// `a/../b/./c` as `b/c`: a relative directory with `.` and `name/..` taken out.
+  static func lexical(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+      if part == "..", let last = parts.last, last != ".." {
+        parts.removeLast()
+      } else {
+        parts.append(part)
+      }
+    }
+    let joined = parts.joined(separator: "/")
+    return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
+  }
+
+  /// Gives the tasks of scope `first` and of the scopes it includes a second name, with
+  /// `namespace` in place of its own.
+  private mutating func alias(_ first: Int, as namespace: String) {
+    let old = merged.scopes[first].namespace
+    let parents = merged.scopes.map(\.parent)
+    let within = { (scope: Int) -> Bool in
+      var level: Int? = scope
+      while let current = level {
+        if current == first { return true }
+        level = current < parents.count ? parents[current] : nil
+      }
+      return false
+    }
+    let renamed = { (name: String) -> String? in
+      if name == old { return namespace }
+      return name.hasPrefix(old + ":") ? namespace + name.dropFirst(old.count) : nil
+    }
+    for index in merged.tasks.indices where within(merged.tasks[index].scope) {
+      let task = merged.tasks[index]
+      merged.tasks[index].aliases += ([task.name] + task.aliases).compactMap(renamed)
+    }
+    for index in groups.indices where within(groups[index].scope) {
+      groups[index].aliases += ([groups[index].name] + groups[index].aliases).compactMap(renamed)
     }
   }
 

@@ -137,6 +137,38 @@ import Testing
     #expect(output.stdout.contains("svc:lib:where | \(project.directory.path)/lib\n"), "\(output.stdout)")
   }
 
+  /// Two services that include one library, to run in its directory with the same values: one
+  /// set of library tasks with two names, run once (go-task's `run: once` across includes).
+  @Test func aFileIncludedTwiceTheSameWayIsOneSetOfTasks() throws {
+    let project = try TaskFileProject(
+      """
+      includes:
+        a: svc-a/tasks.yml
+        b: svc-b/tasks.yml
+        other: { path: lib/tasks.yml, with: { mode: other } }
+      tasks:
+        all: { deps: [a:build, b:build, other:build] }
+      """)
+    defer { project.remove() }
+    for service in ["svc-a", "svc-b"] {
+      try project.write(
+        "\(service)/tasks.yml",
+        "includes:\n  lib: { path: ../lib/tasks.yml, dir: ../lib }\ntasks:\n  build: { deps: [lib:build], run: echo built }\n"
+      )
+    }
+    try project.write(
+      "lib/tasks.yml", "params: { mode: debug }\ntasks:\n  build: echo \"lib $mode in $(basename $PWD)\" >> ../log\n")
+    let output = try project.run("-j1", "all")
+    #expect(output.status == 0, "\(output.stderr)")
+    let log = project.read("log") ?? ""
+    #expect(log.components(separatedBy: "lib debug in lib\n").count == 2, "\(log)")
+    #expect(log.contains("lib other in lib\n"), "\(log)")
+    let listed = try project.run("--list")
+    #expect(listed.stdout.contains("a:lib:build (b:lib:build)"), "\(listed.stdout)")
+    let alone = try project.run("b:lib:build")
+    #expect(alone.status == 0 && alone.stdout.contains("a:lib:build"), "\(alone.stdout)\(alone.stderr)")
+  }
+
   /// A task of the including file named like an include wins over the include's default task.
   @Test func aTaskNamedLikeAnIncludeShadowsItsDefault() throws {
     let project = try TaskFileProject(
