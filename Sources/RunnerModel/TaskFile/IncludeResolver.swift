@@ -192,6 +192,9 @@ struct IncludeResolver {
     for index in groups.indices where within(groups[index].scope) {
       groups[index].aliases += ([groups[index].name] + groups[index].aliases).compactMap(renamed)
     }
+    for index in merged.scopes.indices where within(index) {
+      merged.scopes[index].otherNamespaces += [merged.scopes[index].namespace].compactMap(renamed)
+    }
   }
 
   /// Adds a file's tasks, renamed into its scope's namespace.

@@ -12,9 +12,11 @@ extension TaskFileExpander {
       let colon = written.lastIndex(of: ":")!
       let namespace = String(written[..<colon])
       let name = String(written[written.index(after: colon)...])
-      let matching = scopes.indices.filter { scopes[$0].namespace == namespace }
+      let matching = scopes.indices.filter {
+        scopes[$0].namespace == namespace || scopes[$0].otherNamespaces.contains(namespace)
+      }
       guard !matching.isEmpty else {
-        let known = scopes.map(\.namespace).filter { !$0.isEmpty }
+        let known = scopes.flatMap { [$0.namespace] + $0.otherNamespaces }.filter { !$0.isEmpty }
         let hint = Suggestion.closest(to: namespace, in: known).map { " (did you mean '\($0)'?)" } ?? ""
         usageErrors.append(Diagnostic(.error, "'\(written)=…': no file is included as '\(namespace)'\(hint)"))
         continue

@@ -128,6 +128,8 @@ package struct IncludeDeclaration: Sendable, Hashable {
 package struct IncludeScope: Sendable {
   /// `api`, `api:db`; empty for the root file.
   package var namespace: String
+  /// The other namespaces the same file was included under the same way (`IncludeResolver`).
+  package var otherNamespaces: [String] = []
   /// The file's path as messages show it.
   package var path: String
   /// Its directory as the user would name it (for its `.env` files).

@@ -167,6 +167,10 @@ import Testing
     #expect(listed.stdout.contains("a:lib:build (b:lib:build)"), "\(listed.stdout)")
     let alone = try project.run("b:lib:build")
     #expect(alone.status == 0 && alone.stdout.contains("a:lib:build"), "\(alone.stdout)\(alone.stderr)")
+    // The second name's params are the first's.
+    let scoped = try project.run("b:lib:mode=fast", "b:lib:build")
+    #expect(scoped.status == 0, "\(scoped.stderr)")
+    #expect((project.read("log") ?? "").hasSuffix("lib fast in lib\n"), "\(project.read("log") ?? "")")
   }
 
   /// A task of the including file named like an include wins over the include's default task.
