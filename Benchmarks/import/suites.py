@@ -206,6 +206,8 @@ def follow_includes(runner, cwd, report, env, done, depth=0):
         src, out = m.group(1), m.group(2)
         if "{{" in src or (src, out) in done:
             continue
+        # `~/…` as the shell the report's line is meant for reads it
+        src, out = [os.path.join(env.get("HOME", "~"), p[2:]) if p.startswith("~/") else p for p in (src, out)]
         done.add((src, out))
         if not os.path.exists(os.path.join(cwd, src)) or os.path.exists(os.path.join(cwd, out)):
             continue

@@ -51,7 +51,11 @@ struct IncludeResolver {
   private mutating func include(_ includes: [IncludeDeclaration], of file: TaskFile, scope: Int, stack: [String]) {
     var namespaces: [String: SourceLocation] = [:]
     for declaration in includes {
-      let pattern = Self.join(file.directory, declaration.path)
+      // `~/…` is under the home directory, as the shell reads it.
+      let written =
+        declaration.path.hasPrefix("~/")
+        ? (loader.environment["HOME"] ?? "~") + declaration.path.dropFirst(1) : declaration.path
+      let pattern = Self.join(file.directory, written)
       let isGlob = declaration.path.contains { "*?[".contains($0) }
       let matches = isGlob ? Self.glob(pattern) : [pattern]
       // The no-op record must not outlive an edit of any of these (or a new match of a glob).

@@ -49,9 +49,12 @@ struct TaskFileDecoder: YAMLEntrySink {
     else { throw DiagnosticList(reader.diagnostics) }
     _ = consume root
     var sawTasks = false
+    // `tasks: {}` written out: a file with no tasks yet on purpose (an empty module).
+    var emptyOnPurpose = false
     for position in entries.indices {
       if entries[position].name == "tasks" {
         sawTasks = true
+        if case .mapping(let written) = entries[position].value.kind, written.isEmpty { emptyOnPurpose = true }
         // In file order: the streamed tasks' errors stand where `tasks` is written.
         reader.diagnostics += streamedDiagnostics
         file.tasks = tasks(taking: &entries[position].value)
@@ -123,7 +126,7 @@ struct TaskFileDecoder: YAMLEntrySink {
       for index in file.tasks.indices where file.tasks[index].shell == nil { file.tasks[index].shell = shell }
     }
     // A file of includes alone (a monorepo's top) has tasks, theirs.
-    if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty, file.includes.isEmpty {
+    if reader.diagnostics.isEmpty, !sawTasks || file.tasks.isEmpty, file.includes.isEmpty, !emptyOnPurpose {
       reader.fail(.noTasks, at: rootLocation)
     }
     guard reader.diagnostics.isEmpty else { throw DiagnosticList(reader.diagnostics) }

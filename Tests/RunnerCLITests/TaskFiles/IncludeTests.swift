@@ -173,6 +173,25 @@ import Testing
     #expect((project.read("log") ?? "").hasSuffix("lib fast in lib\n"), "\(project.read("log") ?? "")")
   }
 
+  /// `~/` in an include's path is the home directory; an included file may hold no tasks yet
+  /// (`tasks: {}` written out).
+  @Test func aHomePathAndAnEmptyIncludedFile() throws {
+    let project = try TaskFileProject(
+      "includes:\n  mine: ~/mine.yml\n  empty: empty.yml\ntasks:\n  a: { deps: [mine:hello], run: echo a }\n")
+    defer { project.remove() }
+    try project.write("home/mine.yml", "tasks:\n  hello: echo hello from home\n")
+    try project.write("empty.yml", "tasks: {}\n")
+    let home = project.directory.appendingPathComponent("home").path
+    let output = try project.run(["a"], environment: ["HOME": home])
+    #expect(output.status == 0, "\(output.stderr)")
+    #expect(output.stdout.contains("| hello from home\n"), "\(output.stdout)")
+    // Without the key at all, the file is still an error: it is most likely a mistake.
+    try project.write("empty.yml", "env: { A: b }\n")
+    let missing = try project.run(["a"], environment: ["HOME": home])
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("empty.yml:1:1: error: the task file defines no tasks"), "\(missing.stderr)")
+  }
+
   /// A task of the including file named like an include wins over the include's default task.
   @Test func aTaskNamedLikeAnIncludeShadowsItsDefault() throws {
     let project = try TaskFileProject(
