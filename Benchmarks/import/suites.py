@@ -553,12 +553,18 @@ def unindent(text):
     return "".join(out)
 
 
-def map_just_args(args, dump):
+def map_just_args(args, dump, text=""):
     """just's positional arguments to runner's: NAME=value and '--' words."""
     if dump is None:
         return list(args), False
     recipes = dump.get("recipes", {})
     aliases = {k: v.get("target") for k, v in dump.get("aliases", {}).items()}
+    # `alias f := foo` of a module (just's dump leaves these out): `f` names the module too
+    modules = dump.get("modules", {})
+    for m in re.finditer(r"^alias\s+([\w-]+)\s*:=\s*([\w-]+)\s*$", text, re.M):
+        if m.group(2) in modules and m.group(1) not in modules:
+            modules = dict(modules, **{m.group(1): modules[m.group(2)]})
+    dump = dict(dump, modules=modules)
     out, rest, i = [], [], 0
     approx = False
     while i < len(args) and "=" in args[i] and re.match(r"^[A-Za-z_][\w-]*=", args[i]):
@@ -568,6 +574,10 @@ def map_just_args(args, dump):
     while i < len(args):
         name = args[i]
         i += 1
+        # `foo::x=b`: the module's variable, runner's `foo:x=b`
+        if "::" in name and re.match(r"^[\w-]+(::[\w-]+)*::[A-Za-z_][\w-]*=", name):
+            out.append(name.replace("::", ":"))
+            continue
         # a module's recipe: `foo::b`, or `foo b`; runner's include namespace is `foo:b`
         parts = name.split("::")
         scope = dump
@@ -681,7 +691,7 @@ def do_just_case(case, cfg):
             dump = json.loads(dump_r["out"])
         except ValueError:
             dump = None
-        rargs, _ = map_just_args(case["args"], dump)
+        rargs, _ = map_just_args(case["args"], dump, text)
         if re.match(r"\s*y", case["stdin"], re.I):
             rargs = ["--yes"] + rargs  # the test answers just's [confirm] with y
         copytree(tmpl, wdir)

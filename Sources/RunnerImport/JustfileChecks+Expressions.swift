@@ -45,7 +45,8 @@ extension JustfileChecks {
         problems.append((line, feature))
       }
       if !importsOthers {
-        for function in Self.calls(expression) where !Self.functions.contains(function) && !defined.contains(function) {
+        for function in Self.calls(expression)
+        where !Self.functions.contains(function) && !defined.contains(function) && function != "assert" {
           problems.append((line, "call to unknown function `\(function)`"))
         }
         for (name, count) in Self.callArities(expression) {
@@ -207,6 +208,14 @@ extension JustfileChecks {
     case .call(let name, let arguments):
       if ["bool", "join_list", "num_jobs", "show", "split", "which"].contains(name) {
         return "the `\(name)()` function requires `set lists`"
+      }
+      if name == "assert", let condition = arguments.first {
+        // `assert(a == b, message)`: its condition is a condition, as `if`'s is.
+        guard case .comparison = condition else {
+          return "`if` and `assert` conditions other than comparisons require `set lists`"
+        }
+        return listFeature(condition, asCondition: true)
+          ?? arguments.dropFirst().lazy.compactMap { listFeature($0, asCondition: false) }.first
       }
       return arguments.lazy.compactMap { listFeature($0, asCondition: false) }.first
     case .concatenation(let parts), .format(let parts):

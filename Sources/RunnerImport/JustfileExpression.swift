@@ -291,8 +291,9 @@ extension JustScanner {
       _ = name()
       skipBlanks()
       guard looks(at: "(") else { throw error("expected '(' after 'assert'") }
-      _ = try sequence()
-      return .other(text(from: start))
+      let arguments = try sequence()
+      // A keyword, not a function: a condition and a message (the importer reads a call).
+      return arguments.count == 2 ? .call("assert", arguments) : .other(text(from: start))
     }
     guard let name = name() else { throw error("expected an expression, found '\(character)'") }
     if looks(at: "(") { return .call(name, try sequence()) }

@@ -113,7 +113,8 @@ struct ImportJustFunctionsTests {
   }
 
   /// `[working-directory]` wins over `set no-cd`; `recipe_name()` in a default is the recipe's
-  /// name; an exported variadic parameter is its words joined with spaces, and so are the words
+  /// name; an `assert` known to hold is empty; an exported variadic parameter is its words
+  /// joined with spaces, and so are the words
   /// a variadic passes to one parameter of a dependency (without `set lists`).
   @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
   func justRecipeDetailsGiveWhatJustGives() throws {
@@ -130,7 +131,7 @@ struct ImportJustFunctionsTests {
         @cat data.txt
 
       bar x=recipe_name():
-        @echo "step: {{x}}"
+        @echo "step: {{x}}{{ assert('a' == 'a', 'never') }}"
 
       baz +$args:
         @echo "step: $args"

@@ -15,6 +15,8 @@ struct IncludeResolver {
   var diagnostics: [Diagnostic] = []
   private var merged: TaskFile
   private var groups: [TaskDefinition] = []
+  /// Optional includes whose file is not there: their namespace, path and declaration.
+  private var absent: [(namespace: String, path: String, location: SourceLocation)] = []
   /// The scope that first included a file, by what makes another include of it the same tasks.
   private var shared: [String: Int] = [:]
 
@@ -32,6 +34,7 @@ struct IncludeResolver {
     // A task a file defines under an include's name wins over the include's default (go-task's rule).
     let defined = Set(merged.tasks.map(\.name))
     merged.tasks.append(contentsOf: groups.filter { !defined.contains($0.name) })
+    addAbsentTasks()
     var seen: [String: SourceLocation] = [:]
     for index in merged.tasks.indices {
       merged.tasks[index].index = index
@@ -83,7 +86,12 @@ struct IncludeResolver {
         } catch {
           // A symlink loop is there (lstat) but cannot be reached: said as such, not "not found".
           let missing = access(path, F_OK) != 0 && errno != ELOOP
-          if declaration.isOptional, missing { continue }
+          if declaration.isOptional, missing {
+            let parentNamespace = merged.scopes[scope].namespace
+            absent.append(
+              (parentNamespace.isEmpty ? namespace : parentNamespace + ":" + namespace, path, declaration.location))
+            continue
+          }
           if missing {
             diagnostics.append(
               Diagnostic(
@@ -142,6 +150,31 @@ struct IncludeResolver {
       if matches.isEmpty, !declaration.isOptional {
         diagnostics.append(Diagnostic(.error, "no file matches '\(declaration.path)'", at: declaration.location))
       }
+    }
+  }
+
+  /// For each task of an optional include that is not there which a task depends on or calls:
+  /// an internal task that fails saying so, so only the tasks that need it fail, when they run.
+  private mutating func addAbsentTasks() {
+    guard !absent.isEmpty else { return }
+    let defined = Set(merged.tasks.map(\.name))
+    var wanted: [String] = []
+    for task in merged.tasks {
+      var names = task.dependencies.map(\.name)
+      if case .shell(let commands) = task.action { names += commands.compactMap { $0.call?.name } }
+      for name in names where !defined.contains(name) && !wanted.contains(name) { wanted.append(name) }
+    }
+    for name in wanted {
+      guard
+        let (_, path, location) = absent.first(where: { name == $0.namespace || name.hasPrefix($0.namespace + ":") })
+      else { continue }
+      var task = TaskDefinition(name: name, location: location, index: 0)
+      task.isInternal = true
+      let message = "runner: '\(name)' is a task of \(Self.shown(path)), an optional include that is not there"
+      task.action = .shell([
+        Command(text: "echo '" + message.replacing("'", with: "'\\''") + "' >&2; exit 1", location: location)
+      ])
+      merged.tasks.append(task)
     }
   }
 

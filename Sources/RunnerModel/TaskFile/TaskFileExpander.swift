@@ -109,15 +109,23 @@ struct TaskFileExpander {
     for (name, value) in fileEnvironment where value.isResolved && value.references.isEmpty {
       commandEnvironment[name] = value.render { _, _ in nil }
     }
+    let fileCommandEnvironment = commandEnvironment
     for task in file.tasks {
       var values = scopeValues[task.scope]
       let directory = task.scope < scopes.count ? scopes[task.scope].fileDirectory : file.directory
+      // A task's own `env` of plain text is in its params' `sh:` defaults' environment too.
+      if task.params.contains(where: { $0.defaultCommand != nil }) {
+        for entry in task.environment where entry.value.isResolved && entry.value.references.isEmpty {
+          commandEnvironment[entry.name] = entry.value.render { _, _ in nil }
+        }
+      }
       for (index, param) in task.params.enumerated() {
         values[param.name] =
           overrides[task.index]?[param.name]
           ?? defaultValue(
             of: param, values: values, directory: directory, before: task.params[..<index].map(\.name))
       }
+      commandEnvironment = fileCommandEnvironment
       baseline.append(values)
     }
     for task in file.tasks { _ = node(task.index, values: baseline[task.index], combination: nil) }

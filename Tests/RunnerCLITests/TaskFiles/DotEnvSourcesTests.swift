@@ -86,7 +86,8 @@ import Testing
     }
   }
 
-  /// A file param's `sh:` default sees the `.env` values; a task's param's also the file's `env`.
+  /// A file param's `sh:` default sees the `.env` values; a task's param's also the file's `env`
+  /// and the task's own.
   @Test func anShDefaultSeesTheEnvFilesAndTheFilesEnv() throws {
     let project = try TaskFileProject(
       """
@@ -96,15 +97,16 @@ import Testing
         WHO: { default: { sh: 'echo "$NAME"' } }
       tasks:
         show:
+          env: { PUNCT: "!" }
           params:
-            SAID: { default: { sh: 'echo "$GREETING from $WHO"' } }
+            SAID: { default: { sh: 'echo "$GREETING from $WHO$PUNCT"' } }
           run: echo "$SAID"
       """)
     defer { project.remove() }
     try project.write(".env", "NAME=dotenv-name\n")
     let output = try project.run("show")
     #expect(output.status == 0, "\(output.stderr)")
-    #expect(output.stdout.contains("show | hello dotenv-name from dotenv-name\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("show | hello dotenv-name from dotenv-name!\n"), "\(output.stdout)")
   }
 
   /// `${NAME}` in a param's default reads the `.env` values, then runner's environment; `$${`

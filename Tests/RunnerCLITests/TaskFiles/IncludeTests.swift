@@ -192,6 +192,30 @@ import Testing
     #expect(missing.stderr.contains("empty.yml:1:1: error: the task file defines no tasks"), "\(missing.stderr)")
   }
 
+  /// An optional include that is not there: the tasks that need its tasks fail when they run,
+  /// saying so; the others run.
+  @Test func anAbsentOptionalIncludeFailsOnlyTheTasksThatNeedIt() throws {
+    let project = try TaskFileProject(
+      """
+      includes:
+        extra: { path: extra/tasks.yml, optional: true }
+      tasks:
+        build: { deps: [extra:setup], run: echo build }
+        calls: { run: [{ task: extra:gen }] }
+        hello: echo hello
+      """)
+    defer { project.remove() }
+    let hello = try project.run("hello")
+    #expect(hello.status == 0 && hello.stdout.contains("hello | hello\n"), "\(hello.stdout)\(hello.stderr)")
+    for target in ["build", "calls"] {
+      let output = try project.run(target)
+      #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
+      #expect(
+        output.stdout.contains("is a task of extra/tasks.yml, an optional include that is not there"),
+        "\(output.stdout)")
+    }
+  }
+
   /// A task of the including file named like an include wins over the include's default task.
   @Test func aTaskNamedLikeAnIncludeShadowsItsDefault() throws {
     let project = try TaskFileProject(
