@@ -213,6 +213,10 @@ extension JustfileConversion {
       let pieces = try pieces(interpolation.expression, scope, &notes)
       if pieces.contains(where: { $0 == .arguments || $0 == .quotedArguments }) { readsVariadic = true }
       let text = try Self.shellText(pieces, interpolation.quoting)
+      if interpolation.quoting == .double, pieces.contains(where: { if case .quotedWord = $0 { true } else { false } })
+      {
+        notes.append("quote() inside double quotes goes through $(…): a value ending in line breaks loses them")
+      }
       if interpolation.quoting != .script, text.contains("${{") {
         throw .notCarried("its text holds '${{', which runner does not allow in 'run'")
       }

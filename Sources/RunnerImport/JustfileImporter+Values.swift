@@ -182,6 +182,13 @@ extension JustfileConversion {
         case .arguments: out += "$*"
         case .shell(let expansion): out += expansion
         case .quotedWord(let inner):
+          if quoting == .double {
+            // Inside double quotes the quotes just writes are text: `'…'` around the value with
+            // each `'` as `'\''`.
+            let value = try shellText(inner, .double)
+            out += "'$(printf '%s' \"" + value + "\" | sed \"s/'/'\\\\\\\\''/g\")'"
+            continue
+          }
           guard quoting == .unquoted else { throw .notCarried("quote() is carried outside quotes only") }
           out += "\"" + (try shellText(inner, .double)) + "\""
         case .quotedArguments:

@@ -214,6 +214,7 @@ struct JustfileParser {
     throws(JustSyntaxError) -> Int
   {
     scanner.skipBlanks()
+    refuseAttributes(attributes, of: "setting `\(name)`", index)
     var value = JustSetting.Value.boolean(true)
     if scanner.accept(":=") {
       scanner.skipBlanks()
@@ -222,7 +223,17 @@ struct JustfileParser {
       } else if scanner.current == "[" {
         value = .list(try stringList(&scanner))
       } else {
-        value = .expression(try scanner.expression())
+        let start = scanner.position
+        let expression = try scanner.expression()
+        value = .expression(expression)
+        // These two take a plain string literal: no expression, `'''`, `x'…'` or `f'…'`.
+        let written = scanner.text(from: start)
+        if ["indentation", "minimum-version"].contains(name),
+          !(written.first == "'" || written.first == "\"") || written.hasPrefix("'''") || written.hasPrefix("\"\"\"")
+            || { if case .literal = expression { false } else { true } }()
+        {
+          refusals.append((index + 1, "`\(name)` setting must be a plain string literal"))
+        }
       }
     }
     let next = try lineAfter(scanner)
@@ -230,6 +241,14 @@ struct JustfileParser {
       justfile.settings.append(JustSetting(name: name, value: value, line: index + 1, source: lineText(index)))
     }
     return next
+  }
+
+  /// just's refusal of an attribute other than an OS one on a setting or function.
+  mutating func refuseAttributes(_ attributes: [JustAttribute], of item: String, _ index: Int) {
+    guard let invalid = attributes.first(where: { JustfileConversion.systemAttributes[$0.name] == nil }) else {
+      return
+    }
+    refusals.append((index + 1, "\(item) has invalid attribute `\(invalid.name)`"))
   }
 
   /// False (and the item reported) for a setting or variable that an OS attribute keeps to
@@ -295,6 +314,7 @@ struct JustfileParser {
       }
     }
     scanner.skipBlanks()
+    refuseAttributes(attributes, of: "function `\(name)`", index)
     guard scanner.looks(at: ":=") else { throw scanner.error("expected ':=' after the function's parameters") }
     scanner.position += 2
     scanner.skipBlanks()

@@ -115,7 +115,8 @@ struct ImportJustFunctionsTests {
   /// `[working-directory]` wins over `set no-cd`; `recipe_name()` in a default is the recipe's
   /// name; an `assert` known to hold is empty; an exported variadic parameter is its words
   /// joined with spaces, and so are the words
-  /// a variadic passes to one parameter of a dependency (without `set lists`).
+  /// a variadic passes to one parameter of a dependency (without `set lists`); `quote()` inside
+  /// double quotes.
   @Test(.enabled(if: ImportOrderTests.just != nil, "just is not installed (pip install rust-just)"))
   func justRecipeDetailsGiveWhatJustGives() throws {
     let project = try TaskFileProject()
@@ -141,10 +142,14 @@ struct ImportJustFunctionsTests {
       quux first *rest:
         @echo "step: first={{ first }} rest={{ rest }}"
 
+      quoted *args:
+        @echo "step: q{{ quote(args) }}q"
+
       """)
     for (justArguments, runnerArguments) in [
       (["foo"], ["foo"]), (["bar"], ["bar"]), (["baz", "a", "b c"], ["baz", "--", "a", "b c"]),
-      (["qux", "a", "b"], ["qux", "--", "a", "b"]),
+      (["qux", "a", "b"], ["qux", "--", "a", "b"]), (["quoted", "it's", "x"], ["quoted", "--", "it's", "x"]),
+      (["quoted"], ["quoted"]),
     ] {
       let original = try ImportOrderTests.steps(ImportOrderTests.just!, justArguments, in: project.directory)
       #expect(original.count == 1, "\(original)")

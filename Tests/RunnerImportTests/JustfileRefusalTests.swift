@@ -64,6 +64,10 @@ import Testing
       "`no-cd` set on line 1 is incompatible with `working-directory`"
     ),
     ("[arg('bar', long, flag)]\nfoo bar:\n  echo {{bar}}\n", 1, "`flag` arguments require `set lists`"),
+    ("set indentation := ('  ' + '  ')\n", 1, "`indentation` setting must be a plain string literal"),
+    ("set minimum-version := '''1.0.0'''\n", 1, "`minimum-version` setting must be a plain string literal"),
+    ("[doc('bar')]\nset quiet\n", 2, "setting `quiet` has invalid attribute `doc`"),
+    ("set unstable\n[private]\nf() := 'x'\na:\n  echo {{f()}}\n", 3, "function `f` has invalid attribute `private`"),
   ]
 
   @Test(arguments: cases.indices)
