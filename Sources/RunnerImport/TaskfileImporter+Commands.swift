@@ -223,7 +223,11 @@ extension TaskfileImporter {
       default:
         guard depth < 16 else { return nil }
         if name == context.shellItem { return .expansion("${__runner_item}") }
-        if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) { return .text(text) }
+        if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) {
+          // A value of a list or map may hold templates of its own (`["{{.FOO}}"]`).
+          guard text.contains("{{") else { return .text(text) }
+          return .text(convertCommand(text, line: line, context, &state, &report, depth: depth + 1, quoting: quoting))
+        }
         if let value = context.inlineVars[name] {
           // Spliced where it stands, so its own templates are read in the quotes around it.
           return .text(convertCommand(value, line: line, context, &state, &report, depth: depth + 1, quoting: quoting))

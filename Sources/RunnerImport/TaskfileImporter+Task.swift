@@ -288,12 +288,53 @@ extension TaskfileImporter {
       return []
     }
     return entries.compactMap { entry in
-      guard let value = entry.value.scalar else {
+      // `ref: (index .LIST 0).name` of a value the file writes: the text it picks, known now.
+      var picked: String?
+      if case .mapping(let fields) = entry.value.kind, fields.count == 1, fields[0].name == "ref",
+        let expression = fields[0].value.scalar
+      {
+        picked = staticPick(expression, context)
+      }
+      guard let value = entry.value.scalar ?? picked else {
         report.notCarried("vars: \(entry.name)", at: entry.key.location.line, "only string values are passed")
         return nil
       }
       return (entry.name, convertWithValue(value, line: entry.key.location.line, context, &report))
     }
+  }
+
+  /// The text a `ref:` expression picks from a list or map the file writes (`.A.b`, `index .A 0`,
+  /// `(index .A 0).name`), when it is text; nil otherwise.
+  func staticPick(_ written: String, _ context: Context) -> String? {
+    var expression = Substring(JustText.trimmed(written))
+    var path: [String] = []
+    if expression.hasPrefix("(index ") || expression.hasPrefix("index ") {
+      let wrapped = expression.hasPrefix("(")
+      let end = wrapped ? expression.firstIndex(of: ")") : expression.endIndex
+      guard let end else { return nil }
+      let words = expression[expression.index(expression.startIndex, offsetBy: wrapped ? 7 : 6)..<end]
+        .split(separator: " ")
+      guard words.count == 2, words[0].hasPrefix(".") else { return nil }
+      path = words[0].dropFirst().split(separator: ".").map(String.init) + [words[1].filter { $0 != "\"" }]
+      expression = wrapped ? expression[expression.index(after: end)...] : ""
+    }
+    if !expression.isEmpty {
+      guard expression.hasPrefix(".") else { return nil }
+      path += expression.dropFirst().split(separator: ".").map(String.init)
+    }
+    guard let first = path.first, var node = context.structuredVars[first] else { return nil }
+    for part in path.dropFirst() {
+      switch node.kind {
+      case .mapping(let entries):
+        guard let value = entries.first(where: { $0.name == part })?.value else { return nil }
+        node = value
+      case .sequence(let values):
+        guard let index = Int(part), values.indices.contains(index) else { return nil }
+        node = values[index]
+      case .scalar: return nil
+      }
+    }
+    return node.scalar
   }
 
   func globs(_ node: YAMLNode, key: String, _ context: Context, _ report: inout ImportReport) -> [String] {

@@ -114,7 +114,7 @@ public struct ImportRun: Sendable {
       let own = error.diagnostics.filter { diagnostic in
         if absent.contains(where: { diagnostic.message.contains("'\($0):") }) { return false }
         // `:NAME` is the root file's task: the file is meant to be included by one that has it.
-        if diagnostic.message.contains(" ':"), diagnostic.message.hasSuffix("which is not defined") { return false }
+        if diagnostic.message.contains(" ':"), diagnostic.message.contains("which is not defined") { return false }
         guard let file = diagnostic.location?.file, file != path else { return true }
         return !(file.hasSuffix(".yml") || file.hasSuffix(".yaml"))
       }

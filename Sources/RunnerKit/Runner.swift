@@ -67,11 +67,15 @@ public final class Runner: Sendable {
     guard let (graph, whole) = load(&answer, bytes: bytes) else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: false, &answer)
     guard let selection = narrowed.selection else { return narrowed.code }
+    let runsCommand = { (references: [DotEnvReference]) in references.contains { $0.command != nil } }
     let loadRanCommands =
       graph.file.params.contains(where: { $0.defaultCommand != nil })
       || graph.tasks.contains(where: { $0.params.contains { $0.defaultCommand != nil } })
+      // A `.env` entry `{ sh: CMD }` ran too.
+      || runsCommand(graph.file.dotenv) || graph.file.scopes.contains(where: { runsCommand($0.dotenv) })
+      || graph.tasks.contains(where: { runsCommand($0.dotenv) })
     if loadRanCommands {
-      // A param's `sh:` default ran while the read-ahead compared the records' files: what it
+      // A param's `sh:` default (or a `.env` command) ran while the read-ahead compared the records' files: what it
       // saw may not hold, so the store reads again.
       IncrementalStore.dropReadAhead(directory: stateDirectory)
     }

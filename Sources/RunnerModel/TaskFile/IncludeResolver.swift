@@ -33,7 +33,24 @@ struct IncludeResolver {
     include(root.includes, of: root, scope: 0, stack: [Self.canonical(root.path)])
     // A task a file defines under an include's name wins over the include's default (go-task's rule).
     let defined = Set(merged.tasks.map(\.name))
-    merged.tasks.append(contentsOf: groups.filter { !defined.contains($0.name) })
+    for group in groups {
+      if !defined.contains(group.name) {
+        merged.tasks.append(group)
+      } else {
+        // Shadowed here, its second names may not be: each stays the include's default there.
+        for alias in group.aliases where !defined.contains(alias) {
+          var named = group
+          named.name = alias
+          named.aliases = []
+          merged.tasks.append(named)
+        }
+      }
+    }
+    // A second name a file's own task already has is that task's (the task wins).
+    let taken = Set(merged.tasks.map(\.name))
+    for index in merged.tasks.indices where !merged.tasks[index].aliases.isEmpty {
+      merged.tasks[index].aliases.removeAll { taken.contains($0) }
+    }
     addAbsentTasks()
     var seen: [String: SourceLocation] = [:]
     for index in merged.tasks.indices {
@@ -170,6 +187,18 @@ struct IncludeResolver {
       else { continue }
       var task = TaskDefinition(name: name, location: location, index: 0)
       task.isInternal = true
+      // The values callers give it are its params: the load goes on, the run fails at it.
+      for caller in merged.tasks {
+        var given = caller.dependencies.filter { $0.name == name }.flatMap(\.with)
+        if case .shell(let commands) = caller.action {
+          given += commands.compactMap(\.call).filter { $0.name == name }.flatMap(\.with)
+        }
+        for value in given where !task.params.contains(where: { $0.name == value.name }) {
+          var param = ParamDeclaration(name: value.name, location: location)
+          param.defaultValue = ""
+          task.params.append(param)
+        }
+      }
       let message = "runner: '\(name)' is a task of \(Self.shown(path)), an optional include that is not there"
       task.action = .shell([
         Command(text: "echo '" + message.replacing("'", with: "'\\''") + "' >&2; exit 1", location: location)
@@ -231,6 +260,9 @@ struct IncludeResolver {
     }
     for index in merged.scopes.indices where within(index) {
       merged.scopes[index].otherNamespaces += [merged.scopes[index].namespace].compactMap(renamed)
+    }
+    for entry in absent {
+      if let other = renamed(entry.namespace) { absent.append((other, entry.path, entry.location)) }
     }
   }
 

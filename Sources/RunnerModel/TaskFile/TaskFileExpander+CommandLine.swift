@@ -135,8 +135,10 @@ extension TaskFileExpander {
       commandDefaults[key] = text
       return text
     }
+    // `${NAME}` is read too; a text that is no template so (a shell's `${A:-x}`) keeps it as text.
     guard let text = param.defaultValue, text.utf8.contains(UInt8(ascii: "$")),
-      let template = try? Template.parse(text, variables: true)
+      let template = (try? Template.parse(text, variables: true))
+        ?? (Template.containsExpression(text) ? try? Template.parse(text) : nil)
     else { return param.defaultValue }
     return template.resolving { part in
       switch part {

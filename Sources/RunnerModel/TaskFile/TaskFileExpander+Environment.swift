@@ -14,7 +14,13 @@ extension TaskFileExpander {
         entries.append(entry)
         fileDotEnv[entry.name] = text
         inheritedEnvironment[entry.name] = value.overrides ? text : environment[entry.name]
-        if value.overrides { fileOverrides.insert(entry.name) } else { fileOverrides.remove(entry.name) }
+        if value.overrides {
+          fileOverrides.insert(entry.name)
+          // An earlier file's value the environment shadowed is not what the tasks see now.
+          shadowed.removeAll { $0.name == entry.name }
+        } else {
+          fileOverrides.remove(entry.name)
+        }
       } else {
         // A later file's value runner's environment shadows also ends an earlier override.
         entries.removeAll { $0.name == entry.name && $0.origin == .dotenv }

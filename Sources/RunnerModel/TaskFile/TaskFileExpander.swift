@@ -98,10 +98,14 @@ struct TaskFileExpander {
           ? names : names.filter { name in !task.params.contains { $0.name == name } } + task.params.map(\.name))
     }
     if !file.dotenv.isEmpty {
-      // The file's params' `sh:` defaults see its `.env` values (read once; cached for the base).
-      for value in dotEnv(file.dotenv, directory: file.directory)
-      where environment[value.entry.name] == nil || value.overrides {
-        commandEnvironment[value.entry.name] = value.entry.value.render { _, _ in nil }
+      // The file's params' `sh:` defaults see its `.env` values (read once; cached for the base),
+      // as the tasks will: a later file runner's environment shadows ends an earlier override.
+      for value in dotEnv(file.dotenv, directory: file.directory) {
+        if environment[value.entry.name] == nil || value.overrides {
+          commandEnvironment[value.entry.name] = value.entry.value.render { _, _ in nil }
+        } else {
+          commandEnvironment[value.entry.name] = nil
+        }
       }
     }
     let overrides = commandLineValues(scopes)
@@ -113,8 +117,9 @@ struct TaskFileExpander {
     for task in file.tasks {
       var values = scopeValues[task.scope]
       let directory = task.scope < scopes.count ? scopes[task.scope].fileDirectory : file.directory
-      // A task's own `env` of plain text is in its params' `sh:` defaults' environment too.
-      if task.params.contains(where: { $0.defaultCommand != nil }) {
+      // A task's own `env` of plain text is in its params' `sh:` defaults' environment too, and
+      // `${NAME}` in a default reads it.
+      if task.params.contains(where: { $0.defaultCommand != nil || $0.defaultValue?.contains("$") == true }) {
         for entry in task.environment where entry.value.isResolved && entry.value.references.isEmpty {
           commandEnvironment[entry.name] = entry.value.render { _, _ in nil }
         }

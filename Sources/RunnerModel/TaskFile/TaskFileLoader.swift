@@ -86,10 +86,30 @@ package struct TaskFileLoader: Sendable {
     guard diagnostics.isEmpty else { throw DiagnosticList(diagnostics) }
     file.aliases = table
     let resolved = file
+    // What reads a dependency's outputs names it as the dependency does: by its alias too.
+    let resolving = { (name: String) in resolved.resolvingAlias(name) }
+    let renameOutputs = { (template: Template) -> Template in
+      var renamed = template
+      renamed.parts = template.parts.map {
+        guard case .output(let name, let key) = $0 else { return $0 }
+        return .output(task: resolving(name), key: key)
+      }
+      return renamed
+    }
     for index in file.tasks.indices {
       for position in file.tasks[index].dependencies.indices {
         file.tasks[index].dependencies[position].name = resolved.resolvingAlias(
           file.tasks[index].dependencies[position].name)
+        for value in file.tasks[index].dependencies[position].with.indices {
+          file.tasks[index].dependencies[position].with[value].value = renameOutputs(
+            file.tasks[index].dependencies[position].with[value].value)
+        }
+      }
+      for position in file.tasks[index].environment.indices {
+        file.tasks[index].environment[position].value = renameOutputs(file.tasks[index].environment[position].value)
+      }
+      if case .expression(let expression) = file.tasks[index].condition {
+        file.tasks[index].condition = .expression(expression.renamingOutputs(resolving))
       }
       guard case .shell(let commands) = file.tasks[index].action, commands.contains(where: { $0.call != nil }) else {
         continue

@@ -118,15 +118,36 @@ import Testing
       params:
         REGION: { default: "${REGION}" }
         TAG: "${FROM_FILE}-${UNSET_HERE}-$${LITERAL}"
+        SHELLISH: "${{ params.REGION }}/${SUB:-x}"
       tasks:
-        show: echo "$REGION $TAG"
+        show: echo "$REGION $TAG $SHELLISH"
       """)
     defer { project.remove() }
     try project.write(".env", "FROM_FILE=dotenv\n")
     let output = try project.run(["show"], environment: ["REGION": "eu-west-1"])
     #expect(output.status == 0, "\(output.stderr)")
-    #expect(output.stdout.contains("show | eu-west-1 dotenv--${LITERAL}\n"), "\(output.stdout)")
+    #expect(output.stdout.contains("show | eu-west-1 dotenv--${LITERAL} eu-west-1/${SUB:-x}\n"), "\(output.stdout)")
     let overridden = try project.run(["show", "REGION=us"], environment: ["REGION": "eu-west-1"])
     #expect(overridden.stdout.contains("show | us dotenv-"), "\(overridden.stdout)")
+  }
+
+  /// What a `.env` command prints can change between runs: a run never takes the last one's
+  /// record as its own (the no-op path) without running it.
+  @Test func aDotenvCommandRunsEveryRun() throws {
+    let project = try TaskFileProject(
+      """
+      dotenv: [{ sh: "sed 's/^/REV=/' rev.txt" }]
+      tasks:
+        build: { sources: [main.c], outputs: [out.txt], run: 'echo "$REV" > out.txt' }
+      """)
+    defer { project.remove() }
+    try project.write("main.c", "int main;\n")
+    try project.write("rev.txt", "one\n")
+    #expect(try project.run("build").status == 0)
+    #expect(project.read("out.txt") == "one\n")
+    try project.write("rev.txt", "two\n")
+    let again = try project.run("build")
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(project.read("out.txt") == "two\n", "\(again.stdout)")
   }
 }

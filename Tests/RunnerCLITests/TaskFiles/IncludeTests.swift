@@ -154,10 +154,12 @@ import Testing
       try project.write(
         "\(service)/tasks.yml",
         "includes:\n  lib: { path: ../lib/tasks.yml, dir: ../lib }\ntasks:\n  build: { deps: [lib:build], run: echo built }\n"
-      )
+          + "  deploy: { deps: [lib:build], env: { V: '${{ deps.lib:build.outputs.v }}' }, run: 'echo \"v=$V\"' }\n")
     }
     try project.write(
-      "lib/tasks.yml", "params: { mode: debug }\ntasks:\n  build: echo \"lib $mode in $(basename $PWD)\" >> ../log\n")
+      "lib/tasks.yml",
+      "params: { mode: debug }\ntasks:\n  build: echo \"lib $mode in $(basename $PWD)\" >> ../log; echo v=7 >> \"$RUNNER_OUTPUT\"\n"
+    )
     let output = try project.run("-j1", "all")
     #expect(output.status == 0, "\(output.stderr)")
     let log = project.read("log") ?? ""
@@ -167,6 +169,9 @@ import Testing
     #expect(listed.stdout.contains("a:lib:build (b:lib:build)"), "\(listed.stdout)")
     let alone = try project.run("b:lib:build")
     #expect(alone.status == 0 && alone.stdout.contains("a:lib:build"), "\(alone.stdout)\(alone.stderr)")
+    // What reads the shared task's outputs by the second name reads them.
+    let deploy = try project.run("b:deploy")
+    #expect(deploy.status == 0 && deploy.stdout.contains("| v=7\n"), "\(deploy.stdout)\(deploy.stderr)")
     // The second name's params are the first's.
     let scoped = try project.run("b:lib:mode=fast", "b:lib:build")
     #expect(scoped.status == 0, "\(scoped.stderr)")
@@ -202,12 +207,13 @@ import Testing
       tasks:
         build: { deps: [extra:setup], run: echo build }
         calls: { run: [{ task: extra:gen }] }
+        given: { deps: [{ task: extra:setup, with: { mode: release } }], run: echo given }
         hello: echo hello
       """)
     defer { project.remove() }
     let hello = try project.run("hello")
     #expect(hello.status == 0 && hello.stdout.contains("hello | hello\n"), "\(hello.stdout)\(hello.stderr)")
-    for target in ["build", "calls"] {
+    for target in ["build", "calls", "given"] {
       let output = try project.run(target)
       #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
       #expect(
