@@ -141,9 +141,13 @@ extension TaskfileImporter {
   /// The text go-task prints for `{{.PATH}}` of a list or map var (`.LIST`, `.MAP.key`,
   /// `.LIST.0` for `index .LIST 0`): Go's `[a b]` and `map[k:v]`; nil when it is no such var.
   func structuredText(_ path: String, _ context: Context) -> String? {
-    let parts = path.split(separator: ".").map(String.init)
-    guard let first = parts.first, var node = context.structuredVars[first] else { return nil }
-    for part in parts.dropFirst() {
+    structuredNode(path.split(separator: ".").map(String.init), context).map(Self.goText)
+  }
+
+  /// The value at `path` (`MAP`, `key`, `0`, …) in a list or map var the file writes.
+  func structuredNode(_ path: [String], _ context: Context) -> YAMLNode? {
+    guard let first = path.first, var node = context.structuredVars[first] else { return nil }
+    for part in path.dropFirst() {
       switch node.kind {
       case .mapping(let entries):
         guard let value = entries.first(where: { $0.name == part })?.value else { return nil }
@@ -155,7 +159,7 @@ extension TaskfileImporter {
         return nil
       }
     }
-    return Self.goText(node)
+    return node
   }
 
   /// How Go's templates print a YAML value.

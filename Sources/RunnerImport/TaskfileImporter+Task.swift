@@ -322,19 +322,7 @@ extension TaskfileImporter {
       guard expression.hasPrefix(".") else { return nil }
       path += expression.dropFirst().split(separator: ".").map(String.init)
     }
-    guard let first = path.first, var node = context.structuredVars[first] else { return nil }
-    for part in path.dropFirst() {
-      switch node.kind {
-      case .mapping(let entries):
-        guard let value = entries.first(where: { $0.name == part })?.value else { return nil }
-        node = value
-      case .sequence(let values):
-        guard let index = Int(part), values.indices.contains(index) else { return nil }
-        node = values[index]
-      case .scalar: return nil
-      }
-    }
-    return node.scalar
+    return structuredNode(path, context)?.scalar
   }
 
   func globs(_ node: YAMLNode, key: String, _ context: Context, _ report: inout ImportReport) -> [String] {

@@ -122,4 +122,37 @@ struct ImportGoTaskVarsTests {
     let runnerStuck = try project.run("stuck")
     #expect(runnerStuck.status == 1 && ImportOrderTests.stepLines(runnerStuck.stdout).isEmpty, "\(runnerStuck.stdout)")
   }
+
+  /// Lists and maps the file writes: templates inside their values, and `ref:` picking one
+  /// text out of them for a call (`(index .MAP.children 0).name`).
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskStructuredValuesGiveWhatGoTaskGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      vars:
+        LIST: [1, 2, 3]
+      tasks:
+        default:
+          vars:
+            FOO: foo
+            BOTH: ["{{.FOO}}", "bar"]
+            MAP:
+              map: { children: [{ name: Bob }, { name: Ann }] }
+          cmds:
+            - 'echo "step: {{index .BOTH 0}} {{index .BOTH 1}}"'
+            - task: show
+              vars: { VAR: { ref: (index .MAP.children 1).name } }
+            - task: show
+              vars: { VAR: { ref: index .LIST 2 } }
+        show: 'echo "step: {{.VAR}}"'
+
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(original == ["step: foo bar", "step: Ann", "step: 3"], "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+  }
 }
