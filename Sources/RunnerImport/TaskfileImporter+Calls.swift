@@ -90,11 +90,27 @@ extension TaskfileImporter {
 
   /// go-task runs a called task at each call (`run: always`, its default); runner runs a task
   /// once per run for each set of params: a task called twice with the same vars is reported.
+  /// An included task counts under its include's first name: an include alias (a second include
+  /// of the same file, the same way) names the same tasks in runner.
   func reportRepeatedCalls(
-    _ tasks: [ImportedTask], runsOnce: Set<String>, lines: [String: Int], _ report: inout ImportReport
+    _ tasks: [ImportedTask], runsOnce: Set<String>, lines: [String: Int], includes: [ImportedInclude] = [],
+    _ report: inout ImportReport
   ) {
+    var first: [String: String] = [:]
+    for include in includes {
+      let same = includes.first {
+        $0.path == include.path && $0.directory == include.directory
+          && $0.with.map { "\($0)" } == include.with.map { "\($0)" }
+      }
+      first[include.namespace] = same?.namespace ?? include.namespace
+    }
+    let canonical = { (name: String) -> String in
+      guard let colon = name.firstIndex(of: ":"), let namespace = first[String(name[..<colon])] else { return name }
+      return namespace + name[colon...]
+    }
     var counts: [String: Int] = [:]
     var order: [String] = []
+    var callers: [String: String] = [:]
     for task in tasks {
       let calls =
         task.dependencies
@@ -103,18 +119,27 @@ extension TaskfileImporter {
           return nil
         }
       for call in calls where call.forEach.isEmpty {
-        let key = ([call.name] + call.with.map { "\($0.name)=\($0.value)" }).joined(separator: "\u{0}")
+        let key = ([canonical(call.name)] + call.with.map { "\($0.name)=\($0.value)" }).joined(separator: "\u{0}")
         if counts[key] == nil { order.append(key) }
         counts[key, default: 0] += 1
+        callers[key] = callers[key] ?? task.name
       }
     }
     for key in order where (counts[key] ?? 0) > 1 {
       let name = String(key.split(separator: "\u{0}").first ?? "")
-      guard !runsOnce.contains(name), let line = lines[name] else { continue }
-      report.approximate(
-        "task: \(name)", at: line,
-        "called \(counts[key] ?? 0) times with the same vars: runner runs a task once per run for each set of params, "
-          + "go-task at each call (run: always)")
+      if let line = lines[name] {
+        guard !runsOnce.contains(name) else { continue }
+        report.approximate(
+          "task: \(name)", at: line,
+          "called \(counts[key] ?? 0) times with the same vars: runner runs a task once per run for each set of "
+            + "params, go-task at each call (run: always)")
+      } else if name.contains(":"), let caller = callers[key], let line = lines[caller] {
+        // An included file's task: its `run:` is not known here.
+        report.approximate(
+          "task: \(name)", at: line,
+          "called \(counts[key] ?? 0) times with the same vars (an include's alias names the same tasks): runner "
+            + "runs a task once per run for each set of params, go-task at each call unless it says run: once")
+      }
     }
   }
 

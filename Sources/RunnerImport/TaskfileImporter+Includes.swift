@@ -30,11 +30,8 @@ extension TaskfileImporter {
           case "vars":
             if case .mapping(let given) = field.value.kind { vars = given }
           case "aliases":
+            // A second include of the same file, the same way: runner's second name of its tasks.
             if case .sequence(let names) = field.value.kind { aliases = names.compactMap(\.scalar) }
-            report.approximate(
-              "includes: \(entry.name): aliases", at: field.key.location.line,
-              "each alias is a second include of the same file: the same tasks under another name, which "
-                + "runner runs apart")
           case "internal", "flatten", "excludes", "checksum":
             report.notCarried(
               "includes: \(entry.name): \(field.name)", at: field.key.location.line,

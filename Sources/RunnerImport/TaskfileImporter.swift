@@ -131,7 +131,7 @@ struct TaskfileImporter {
           let run = fields.first { $0.name == "run" }?.value.scalar
           return run == "once" || (run == nil && fileRunsOnce)
         }.map(\.name))
-      reportRepeatedCalls(file.tasks, runsOnce: runsOnce, lines: lines, &report)
+      reportRepeatedCalls(file.tasks, runsOnce: runsOnce, lines: lines, includes: file.includes, &report)
     } else if file.includes.isEmpty {
       throw ImportError(file: path, line: root.location.line, "the Taskfile has no 'tasks' mapping")
     }

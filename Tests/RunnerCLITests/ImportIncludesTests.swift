@@ -158,6 +158,26 @@ struct ImportIncludesTests {
     }
   }
 
+  /// An included task called twice with the same vars, by its include's name and an alias of
+  /// the include, runs once in runner (go-task runs it at each call): reported.
+  @Test func anIncludedTaskCalledTwiceThroughAnAliasIsReported() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("lib/Taskfile.yml", "version: '3'\ntasks:\n  greet: echo hi\n")
+    try project.write(
+      "Taskfile.yml",
+      "version: '3'\nincludes:\n  foo: { taskfile: lib/Taskfile.yml, aliases: [f] }\ntasks:\n  default:\n"
+        + "    cmds:\n      - task: foo:greet\n      - task: f:greet\n")
+    let imported = try project.run("import", "Taskfile.yml")
+    #expect(imported.status == 3, "\(imported.stderr)")
+    #expect(
+      imported.stderr.contains(
+        "Taskfile.yml:5: approximate: task: foo:greet: called 2 times with the same vars (an include's alias names "
+          + "the same tasks)"),
+      "\(imported.stderr)")
+    #expect(!imported.stderr.contains("aliases: each alias"), "\(imported.stderr)")
+  }
+
   /// An include's var the included file does not declare is reported, never passed silently.
   @Test func anIncludeVarTheFileDoesNotDeclareIsReported() throws {
     let project = try TaskFileProject()
