@@ -100,7 +100,7 @@ extension TaskfileImporter {
     for include in includes {
       let same = includes.first {
         $0.path == include.path && $0.directory == include.directory
-          && $0.with.map { "\($0)" } == include.with.map { "\($0)" }
+          && $0.with.elementsEqual(include.with) { $0.name == $1.name && $0.value == $1.value }
       }
       first[include.namespace] = same?.namespace ?? include.namespace
     }

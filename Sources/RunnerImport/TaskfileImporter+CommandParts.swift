@@ -38,7 +38,8 @@ extension TaskfileImporter {
       total += value * unit.1
       rest = rest.dropFirst(unit.0.count)
     }
-    guard total > 0 else { return nil }
+    // Past a year is no timeout anyone means (and Int(Double) must not overflow).
+    guard total > 0, total < 31_536_000 else { return nil }
     // Whole milliseconds, at least one.
     let milliseconds = max(1, Int((total * 1000).rounded()))
     var fraction = String(milliseconds % 1000)

@@ -52,10 +52,7 @@ struct ImportGoTaskVarsTests {
   /// also sets: the file's value is the command's output, the task's own wins there.
   @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
   func goTaskEnvReadingACommandVarGivesWhatGoTaskGives() throws {
-    let project = try TaskFileProject()
-    defer { project.remove() }
-    try project.write(
-      "Taskfile.yml",
+    try Self.goTaskAndTheImportAgree(
       """
       version: '3'
       vars:
@@ -72,10 +69,8 @@ struct ImportGoTaskVarsTests {
           env: { BAZ: 1.1 }
           cmds: ['echo "step: $BAZ"']
 
-      """)
-    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
-    #expect(original == ["step: baz", "step: 1.1"], "\(original)")
-    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+      """,
+      printing: ["step: baz", "step: 1.1"])
   }
 
   /// A command's `timeout` (go-task stops it; with `ignore_error` the task goes on), an empty
@@ -127,10 +122,7 @@ struct ImportGoTaskVarsTests {
   /// text out of them for a call (`(index .MAP.children 0).name`).
   @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
   func goTaskStructuredValuesGiveWhatGoTaskGives() throws {
-    let project = try TaskFileProject()
-    defer { project.remove() }
-    try project.write(
-      "Taskfile.yml",
+    try Self.goTaskAndTheImportAgree(
       """
       version: '3'
       vars:
@@ -150,9 +142,18 @@ struct ImportGoTaskVarsTests {
               vars: { VAR: { ref: index .LIST 2 } }
         show: 'echo "step: {{.VAR}}"'
 
-      """)
+      """,
+      printing: ["step: foo bar", "step: Ann", "step: 3"])
+  }
+
+  /// go-task runs `taskfile`'s default task and prints `printing` (its `step:` lines); the
+  /// import, run by runner, prints the same.
+  static func goTaskAndTheImportAgree(_ taskfile: String, printing expected: [String]) throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("Taskfile.yml", taskfile)
     let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
-    #expect(original == ["step: foo bar", "step: Ann", "step: 3"], "\(original)")
+    #expect(original == expected, "\(original)")
     #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
   }
 }

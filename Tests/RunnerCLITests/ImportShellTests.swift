@@ -156,11 +156,15 @@ import Testing
           cmds:
             - cmd: echo hi
               timeout: 5 seconds
+            - cmd: echo again
+              timeout: 99999999999999999999999h
 
       """)
     let output = try project.run("import", "Taskfile.yml")
     #expect(output.status == 3)
     #expect(
       output.stderr.contains("Taskfile.yml:6: not carried over: cmd: timeout: not a Go duration"), "\(output.stderr)")
+    #expect(
+      output.stderr.contains("Taskfile.yml:8: not carried over: cmd: timeout: not a Go duration"), "\(output.stderr)")
   }
 }
