@@ -81,6 +81,8 @@ package struct ImportedDependency: Sendable {
   package var with: [(name: String, value: String)] = []
   /// A call's `for:` values (`${{ item }}` in `with` stands for each).
   package var forEach: [String] = []
+  /// A call's `for:` over values runner finds when it loads the file.
+  package var forFound: FoundValues?
   /// `args: pass`: the words after `--` that reach the caller reach it too.
   package var passesArguments = false
 
@@ -88,6 +90,12 @@ package struct ImportedDependency: Sendable {
     self.name = name
     self.with = with
   }
+}
+
+/// What a runner `for:` finds when the file loads: `{ files: [GLOB…] }` or `{ sh: CMD }`.
+package enum FoundValues: Sendable, Equatable {
+  case files([String])
+  case command(String)
 }
 
 /// One item of a task's `run` list.

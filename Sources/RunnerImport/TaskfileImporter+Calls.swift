@@ -20,11 +20,29 @@ extension TaskfileImporter {
     }
     var items: [LoopItem] = []
     if let node = fields.first(where: { $0.name == "for" })?.value {
-      // A loop over words found when the command runs has no equivalent for a call.
-      guard case .items(let found) = loop(node, context, &report) else { return nil }
-      // Nothing to call: go-task calls nothing either.
-      if found.isEmpty { return [] }
-      items = found
+      switch loop(node, context, &report, call: true) {
+      case .items(let found):
+        // Nothing to call: go-task calls nothing either.
+        if found.isEmpty { return [] }
+        items = found
+      case .shell(_, let item, _, let found):
+        // Files or words found when runner loads the file: runner's own `for:`.
+        guard !Self.mentionsItem(name), !name.contains("{{") else {
+          report.notCarried(
+            "task: \(name)", at: line, "a task named by a template: runner names the tasks it calls as written")
+          return nil
+        }
+        report.approximate(
+          "for: \(node.scalar ?? "var: " + Self.loopVariable(node))", at: node.location.line,
+          "runner finds the values when it loads the file, go-task when the task starts (after what ran before it)")
+        var looped = context
+        looped.inCallLoop = true
+        looped.callItemName = item
+        var call = ImportedDependency(name, with: passed(fields, looped, &report))
+        call.forFound = found
+        return [call]
+      case nil: return nil
+      }
     }
     let plain = items.allSatisfy { $0.fields.isEmpty && $0.name == "ITEM" }
     let itemized = !items.isEmpty && (expand || !plain || Self.mentionsItem(name))
@@ -47,6 +65,12 @@ extension TaskfileImporter {
     var call = ImportedDependency(name, with: passed(fields, looped, &report))
     call.forEach = items.map(\.value)
     return [call]
+  }
+
+  /// The var a `for: { var: NAME }` loops over.
+  static func loopVariable(_ node: YAMLNode) -> String {
+    guard case .mapping(let entries) = node.kind else { return "…" }
+    return entries.first { $0.name == "var" }?.value.scalar ?? "…"
   }
 
   static func mentionsItem(_ text: String) -> Bool {
@@ -118,7 +142,7 @@ extension TaskfileImporter {
           if case .call(let call) = command { return call }
           return nil
         }
-      for call in calls where call.forEach.isEmpty {
+      for call in calls where call.forEach.isEmpty && call.forFound == nil {
         let key = ([canonical(call.name)] + call.with.map { "\($0.name)=\($0.value)" }).joined(separator: "\u{0}")
         if counts[key] == nil { order.append(key) }
         counts[key, default: 0] += 1

@@ -94,6 +94,21 @@ extension TaskfileImporter {
     "CLI_VERBOSE", "CLI_OFFLINE", "CLI_ASSUME_YES",
   ]
 
+  /// go-task's `{{.TIMESTAMP}}` (`.Unix`: its seconds): the newest modification time of the
+  /// files the globs find, as Go prints a time (`2026-08-21 13:31:53.25 +0000 UTC`), the
+  /// epoch when none is found. nil when a glob holds what the shell would read otherwise.
+  static func newestTime(_ globs: [String], unix: Bool) -> String? {
+    guard
+      globs.allSatisfy({ glob in glob.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) } })
+    else { return nil }
+    let newest =
+      "$(shopt -s globstar nullglob; stat -c %.9Y -- \(globs.joined(separator: " ")) 2>/dev/null | LC_ALL=C sort -n "
+      + "| tail -n 1)"
+    if unix { return "$(__runner_ts=\(newest); echo \"${__runner_ts:-0}\" | cut -d. -f1)" }
+    return "$(__runner_ts=\(newest); date -d \"@${__runner_ts:-0}\" '+%Y-%m-%d %H:%M:%S.%N %z %Z' "
+      + "| sed -E 's/(\\.[0-9]*[1-9])0+ /\\1 /; s/\\.0+ / /')"
+  }
+
   /// `text` in single quotes for the shell.
   static func quoted(_ text: String) -> String { TasksFileWriter.shellQuoted(text) }
 

@@ -71,7 +71,7 @@ extension TaskfileImporter {
     if let node = field("for") {
       switch loop(node, context, &report) {
       case .items(let found): items = found
-      case .shell(let words, let name, let existing):
+      case .shell(let words, let name, let existing, _):
         context.shellItem = name
         shellLoop = (words, existing)
       case nil: return [.shell(failing("for: \(node.scalar ?? "…")", line: line))]
@@ -129,6 +129,17 @@ extension TaskfileImporter {
     var missing: [String] = []
     func replacement(_ name: String, _ quoting: Quoting, _ report: inout ImportReport) -> Replacement? {
       switch name {
+      case "CHECKSUM", "TIMESTAMP", "TIMESTAMP.Unix":
+        // go-task sets the one its method names, for a task with sources; the other is empty.
+        let kind = String(name.prefix { $0 != "." })
+        guard let sources = context.taskFiles["sources"], !sources.isEmpty, context.method == kind.lowercased()
+        else { return .text("") }
+        if kind == "TIMESTAMP", let newest = Self.newestTime(sources, unix: name.hasSuffix(".Unix")) {
+          return .expansion(newest)
+        }
+        report.notCarried("{{.\(name)}}", at: line, "go-task's own variable: runner has no equivalent")
+        missing.append("{{.\(name)}}")
+        return nil
       case _ where Self.specialVariables.contains(name):
         // go-task fills these in itself; runner has no such value, and an empty one runs something else.
         report.notCarried("{{.\(name)}}", at: line, "go-task's own variable: runner has no equivalent")

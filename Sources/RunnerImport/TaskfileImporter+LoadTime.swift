@@ -38,7 +38,7 @@ extension TaskfileImporter {
   {
     convertTemplates(text, line: line, shell: false, &report) { name, _, report in
       if let text = context.loopItem?.text(for: name) ?? structuredText(name, context) { return .text(text) }
-      if name == "ITEM", context.inCallLoop { return .text("${{ item }}") }
+      if name == context.callItemName, context.inCallLoop { return .text("${{ item }}") }
       if let value = context.inlineVars[name], depth < 16 {
         return .text(convertLoadTime(value, line: line, context, &report, depth: depth + 1))
       }

@@ -45,13 +45,15 @@ enum Loop {
   /// Values known at import.
   case items([LoopItem])
   /// Words the shell finds when the command runs (`$(command)`, the task's sources): a shell
-  /// `for` over them, the item in `$__runner_item`.
-  case shell(words: String, name: String, existing: Bool)
+  /// `for` over them, the item in `$__runner_item`; for a call, runner's `for:` finds them
+  /// when it loads the file (`found`).
+  case shell(words: String, name: String, existing: Bool, found: FoundValues)
 }
 
 extension TaskfileImporter {
   /// What `for:` loops over; nil when it cannot be carried (reported).
-  func loop(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport) -> Loop? {
+  /// - Parameter call: the loop is a call's, so files found are never split at blanks.
+  func loop(_ node: YAMLNode, _ context: Context, _ report: inout ImportReport, call: Bool = false) -> Loop? {
     let line = node.location.line
     switch node.kind {
     case .sequence(let values) where values.allSatisfy({ $0.scalar != nil }):
@@ -65,20 +67,22 @@ extension TaskfileImporter {
           pattern.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) }
         })
       else { break }
-      report.approximate(
-        "for: \(kind)", at: line,
-        "a shell loop over the files the globs find when the command runs (bash's globstar for **): a name "
-          + "holding a blank splits in two")
+      if !call {
+        report.approximate(
+          "for: \(kind)", at: line,
+          "a shell loop over the files the globs find when the command runs (bash's globstar for **): a name "
+            + "holding a blank splits in two")
+      }
       return .shell(
         words: "$(shopt -s globstar; printf '%s\\n' \(patterns.joined(separator: " ")) | LC_ALL=C sort -u)",
-        name: "ITEM", existing: true)
+        name: "ITEM", existing: true, found: .files(patterns))
     case .mapping(let entries):
       let field = { (key: String) in entries.first { $0.name == key }?.value }
       let name = field("as")?.scalar ?? "ITEM"
       if let matrix = field("matrix"), case .mapping(let axes) = matrix.kind {
         var items = [LoopItem(name: name)]
         for axis in axes {
-          guard let values = list(axis.value, context) else {
+          guard let values = list(axis.value, context, at: axis.key.location.line, &report) else {
             report.notCarried(
               "for: matrix: \(axis.name)", at: axis.key.location.line,
               "only a written list or a ref: to a list var is imported")
@@ -111,7 +115,7 @@ extension TaskfileImporter {
         return .items(parts.map { LoopItem(name: name, value: $0) })
       }
       if separator == nil, let command = context.commandVars[variable], !command.contains("{{") {
-        return .shell(words: "$(\(command))", name: name, existing: false)
+        return .shell(words: "$(\(command))", name: name, existing: false, found: .command(command))
       }
     default:
       break
@@ -122,14 +126,29 @@ extension TaskfileImporter {
     return nil
   }
 
-  /// A list: written, or `ref: .NAME` of a list var.
-  func list(_ node: YAMLNode, _ context: Context) -> [String]? {
+  /// A list: written, `ref: .NAME` of a list var, or `ref: splitList "SEP" .NAME` of a var
+  /// whose value the file writes (reported: `runner NAME=…` does not change the loop).
+  func list(_ node: YAMLNode, _ context: Context, at line: Int, _ report: inout ImportReport) -> [String]? {
     switch node.kind {
     case .sequence(let values):
       let scalars = values.compactMap(\.scalar)
       return scalars.count == values.count ? scalars : nil
     case .mapping(let entries):
       guard entries.count == 1, entries[0].name == "ref", let reference = entries[0].value.scalar else { return nil }
+      let words = reference.split(separator: " ")
+      if words.count == 3, words[0] == "splitList", words[1].count >= 3, words[1].hasPrefix("\""),
+        words[1].hasSuffix("\""), words[2].hasPrefix("."), Self.isName(words[2].dropFirst()),
+        let value = context.knownValues[String(words[2].dropFirst())]
+      {
+        let variable = String(words[2].dropFirst())
+        if context.fileParams[variable] != nil {
+          report.approximate(
+            "ref: \(reference)", at: line,
+            "the list is split from the file's value: runner \(variable)=… on the command line does not change it")
+        }
+        return value.split(separator: String(words[1].dropFirst().dropLast()), omittingEmptySubsequences: false)
+          .map(String.init)
+      }
       let name = JustText.trimmed(reference)
       guard name.hasPrefix("."), Self.isName(name.dropFirst()) else { return nil }
       return context.listVars[String(name.dropFirst())]

@@ -18,6 +18,7 @@ extension TaskfileImporter {
     if case .mapping(let fields) = entry.value.kind {
       context.taskHasAliases = fields.contains { $0.name == "aliases" }
       context.taskHasFiles = fields.contains { ["sources", "generates", "status", "method"].contains($0.name) }
+      if let method = fields.first(where: { $0.name == "method" })?.value.scalar { context.method = method }
     }
     switch entry.value.kind {
     case .scalar(let command, _):

@@ -26,6 +26,8 @@ struct TaskfileImporter {
     var passedVars: [String: [String]] = [:]
     /// Converting a call's `vars` under its `for:`: `{{.ITEM}}` is runner's `${{ item }}`.
     var inCallLoop = false
+    /// The name `{{.NAME}}` of the loop's item under `inCallLoop` (`as:` renames it).
+    var callItemName = "ITEM"
     /// Converting a call's `vars` for one item of its `for:` (a call per item): `{{.ITEM}}` is it.
     var loopItem: LoopItem?
     /// The task being converted, and whether it has `aliases`.
@@ -35,6 +37,9 @@ struct TaskfileImporter {
     var taskParams: Set<String> = []
     /// Whether the task being converted has `sources`, `generates` or `status` (read in its dir).
     var taskHasFiles = false
+    /// go-task's `method` for the task (its own, else the file's): which of `{{.CHECKSUM}}` and
+    /// `{{.TIMESTAMP}}` it sets.
+    var method = "checksum"
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
     var shellItem: String?
     /// The value of each var written as plain text, file or task (for `for: var:`).
@@ -104,7 +109,13 @@ struct TaskfileImporter {
             "output: \(entry.value.scalar ?? "…")", at: line,
             "runner prefixes each line with its task; --output grouped holds a task's lines until it ends")
         }
-      case "silent", "run", "method": break
+      case "method":
+        context.method = entry.value.scalar ?? "checksum"
+        if context.method != "checksum" {
+          report.approximate(
+            "method: \(context.method)", at: line, "runner compares the sources' contents, as method: checksum")
+        }
+      case "silent", "run": break
       case "set", "shopt": context.shellFlags += shellFlags(entry.value, key: entry.name, &report)
       default:
         report.notCarried(entry.name, at: line, "go-task's '\(entry.name)' has no equivalent in runner")

@@ -103,8 +103,13 @@ package struct TasksFileWriter {
   }
 
   func call(_ dependency: ImportedDependency) -> String {
-    let loop =
+    var loop =
       dependency.forEach.isEmpty ? "" : ", for: [\(dependency.forEach.map { Self.scalar($0) }.joined(separator: ", "))]"
+    switch dependency.forFound {
+    case .files(let patterns)?: loop = ", for: { files: [\(patterns.map { Self.scalar($0) }.joined(separator: ", "))] }"
+    case .command(let command)?: loop = ", for: { sh: \(Self.scalar(command)) }"
+    case nil: break
+    }
     let arguments = dependency.passesArguments ? ", args: pass" : ""
     guard !dependency.with.isEmpty else { return "{ task: \(Self.scalar(dependency.name))\(loop)\(arguments) }" }
     let values = dependency.with.map { "\(Self.scalar($0.name)): \(Self.scalar($0.value))" }

@@ -92,6 +92,7 @@ public struct ImportRun: Sendable {
   ) -> String? {
     var loader = TaskFileLoader()
     loader.commandOutput = { _, _ in (0, "") }
+    loader.matchFiles = { _, _ in [] }
     let directory = path.contains("/") ? TaskFileLocator.parent(of: path) : "."
     func exists(_ include: String) -> Bool {
       var info = stat()

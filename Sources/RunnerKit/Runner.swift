@@ -70,6 +70,8 @@ public final class Runner: Sendable {
     let runsCommand = { (references: [DotEnvReference]) in references.contains { $0.command != nil } }
     let loadRanCommands =
       graph.file.params.contains(where: { $0.defaultCommand != nil })
+      // A `for:` listed files or ran a command.
+      || graph.tasks.contains(where: \.repeatsAtLoad)
       || graph.tasks.contains(where: { $0.params.contains { $0.defaultCommand != nil } })
       // A `.env` entry `{ sh: CMD }` ran too.
       || runsCommand(graph.file.dotenv) || graph.file.scopes.contains(where: { runsCommand($0.dotenv) })
@@ -274,7 +276,7 @@ public final class Runner: Sendable {
 
   /// The task names (and `NAME=value` params) a shell offers to complete: none when the file does not load.
   public static func taskNames(inFile path: String) -> [String] {
-    guard let graph = try? TaskFileLoader().load(path: path) else { return [] }
+    guard let graph = try? TaskFileLoader.forRun().load(path: path) else { return [] }
     let tasks = graph.tasks.filter { !$0.isInternal && $0.values.isEmpty && !$0.name.contains("#") }
     // Params complete as NAME=CHOICE (or NAME=DEFAULT), after the task names.
     let params = tasks.flatMap { graph.file.params(of: $0) }.flatMap { param in
@@ -308,7 +310,7 @@ public final class Runner: Sendable {
   /// Loads the task file (no selection: `--list` and `--describe` read the whole file).
   func loadGraph(_ answer: inout Answer, bytes: [UInt8]? = nil) -> TaskGraph? {
     let path = options.taskFile
-    let loader = TaskFileLoader(
+    let loader = TaskFileLoader.forRun(
       invocation: Invocation(params: options.params, targets: options.targets, arguments: options.taskArguments))
     do {
       let graph = try bytes.map { try loader.load(bytes: $0, path: path) } ?? loader.load(path: path)

@@ -146,6 +146,96 @@ struct ImportGoTaskVarsTests {
       printing: ["step: foo bar", "step: Ann", "step: 3"])
   }
 
+  /// `{{.TIMESTAMP}}` (and `.Unix`) of a `method: timestamp` task is the newest time of its
+  /// sources, as Go prints it; a method that does not set a variable leaves it empty.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func goTaskFingerprintVariablesGiveWhatGoTaskGives() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    try project.write("a.txt", "a\n")
+    try project.write("b.txt", "b\n")
+    // A fraction of a second, as a file system keeps it: Go prints it without trailing zeros.
+    _ = try project.shell("touch -d @1787319113.25 a.txt && touch -d @1577934245 b.txt")
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      method: none
+      tasks:
+        default:
+          cmds: [task: stamp, task: none, task: plain]
+        stamp:
+          method: timestamp
+          sources: ['*.txt']
+          cmds:
+            - "echo 'step: {{.TIMESTAMP}} {{.TIMESTAMP.Unix}} [{{.CHECKSUM}}]'"
+        none:
+          sources: [a.txt]
+          cmds: ['echo "step: [{{.CHECKSUM}}] [{{.TIMESTAMP}}]"']
+        plain:
+          method: checksum
+          cmds: ['echo "step: [{{.CHECKSUM}}]"']
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    // The time is printed in the local zone: only the seconds' fraction and the Unix value are fixed.
+    #expect(original.count == 3 && original[0].contains(":53.25 ") && original[0].hasSuffix(" 1787319113 []"))
+    #expect(original.dropFirst() == ["step: [] []", "step: []"], "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]) == original)
+  }
+
+  /// go-task's `for: sources`, `for: generates` and `for:` over a `sh:` var on `deps` become
+  /// runner's `for:`, and run the same commands.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed"))
+  func goTaskLoopsOnDependenciesImportAsRunnersFor() throws {
+    let project = try TaskFileProject()
+    defer { project.remove() }
+    for name in ["a.txt", "b.txt"] { try project.write(name, "\(name)\n") }
+    try project.write(
+      "Taskfile.yml",
+      """
+      version: '3'
+      tasks:
+        show: { cmds: ['echo "step: {{.F}}"'] }
+        default:
+          sources: ['*.txt']
+          generates: [a.txt]
+          vars:
+            WORDS: { sh: 'echo one two' }
+          deps:
+            - { for: sources, task: show, vars: { F: 'src {{.ITEM}}' } }
+            - { for: generates, task: show, vars: { F: 'gen {{.ITEM}}' } }
+            - { for: { var: WORDS, as: W }, task: show, vars: { F: 'word {{.W}}' } }
+      """)
+    let original = try ImportOrderTests.steps(ImportOrderTests.task!, ["default"], in: project.directory)
+    #expect(
+      original.sorted() == [
+        "step: gen a.txt", "step: src a.txt", "step: src b.txt", "step: word one", "step: word two",
+      ], "\(original)")
+    #expect(try ImportOrderTests.runnerSteps(project, "Taskfile.yml", ["default"]).sorted() == original.sorted())
+    let written = project.read("tasks.yml") ?? ""
+    #expect(written.contains("for: { files: [\"*.txt\"] }"), "\(written)")
+    #expect(written.contains("for: { sh: echo one two }"), "\(written)")
+  }
+
+  /// A matrix axis split from a var's value (`ref: splitList "," .CSV`) loops over its parts.
+  @Test(.enabled(if: ImportOrderTests.task != nil, "go-task is not installed (pip install go-task-bin)"))
+  func aMatrixAxisSplitFromAVarGivesWhatGoTaskGives() throws {
+    try Self.goTaskAndTheImportAgree(
+      """
+      version: '3'
+      vars:
+        CSV: 'linux,darwin'
+        ARCHES: [amd64, arm64]
+      tasks:
+        default:
+          cmds:
+            - for: { matrix: { OS: { ref: 'splitList "," .CSV' }, ARCH: { ref: .ARCHES } } }
+              cmd: 'echo "step: {{.ITEM.OS}}/{{.ITEM.ARCH}}"'
+
+      """,
+      printing: ["step: linux/amd64", "step: linux/arm64", "step: darwin/amd64", "step: darwin/arm64"])
+  }
+
   /// go-task runs `taskfile`'s default task and prints `printing` (its `step:` lines); the
   /// import, run by runner, prints the same.
   static func goTaskAndTheImportAgree(_ taskfile: String, printing expected: [String]) throws {

@@ -77,6 +77,9 @@ package struct TaskDefinition: Sendable, Identifiable {
     /// `sandbox: strict`: the task may read of the project only its sources and its
     /// dependencies' outputs, and write only its outputs and its temporary directory.
     package var sandboxStrict = false
+    /// A `for:` on a call or a `deps` entry that lists files or runs a command when the file
+    /// loads: what the graph holds may change with no change to the file.
+    package var repeatsAtLoad = false
     /// Words after `--` on the command line, for a target: the script's `"$@"`.
     package var arguments: [String] = []
     /// The task as written, for a node the loader made of it (`build` for `build[mode=release]`).

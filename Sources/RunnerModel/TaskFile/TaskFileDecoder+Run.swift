@@ -1,7 +1,8 @@
 extension TaskFileDecoder {
   /// `run`: a command, or a list of commands, task calls (`- task:`, with `with:`, `for:`,
   /// `args:`) and commands whose failure is ignored (`- run:` with `ignore_error`).
-  mutating func commands(_ node: YAMLNode, task: String) -> [Command] {
+  mutating func commands(_ node: YAMLNode, task definition: inout TaskDefinition) -> [Command] {
+    let task = definition.name
     let what = "'run' of task '\(task)'"
     if case .sequence(let list) = node.kind, list.isEmpty {
       // Said once here, so running, `-n` and `--graph` agree (an empty list crashed `-n`).
@@ -45,19 +46,7 @@ extension TaskFileDecoder {
             continue
           }
           // `for: [a, b]`: the call once per value, in order, `${{ item }}` standing for it.
-          var repeated: [YAMLNode] = [item]
-          if let values = entries.first(where: { $0.name == "for" }) {
-            let call = YAMLNode(.mapping(entries.filter { $0.name != "for" }), at: item.location)
-            repeated = (reader.strings(values.value, what: "'for' in \(what)") ?? []).compactMap { item in
-              // An item is text, not an expression: pasted in, it would be read as one.
-              guard !item.0.contains("${{") else {
-                reader.fail(
-                  .invalidValue(what: "'for' in \(what)", reason: "holds '${{': its items are plain text"), at: item.1)
-                return nil
-              }
-              return call.replacingItem(with: item.0)
-            }
-          }
+          let repeated = repeating(item, what: what, task: &definition).calls
           for item in repeated {
             if let call = dependency(item, what: what) {
               result.append(Command(text: "task: \(call.name)", location: call.location, call: call))

@@ -28,6 +28,15 @@ struct TaskFileDecoder: YAMLEntrySink {
   /// Where keys that are not valid task names were written (they are not in `streamed`).
   var rejectedNames: [String: SourceLocation] = [:]
 
+  /// The files globs match in a directory (`for: { files: }`); nil where loading has no file system.
+  var matchFiles: (@Sendable (_ patterns: [String], _ directory: String) -> [String])?
+  /// Runs a `for: { sh: CMD }` command in a directory: its exit status and stdout.
+  var commandOutput: @Sendable (_ command: String, _ directory: String) -> (status: Int32, output: String) =
+    LoadTimeShell.shell
+  /// The directory of the task being decoded, for a `for:` found when the file loads; nil when
+  /// its `dir` holds `${{`.
+  var taskDirectory: String?
+
   init(path: String, directory: String) {
     self.path = path
     self.directory = directory
@@ -156,13 +165,19 @@ struct TaskFileDecoder: YAMLEntrySink {
     var run: YAMLNode?
     var image: YAMLNode?
     if entries.contains(where: { $0.name == "sources" }) { writeSources.insert(name) }
+    taskDirectory = directory
+    if let dir = entries.first(where: { $0.name == "dir" })?.value.scalar {
+      taskDirectory = dir.contains("${{") ? nil : dir.hasPrefix("/") ? dir : directory + "/" + dir
+    }
     for entry in entries {
       let value = entry.value
       // Built only for an error message: every task's every key passes here.
       let what = { "'\(entry.name)' of task '\(name)'" }
       switch entry.name {
       case "desc": task.description = reader.string(value, what: what())
-      case "deps": task.dependencies = dependencies(value, what: what(), task: name)
+      case "deps":
+        let edges = dependencies(value, what: what(), task: &task)
+        task.dependencies = edges
       case "run": run = value
       case "image": image = value
       case "env": task.environment = environment(value, what: what(), task: name)
@@ -229,7 +244,8 @@ struct TaskFileDecoder: YAMLEntrySink {
     if run != nil, image != nil, let image {
       reader.fail(.runAndImage(name), at: image)
     } else if let run {
-      task.action = .shell(commands(run, task: name))
+      let commands = commands(run, task: &task)
+      task.action = .shell(commands)
     } else if let image {
       var steps = ImageStepDecoder(reader: reader)
       task.action = .image(steps.steps(image, task: name))
@@ -277,7 +293,9 @@ struct TaskFileDecoder: YAMLEntrySink {
     }
   }
 
-  mutating func dependencies(_ node: YAMLNode, what: @autoclosure () -> String, task: String) -> [Dependency] {
+  mutating func dependencies(_ node: YAMLNode, what: @autoclosure () -> String, task: inout TaskDefinition)
+    -> [Dependency]
+  {
     let items: [YAMLNode]
     switch node.kind {
     case .sequence(let list): items = list
@@ -297,15 +315,21 @@ struct TaskFileDecoder: YAMLEntrySink {
         reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "nothing in the list"), at: item)
         continue
       }
-      guard let dependency = dependency(item, what: what()) else { continue }
-      let key =
-        dependency.with.isEmpty
-        ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
-      guard seen.insert(key).inserted else {
-        reader.fail(.duplicateDependency(task: task, dependency: dependency.name), at: dependency.location)
-        continue
+      let repeated = repeating(item, what: what(), task: &task)
+      for item in repeated.calls {
+        guard let dependency = dependency(item, what: what()) else { continue }
+        let key =
+          dependency.with.isEmpty
+          ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
+        guard seen.insert(key).inserted else {
+          // The same value twice in what a `for:` found: one edge, as for a task named twice.
+          if !repeated.found {
+            reader.fail(.duplicateDependency(task: task.name, dependency: dependency.name), at: dependency.location)
+          }
+          continue
+        }
+        result.append(dependency)
       }
-      result.append(dependency)
     }
     return result
   }

@@ -15,6 +15,9 @@ package struct TaskFileLoader: Sendable {
   /// Runs a param's `default: { sh: CMD }` in a directory: its exit status and stdout.
   package var commandOutput: @Sendable (_ command: String, _ directory: String) -> (status: Int32, output: String) =
     LoadTimeShell.shell
+  /// The files globs match in a directory, for `for: { files: }` (runner's source globs);
+  /// without it, such a `for:` is an error.
+  package var matchFiles: (@Sendable (_ patterns: [String], _ directory: String) -> [String])?
 
   package init(invocation: Invocation = Invocation()) {
     self.invocation = invocation
@@ -144,6 +147,8 @@ package struct TaskFileLoader: Sendable {
     var parser = YAMLParser(file: path)
     parser.aliasBudget = aliasBudget
     var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
+    decoder.matchFiles = matchFiles
+    decoder.commandOutput = commandOutput
     let root: YAMLNode
     do {
       guard let parsed = try parser.parse(bytes, streaming: "tasks", to: &decoder) else {

@@ -1,0 +1,72 @@
+/// `for:` on a task call or a `deps` entry: the values the call is repeated over.
+extension TaskFileDecoder {
+  /// The calls `item` stands for: itself, or with a `for:`, one per value, `${{ item }}` standing
+  /// for it (without the `for:` key). `found`: the values were found when the file loaded
+  /// (`{ files: }`, `{ sh: }`), not written.
+  mutating func repeating(_ item: YAMLNode, what: String, task: inout TaskDefinition)
+    -> (calls: [YAMLNode], found: Bool)
+  {
+    guard case .mapping(let entries) = item.kind, let values = entries.first(where: { $0.name == "for" }) else {
+      return ([item], false)
+    }
+    let call = YAMLNode(.mapping(entries.filter { $0.name != "for" }), at: item.location)
+    let what = "'for' in \(what)"
+    let found: Bool
+    let list: [(String, SourceLocation)]
+    if case .mapping = values.value.kind {
+      found = true
+      task.repeatsAtLoad = true
+      list = foundValues(values.value, what: what)
+    } else {
+      found = false
+      list = reader.strings(values.value, what: what) ?? []
+    }
+    let calls = list.compactMap { value -> YAMLNode? in
+      // An item is text, not an expression: pasted in, it would be read as one.
+      guard !value.0.contains("${{") else {
+        reader.fail(.invalidValue(what: what, reason: "holds '${{': its items are plain text"), at: values.value)
+        return nil
+      }
+      return call.replacingItem(with: value.0)
+    }
+    return (calls, found)
+  }
+
+  /// `{ files: [GLOB…] }`: the files the globs match, relative to the task's directory, sorted;
+  /// `{ sh: CMD }`: the words CMD prints, run there with `sh`. Both when the file loads.
+  mutating func foundValues(_ node: YAMLNode, what: String) -> [(String, SourceLocation)] {
+    guard let keys = reader.mapping(node, what: what, allowed: ["files", "sh"]) else { return [] }
+    guard keys.count == 1, let key = keys.first else {
+      reader.fail(.invalidValue(what: what, reason: "takes a list, or one of 'files' and 'sh'"), at: node)
+      return []
+    }
+    guard let directory = taskDirectory else {
+      reader.fail(
+        .invalidValue(what: what, reason: "is found when the file loads: the task's 'dir' cannot hold '${{'"),
+        at: node)
+      return []
+    }
+    let location = key.value.location
+    if key.name == "files" {
+      guard
+        let patterns = reader.strings(key.value, what: "'files' in \(what)", expected: "a glob or a list of globs")?
+          .map(\.0)
+      else { return [] }
+      guard let matchFiles else {
+        reader.fail(.invalidValue(what: what, reason: "cannot list files here"), at: node)
+        return []
+      }
+      return matchFiles(patterns, directory).map { ($0, location) }
+    }
+    guard key.name == "sh", let command = reader.string(key.value, what: "'sh' in \(what)") else { return [] }
+    let result = commandOutput(command, directory)
+    guard result.status == 0 else {
+      reader.fail(
+        .invalidValue(
+          what: "'sh' in \(what)", reason: "runs '\(command)', which failed (exit status \(result.status))"),
+        at: key.value)
+      return []
+    }
+    return result.output.split(whereSeparator: \.isWhitespace).map { (String($0), location) }
+  }
+}
