@@ -27,6 +27,12 @@ extension TaskfileImporter {
         items = found
       case .shell(_, let item, _, let found):
         // Files or words found when runner loads the file: runner's own `for:`.
+        if context.taskDirectoryReadsVars {
+          report.notCarried(
+            "for: \(node.scalar ?? "var")", at: node.location.line,
+            "the task's dir reads vars: runner finds a for:'s values before it knows that directory")
+          return nil
+        }
         guard !Self.mentionsItem(name), !name.contains("{{") else {
           report.notCarried(
             "task: \(name)", at: line, "a task named by a template: runner names the tasks it calls as written")

@@ -99,11 +99,13 @@ extension TaskfileImporter {
   /// epoch when none is found. nil when a glob holds what the shell would read otherwise.
   static func newestTime(_ globs: [String], unix: Bool) -> String? {
     guard
-      globs.allSatisfy({ glob in glob.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) } })
+      globs.allSatisfy({ glob in
+        !glob.contains("{{") && glob.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) }
+      })
     else { return nil }
     let newest =
-      "$(shopt -s globstar nullglob; stat -c %.9Y -- \(globs.joined(separator: " ")) 2>/dev/null | LC_ALL=C sort -n "
-      + "| tail -n 1)"
+      "$(shopt -s globstar nullglob; for __runner_f in \(globs.joined(separator: " ")); do "
+      + "[ -f \"$__runner_f\" ] && stat -L -c %.9Y -- \"$__runner_f\"; done | LC_ALL=C sort -n | tail -n 1)"
     if unix { return "$(__runner_ts=\(newest); echo \"${__runner_ts:-0}\" | cut -d. -f1)" }
     return "$(__runner_ts=\(newest); date -d \"@${__runner_ts:-0}\" '+%Y-%m-%d %H:%M:%S.%N %z %Z' "
       + "| sed -E 's/(\\.[0-9]*[1-9])0+ /\\1 /; s/\\.0+ / /')"

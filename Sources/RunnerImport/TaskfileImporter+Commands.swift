@@ -135,6 +135,9 @@ extension TaskfileImporter {
         guard let sources = context.taskFiles["sources"], !sources.isEmpty, context.method == kind.lowercased()
         else { return .text("") }
         if kind == "TIMESTAMP", let newest = Self.newestTime(sources, unix: name.hasSuffix(".Unix")) {
+          report.approximate(
+            "{{.\(name)}}", at: line,
+            "the newest time of the sources when the command runs (go-task takes it before the task's deps run)")
           return .expansion(newest)
         }
         report.notCarried("{{.\(name)}}", at: line, "go-task's own variable: runner has no equivalent")

@@ -61,11 +61,14 @@ extension TaskfileImporter {
     case .scalar(let kind, _) where kind == "sources" || kind == "generates":
       guard let patterns = context.taskFiles[kind], !patterns.isEmpty else { break }
       // The files the globs find now, each once, sorted, as go-task lists them (bash's globstar
-      // for `**`); a pattern the shell would read otherwise is not carried.
+      // for `**`); a pattern the shell would read otherwise is not carried. A call's loop is
+      // runner's `for: { files: }`, which takes any glob (and `!` for go-task's `exclude:`).
       guard
-        patterns.allSatisfy({ pattern in
-          pattern.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) }
-        })
+        !patterns.contains(where: { $0.contains("{{") }),
+        call
+          || patterns.allSatisfy({ pattern in
+            pattern.allSatisfy { $0.isLetter || $0.isNumber || "-_./*?[]{},:+@=%".contains($0) }
+          })
       else { break }
       if !call {
         report.approximate(
@@ -136,7 +139,9 @@ extension TaskfileImporter {
     case .mapping(let entries):
       guard entries.count == 1, entries[0].name == "ref", let reference = entries[0].value.scalar else { return nil }
       let words = reference.split(separator: " ")
+      // A separator with an escape (`"\n"`) is Go's to read: not split here.
       if words.count == 3, words[0] == "splitList", words[1].count >= 3, words[1].hasPrefix("\""),
+        !words[1].contains("\\"),
         words[1].hasSuffix("\""), words[2].hasPrefix("."), Self.isName(words[2].dropFirst()),
         let value = context.knownValues[String(words[2].dropFirst())]
       {

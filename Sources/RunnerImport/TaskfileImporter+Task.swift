@@ -41,9 +41,18 @@ extension TaskfileImporter {
       // `for: sources` and `for: generates` loop over the files these globs find.
       for key in ["sources", "generates"] {
         if let node = fields.first(where: { $0.name == key })?.value, case .sequence(let globs) = node.kind {
-          context.taskFiles[key] = globs.compactMap(\.scalar)
+          // `- exclude: GLOB` as runner's `!GLOB`.
+          context.taskFiles[key] = globs.compactMap { glob in
+            if let text = glob.scalar { return text }
+            guard case .mapping(let entries) = glob.kind, entries.count == 1, entries[0].name == "exclude",
+              let excluded = entries[0].value.scalar
+            else { return nil }
+            return "!" + excluded
+          }
         }
       }
+      // A `dir` that reads vars is known only when runner loads the file: no `for:` may look there.
+      context.taskDirectoryReadsVars = fields.contains { $0.name == "dir" && ($0.value.scalar ?? "").contains("{{") }
       for field in fields where field.name != "vars" { apply(field, to: &task, context, &state, &report) }
       if let (construct, line) = state.uncarriedDependency {
         task.commands.insert(.shell(failing(construct, line: line)), at: 0)

@@ -40,6 +40,8 @@ struct TaskfileImporter {
     /// go-task's `method` for the task (its own, else the file's): which of `{{.CHECKSUM}}` and
     /// `{{.TIMESTAMP}}` it sets.
     var method = "checksum"
+    /// The task's `dir` reads vars (a `for:` that finds files cannot look there).
+    var taskDirectoryReadsVars = false
     /// Converting a command inside a shell loop: `{{.NAME}}` is `${__runner_item}`.
     var shellItem: String?
     /// The value of each var written as plain text, file or task (for `for: var:`).

@@ -249,6 +249,32 @@ import Testing
     #expect(!report.entries.contains { $0.construct == "{{.TIMESTAMP}}" })
   }
 
+  /// A `for:` over files runner would find in a directory it knows only later is reported;
+  /// `exclude:` entries become `!` globs; `{{.TIMESTAMP}}` over them is not guessed.
+  @Test func loopsOverFilesTakeExcludesAndRefuseATemplatedDir() throws {
+    let (file, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
+      """
+      version: '3'
+      vars: { OUT: out }
+      tasks:
+        a:
+          dir: '{{.OUT}}'
+          sources: ['*.c']
+          deps: [{ for: sources, task: b, vars: { F: '{{.ITEM}}' } }]
+        b: echo {{.F}}
+        c:
+          method: timestamp
+          sources: ['*.c', { exclude: x.c }]
+          deps: [{ for: sources, task: b, vars: { F: '{{.ITEM}}' } }]
+          cmds: ['echo {{.TIMESTAMP}}']
+
+      """)
+    #expect(report.entries.contains { $0.construct == "for: sources" && $0.reason.contains("dir reads vars") })
+    let c = try #require(file.tasks.first { $0.name == "c" })
+    #expect(c.dependencies.first?.forFound == .files(["*.c", "!x.c"]))
+    #expect(report.entries.contains { $0.construct == "{{.TIMESTAMP}}" && $0.reason.contains("own variable") })
+  }
+
   @Test func shellOptionListingsAreReported() throws {
     let (_, report) = try TaskfileImporter(path: "Taskfile.yml").convert(
       """

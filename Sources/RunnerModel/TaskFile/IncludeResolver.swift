@@ -151,6 +151,17 @@ struct IncludeResolver {
           declaration.directory.map { $0.hasPrefix("/") ? $0 : Self.join(including, $0) }
           ?? Self.relative(child.directory, to: merged.directory)
         childScope.relativeDirectory = base
+        if declaration.directory != nil {
+          // Such a `for:` looks in the included file's directory when it is read, before this `dir:`.
+          for task in child.tasks where task.repeatsAtLoad {
+            diagnostics.append(
+              Diagnostic(
+                .error,
+                "task '\(task.name)' has a 'for:' that finds its values when the file loads, which cannot look in "
+                  + "the 'dir' this include gives: write the values, or include the file without 'dir'",
+                at: task.location))
+          }
+        }
         // The same file again, run in the same directory with the same values, and nothing of
         // the including files reaching its tasks: the tasks already there, under this name too.
         let signature = sharedSignature(canonical: canonical, base: base, with: declaration.with, scope: scope)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// `for:` on a task call or a `deps` entry: the values the call is repeated over.
 extension TaskFileDecoder {
   /// The calls `item` stands for: itself, or with a `for:`, one per value, `${{ item }}` standing
@@ -13,13 +15,21 @@ extension TaskFileDecoder {
     let what = "'for' in \(what)"
     let found: Bool
     let list: [(String, SourceLocation)]
-    if case .mapping = values.value.kind {
+    switch values.value.kind {
+    case .mapping:
       found = true
       task.repeatsAtLoad = true
       list = foundValues(values.value, what: what)
-    } else {
+    case .sequence:
       found = false
       list = reader.strings(values.value, what: what) ?? []
+    case .scalar:
+      // go-task's `for: sources` is no list of one word.
+      reader.fail(
+        .invalidValue(
+          what: what, reason: "takes a list of values, { files: GLOBS } or { sh: CMD } (a single word is no list)"),
+        at: values.value)
+      return ([], false)
     }
     let calls = list.compactMap { value -> YAMLNode? in
       // An item is text, not an expression: pasted in, it would be read as one.
@@ -33,11 +43,14 @@ extension TaskFileDecoder {
   }
 
   /// `{ files: [GLOB…] }`: the files the globs match, relative to the task's directory, sorted;
-  /// `{ sh: CMD }`: the words CMD prints, run there with `sh`. Both when the file loads.
+  /// `{ sh: CMD }`: the words CMD prints, run there with `sh`. Both when the file loads. What
+  /// cannot be found fails the task when it runs (`foundFailures`), not the whole file.
   mutating func foundValues(_ node: YAMLNode, what: String) -> [(String, SourceLocation)] {
     guard let keys = reader.mapping(node, what: what, allowed: ["files", "sh"]) else { return [] }
-    guard keys.count == 1, let key = keys.first else {
-      reader.fail(.invalidValue(what: what, reason: "takes a list, or one of 'files' and 'sh'"), at: node)
+    guard keys.count == 1, let key = keys.first, ["files", "sh"].contains(key.name) else {
+      if keys.count != 1 {
+        reader.fail(.invalidValue(what: what, reason: "takes a list, or one of 'files' and 'sh'"), at: node)
+      }
       return []
     }
     guard let directory = taskDirectory else {
@@ -58,15 +71,32 @@ extension TaskFileDecoder {
       }
       return matchFiles(patterns, directory).map { ($0, location) }
     }
-    guard key.name == "sh", let command = reader.string(key.value, what: "'sh' in \(what)") else { return [] }
+    guard let command = reader.string(key.value, what: "'sh' in \(what)") else { return [] }
+    guard access(directory, F_OK) == 0 else {
+      foundFailures.append("\(location): \(what): the directory '\(directory)' does not exist")
+      return []
+    }
     let result = commandOutput(command, directory)
     guard result.status == 0 else {
-      reader.fail(
-        .invalidValue(
-          what: "'sh' in \(what)", reason: "runs '\(command)', which failed (exit status \(result.status))"),
-        at: key.value)
+      foundFailures.append("\(location): \(what): '\(command)' failed (exit status \(result.status))")
       return []
     }
     return result.output.split(whereSeparator: \.isWhitespace).map { (String($0), location) }
+  }
+
+  /// A task whose `for:` could not find its values fails when it runs, saying why; the rest of
+  /// the file loads (`runner build` must not fail over `release`'s `for:`).
+  mutating func failForFoundValues(_ task: inout TaskDefinition, at node: YAMLNode) {
+    guard !foundFailures.isEmpty else { return }
+    defer { foundFailures = [] }
+    if case .image = task.action {
+      reader.fail(.invalidValue(what: "task '\(task.name)'", reason: foundFailures.joined(separator: "; ")), at: node)
+      return
+    }
+    let message = "runner: " + foundFailures.joined(separator: "; ")
+    task.action = .shell([
+      Command(text: "echo '" + message.replacing("'", with: "'\\''") + "' >&2; exit 1", location: task.location)
+    ])
+    task.shell = ["sh", "-c"]
   }
 }

@@ -36,6 +36,8 @@ struct TaskFileDecoder: YAMLEntrySink {
   /// The directory of the task being decoded, for a `for:` found when the file loads; nil when
   /// its `dir` holds `${{`.
   var taskDirectory: String?
+  /// Why the task being decoded could not find its `for:` values (it fails when it runs).
+  var foundFailures: [String] = []
 
   init(path: String, directory: String) {
     self.path = path
@@ -241,11 +243,13 @@ struct TaskFileDecoder: YAMLEntrySink {
       default: break
       }
     }
+    defer { failForFoundValues(&task, at: node) }
     if run != nil, image != nil, let image {
       reader.fail(.runAndImage(name), at: image)
     } else if let run {
       let commands = commands(run, task: &task)
-      task.action = .shell(commands)
+      // A `for:` that found nothing may leave no command: nothing to run, as a group.
+      task.action = commands.isEmpty && task.repeatsAtLoad ? .group : .shell(commands)
     } else if let image {
       var steps = ImageStepDecoder(reader: reader)
       task.action = .image(steps.steps(image, task: name))

@@ -50,31 +50,63 @@ import Testing
     #expect(project.read("log") == "start\nhi zoe\nhi al\nhi bo\nend\n")
   }
 
-  /// A command that fails, a `dir` known only from params, and an unknown key are errors at
-  /// `for:`, and nothing runs.
-  @Test func whatCannotBeFoundIsAnErrorAtItsPlace() throws {
+  /// A command that fails (or a missing `dir`) fails that task when it runs, saying why; the
+  /// rest of the file runs.
+  @Test func valuesThatCannotBeFoundFailTheirTaskWhenItRuns() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        greet: { params: { who: {} }, run: echo "hi $who" >> log }
+        a:
+          deps: [{ task: greet, for: { sh: "exit 3" }, with: { who: "${{ item }}" } }]
+          run: echo a >> log
+        b:
+          dir: nowhere
+          run: [{ task: greet, for: { sh: "echo x" }, with: { who: "${{ item }}" } }]
+      """)
+    defer { project.remove() }
+    let fine = try project.run("greet", "who=me")
+    #expect(fine.status == 0, "\(fine.stderr)")
+    let failed = try project.run("a")
+    #expect(failed.status == 1)
+    #expect(
+      failed.stdout.contains("tasks.yml:4:38: 'for' in 'deps' of task 'a': 'exit 3' failed (exit status 3)"),
+      "\(failed.stdout)")
+    let missing = try project.run("b")
+    #expect(missing.status == 1)
+    // The task cannot start there anyway: runner says so.
+    #expect(missing.stdout.contains("cannot change to working directory './nowhere'"), "\(missing.stdout)")
+    #expect(project.read("log") == "hi me\n")
+  }
+
+  /// What cannot be read is an error at its place: a `dir` known only from params, an unknown
+  /// key, a single word (go-task's `for: sources`); a file included with `dir:`.
+  @Test func whatCannotBeReadIsAnErrorAtItsPlace() throws {
     let project = try TaskFileProject(
       """
       params: { where: src }
       tasks:
         greet: { params: { who: {} }, run: echo hi >> log }
-        a:
-          deps: [{ task: greet, for: { sh: "exit 3" }, with: { who: "${{ item }}" } }]
         b:
           dir: ${{ params.where }}
           deps: [{ task: greet, for: { files: "*" }, with: { who: "${{ item }}" } }]
         c:
           deps: [{ task: greet, for: { glob: "*" }, with: { who: "${{ item }}" } }]
+        d:
+          deps: [{ task: greet, for: sources, with: { who: "${{ item }}" } }]
       """)
     defer { project.remove() }
+    try project.write("lib.yml", "tasks:\n  l: { run: [{ task: ':greet', for: { sh: 'echo x' } }] }\n")
     let output = try project.run("greet")
     #expect(output.status == 2)
-    #expect(output.stderr.contains("tasks.yml:5:38: error:"), "\(output.stderr)")
-    #expect(output.stderr.contains("'exit 3', which failed (exit status 3)"), "\(output.stderr)")
-    #expect(output.stderr.contains("tasks.yml:8:32: error:"), "\(output.stderr)")
+    #expect(output.stderr.contains("tasks.yml:6:32: error:"), "\(output.stderr)")
     #expect(output.stderr.contains("the task's 'dir' cannot hold '${{'"), "\(output.stderr)")
-    #expect(output.stderr.contains("tasks.yml:10:34: error: unknown key 'glob'"), "\(output.stderr)")
-    #expect(!output.stderr.contains("not found"), "\(output.stderr)")
+    #expect(output.stderr.contains("tasks.yml:8:34: error: unknown key 'glob'"), "\(output.stderr)")
+    #expect(output.stderr.contains("tasks.yml:10:32: error:") && output.stderr.contains("a single word is no list"))
     #expect(project.read("log") == nil)
+    try project.write("tasks.yml", "includes:\n  lib: { path: lib.yml, dir: elsewhere }\ntasks:\n  greet: echo hi\n")
+    let included = try project.run("greet")
+    #expect(included.status == 2)
+    #expect(included.stderr.contains("lib.yml:2:3: error: task 'l' has a 'for:'"), "\(included.stderr)")
   }
 }
