@@ -65,7 +65,10 @@ let package = Package(
     // The façade: one entry point per command.
     .target(
       name: "RunnerKit",
-      dependencies: ["RunnerExecution", "RunnerReporting", "RunnerRendering", "RunnerRemote", "RunnerImport"],
+      dependencies: [
+        "RunnerExecution", "RunnerReporting", "RunnerRendering", "RunnerRemote", "RunnerImport",
+        "RunnerLanguageServer",
+      ],
       plugins: ["VersionStamp"]
     ),
     .plugin(name: "VersionStamp", capability: .buildTool()),
@@ -97,6 +100,8 @@ let package = Package(
     ),
     // `runner import`: a Taskfile, justfile or Makefile in runner's format.
     .target(name: "RunnerImport", dependencies: ["RunnerBasics", "RunnerModel"]),
+    // `runner lsp`: the loader's diagnostics and the file's tasks for editors, over stdio.
+    .target(name: "RunnerLanguageServer", dependencies: ["RunnerBasics", "RunnerModel"]),
     .target(name: "Imaging", dependencies: ["CPNG", "CJPEG"]),
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
     .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
@@ -109,6 +114,7 @@ let package = Package(
     // which share one scripted run.
     .testTarget(name: "RunnerModelTests", dependencies: ["RunnerModel"]),
     .testTarget(name: "RunnerImportTests", dependencies: ["RunnerImport", "RunnerModel"], exclude: ["Corpus"]),
+    .testTarget(name: "RunnerLanguageServerTests", dependencies: ["RunnerLanguageServer", "RunnerBasics"]),
     .testTarget(name: "RunnerCacheTests", dependencies: ["RunnerCache", "TestSupport"]),
     .testTarget(
       name: "RunnerExecutionTests",

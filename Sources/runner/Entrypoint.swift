@@ -26,6 +26,14 @@ enum Entrypoint {
     for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&wanted, number) }
     sigprocmask(SIG_UNBLOCK, &wanted, nil)
     let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "lsp" {
+      // Editors start a server with `--stdio`; it is the only transport.
+      guard arguments.dropFirst().allSatisfy({ $0 == "--stdio" }) else {
+        Runner.write("usage: runner lsp [--stdio]   (a language server on stdin and stdout)\n", to: 2)
+        exit(Runner.usageExitCode)
+      }
+      exit(Runner.languageServer())
+    }
     if arguments.first == "import" {
       do {
         let command = try ImportCommand.parse(Array(arguments.dropFirst()))

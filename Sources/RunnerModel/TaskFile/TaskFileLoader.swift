@@ -41,6 +41,12 @@ package struct TaskFileLoader: Sendable {
 
   /// - Parameter bytes: consumed: a large file's text is let go once it is decoded.
   package func load(bytes: consuming [UInt8], path: String) throws(DiagnosticList) -> TaskGraph {
+    try graph(of: outline(bytes: bytes, path: path))
+  }
+
+  /// The file as written, its includes read and merged (namespaced names, every task's own
+  /// location), nothing expanded and nothing run: what an editor outlines and completes.
+  package func outline(bytes: consuming [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
     var file = try decode(bytes: bytes, path: path)
     _ = consume bytes
     if !file.includes.isEmpty {
@@ -49,6 +55,29 @@ package struct TaskFileLoader: Sendable {
     } else {
       file.scopes = [IncludeScope(namespace: "", path: path, fileDirectory: file.directory, parent: nil)]
     }
+    return file
+  }
+
+  /// What an editor shows: the outline when the file gets that far, and every problem loading
+  /// finds (none when it loads), from one reading of the text.
+  package func check(bytes: consuming [UInt8], path: String) -> (outline: TaskFile?, problems: [Diagnostic]) {
+    let file: TaskFile
+    do {
+      file = try outline(bytes: bytes, path: path)
+    } catch {
+      return (nil, error.diagnostics)
+    }
+    do {
+      _ = try graph(of: copy file)
+      return (file, [])
+    } catch {
+      return (file, error.diagnostics)
+    }
+  }
+
+  /// The rest of loading, from the outline: aliases, expansion, the graph and its checks.
+  func graph(of outline: consuming TaskFile) throws(DiagnosticList) -> TaskGraph {
+    var file = outline
     var invocation = invocation
     if file.tasks.contains(where: { !$0.aliases.isEmpty }) {
       try Self.resolveAliases(&file)

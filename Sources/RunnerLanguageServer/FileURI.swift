@@ -1,0 +1,58 @@
+/// `file://` URIs (RFC 8089) and paths: what editors name documents by.
+enum FileURI {
+  /// The path of a `file:` URI, percent-decoded; nil for another scheme.
+  static func path(_ uri: String) -> String? {
+    guard uri.hasPrefix("file://") else { return nil }
+    var rest = Substring(uri.dropFirst("file://".count))
+    // `file://host/path`: only the local host is ours.
+    if !rest.hasPrefix("/") {
+      guard let slash = rest.firstIndex(of: "/"), rest[..<slash] == "localhost" else { return nil }
+      rest = rest[slash...]
+    }
+    var bytes: [UInt8] = []
+    var utf8 = Array(rest.utf8)[...]
+    while let byte = utf8.first {
+      utf8 = utf8.dropFirst()
+      if byte == UInt8(ascii: "%"), utf8.count >= 2,
+        let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+      {
+        bytes.append(value)
+        utf8 = utf8.dropFirst(2)
+      } else {
+        bytes.append(byte)
+      }
+    }
+    return normalized(String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// The URI of an absolute `path`, with what a URI may not hold percent-encoded.
+  static func uri(_ path: String) -> String {
+    var out = "file://"
+    for byte in normalized(path).utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+        UInt8(ascii: "."), UInt8(ascii: "~"):
+        out.unicodeScalars.append(Unicode.Scalar(byte))
+      default:
+        let hex = String(byte, radix: 16, uppercase: true)
+        out += "%" + (hex.count == 1 ? "0" + hex : hex)
+      }
+    }
+    return out
+  }
+
+  /// `path` with `.` and `..` segments and doubled slashes taken out, lexically.
+  static func normalized(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") {
+      if part == "." { continue }
+      if part == "..", !parts.isEmpty {
+        parts.removeLast()
+        continue
+      }
+      parts.append(part)
+    }
+    return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+  }
+}
