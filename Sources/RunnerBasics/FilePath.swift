@@ -24,6 +24,21 @@ package enum FilePath {
     return "\(directory).\(name)\(temporaryMark)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
   }
 
+  /// `path` with `.` and `..` segments and doubled slashes taken out, by its text alone (no
+  /// file system: a `..` after a link is not what the kernel would follow).
+  package static func lexical(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") {
+      if part == "." { continue }
+      if part == "..", !parts.isEmpty, parts.last != ".." {
+        parts.removeLast()
+        continue
+      }
+      parts.append(part)
+    }
+    return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+  }
+
   /// In the name of every temporary file runner writes (Imaging's too).
   package static let temporaryMark = ".runner-tmp-"
 

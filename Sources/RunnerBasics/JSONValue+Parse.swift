@@ -143,6 +143,11 @@ private struct JSONReader {
       }
     }
     let text = String(decoding: bytes[start..<position], as: UTF8.self)
+    let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+    if digits.count > 1, digits.hasPrefix("0"), digits.dropFirst().first?.isNumber == true {
+      position = start
+      throw failure("a number with a leading zero")
+    }
     if isInteger, let value = Int(text) { return .int(value) }
     guard let value = Double(text), text != "-" else {
       position = start
@@ -183,12 +188,17 @@ private struct JSONReader {
       case UInt8(ascii: "u"):
         let first = try hex4()
         var code = first
-        if (0xD800..<0xDC00).contains(first), position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-          bytes[position + 1] == UInt8(ascii: "u")
-        {
-          position += 2
-          let second = try hex4()
-          code = (0xDC00..<0xE000).contains(second) ? 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00) : 0xFFFD
+        if (0xD800..<0xDC00).contains(first) {
+          code = 0xFFFD
+          // The low half, when it follows; another escape is left to be read as itself.
+          if position + 5 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+            bytes[position + 1] == UInt8(ascii: "u"),
+            let second = UInt32(String(decoding: bytes[position + 2..<position + 6], as: UTF8.self), radix: 16),
+            (0xDC00..<0xE000).contains(second)
+          {
+            position += 6
+            code = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+          }
         }
         out.append(contentsOf: String(Unicode.Scalar(code) ?? "\u{FFFD}").utf8)
       default: throw failure("an unknown escape")

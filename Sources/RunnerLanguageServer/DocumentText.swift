@@ -38,10 +38,12 @@ struct DocumentText: Sendable {
   /// key, a path; at least one character.
   func wordRange(line: Int, column: Int) -> (start: Int, end: Int) {
     let text = Array(self.line(line).unicodeScalars)
-    let first = max(0, column - 1)
+    var first = max(0, column - 1)
+    // A quoted name: the name, not the quote.
+    if first < text.count, text[first] == "'" || text[first] == "\"", first + 1 < text.count { first += 1 }
     var last = first
     while last < text.count, !Self.ends(text[last]) { last += 1 }
-    let start = character(line: line, column: column)
+    let start = character(line: line, column: first + 1)
     let width = text[min(first, text.count)..<min(last, text.count)].reduce(0) { $0 + $1.utf16.count }
     return (start, start + max(width, 1))
   }
@@ -76,10 +78,30 @@ struct DocumentText: Sendable {
 
   /// The keys of the mappings that enclose `line` (by indentation, YAML's block style), from
   /// the top: `["tasks", "build", "deps"]` for a line under a task's `deps:`.
-  func keyPath(line: Int) -> [String] {
-    var path: [String] = []
-    var indent = indentation(of: self.line(line))
-    if self.line(line).trimmingLeadingBlanks().isEmpty { indent = Int.max }
+  ///
+  /// - Parameter cursor: on a line blank up to the cursor, the cursor's column is the
+  ///   indentation (a key being started where the editor put the cursor).
+  func keyPath(line: Int, cursor: Int? = nil) -> [String] {
+    parents(line: line, cursor: cursor).map(\.key)
+  }
+
+  /// True when `line` is inside a block scalar (`run: |`): text, not keys.
+  func inBlockScalar(line: Int, cursor: Int? = nil) -> Bool {
+    guard let parent = parents(line: line, cursor: cursor).last else { return false }
+    let value = parent.value.trimmingLeadingBlanks()
+    return value.hasPrefix("|") || value.hasPrefix(">")
+  }
+
+  /// The key lines above `line` that enclose it, outermost first: each key and what follows its colon.
+  func parents(line: Int, cursor: Int? = nil) -> [(key: String, value: Substring)] {
+    var path: [(key: String, value: Substring)] = []
+    let own = self.line(line)
+    var indent = indentation(of: own)
+    if let cursor, own.prefix(cursor).allSatisfy({ $0 == " " }) {
+      indent = cursor
+    } else if own.trimmingLeadingBlanks().isEmpty {
+      indent = Int.max
+    }
     var index = line - 1
     while index >= 0, indent > 0 {
       let text = self.line(index)
@@ -89,7 +111,7 @@ struct DocumentText: Sendable {
         var key = trimmed
         if key.hasPrefix("- ") { key = key.dropFirst(2).trimmingLeadingBlanks() }
         if let colon = key.firstIndex(of: ":") {
-          path.insert(String(key[..<colon]).trimmingQuotes(), at: 0)
+          path.insert((String(key[..<colon]).trimmingQuotes(), key[key.index(after: colon)...]), at: 0)
           indent = own
         }
       }

@@ -1,3 +1,5 @@
+import RunnerBasics
+
 /// `file://` URIs (RFC 8089) and paths: what editors name documents by.
 enum FileURI {
   /// The path of a `file:` URI, percent-decoded; nil for another scheme.
@@ -42,17 +44,5 @@ enum FileURI {
     return out
   }
 
-  /// `path` with `.` and `..` segments and doubled slashes taken out, lexically.
-  static func normalized(_ path: String) -> String {
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") {
-      if part == "." { continue }
-      if part == "..", !parts.isEmpty {
-        parts.removeLast()
-        continue
-      }
-      parts.append(part)
-    }
-    return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
-  }
+  static func normalized(_ path: String) -> String { FilePath.lexical(path) }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import RunnerBasics
 import RunnerModel
 
@@ -42,12 +43,14 @@ extension LanguageServer {
   func definition(_ params: JSONValue) -> JSONValue? {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
-    if let task = outlines[uri]?.task(word) { return location(task.location, from: uri) }
+    if let task = outlines[uri]?.task(word) ?? outlines[uri]?.task(alias: word) {
+      return location(task.location, from: uri)
+    }
     guard text.keyPath(line: line).first == "includes" || text.line(line).trimmingLeadingBlanks().hasPrefix("includes")
     else { return nil }
     let directory = FileURI.path(uri).map { FilePath.parent(of: $0) } ?? "/"
     let file = FileURI.normalized(FilePath.resolve(word, in: directory))
-    guard (try? FileReader.read(file)) != nil else { return nil }
+    guard access(file, R_OK) == 0 else { return nil }
     return .object([("uri", .string(FileURI.uri(file))), ("range", Self.range(line: 0, start: 0, end: 0))])
   }
 
@@ -56,7 +59,7 @@ extension LanguageServer {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
     var markdown: String
-    if let task = outlines[uri]?.task(word) {
+    if let task = outlines[uri]?.task(word) ?? outlines[uri]?.task(alias: word) {
       markdown = "**\(task.name)**"
       if let description = task.description { markdown += " — " + description }
       if !task.dependencies.isEmpty {
@@ -95,12 +98,15 @@ extension LanguageServer {
     guard let (uri, text, line, character) = place(params) else { return nil }
     let outline = outlines[uri] ?? Outline()
     let before = text.prefix(line: line, character: character)
+    guard !text.inBlockScalar(line: line, cursor: character) else { return .array([]) }
     let trimmed = before.trimmingLeadingBlanks()
-    let path = text.keyPath(line: line)
+    let path = text.keyPath(line: line, cursor: character)
     let ownKey = trimmed.firstIndex(of: ":").map { String(trimmed[..<$0]).trimmingQuotes() }
+    // In a flow collection (`test: { deps: [`), the key of the innermost one still open.
+    let flowKey = Self.openFlowKey(before)
     let current = String(text.line(line))
     // A call or a `deps` entry with `with:`: the params of the task it names.
-    if let called = Self.calledTask(in: current), before.contains("with:") || path.last == "with",
+    if let called = Self.calledTask(in: current), flowKey == "with" || path.last == "with",
       let task = outline.task(called)
     {
       if let param = Self.valueBeingWritten(before), let declaration = task.params.first(where: { $0.name == param }) {
@@ -108,14 +114,20 @@ extension LanguageServer {
       }
       return .array(task.params.map { Self.item($0.name, kind: 6, detail: $0.description ?? Self.shown($0)) })
     }
+    // `default` names tasks at the top of the file only (a param's `default:` is a value).
+    let key = flowKey ?? ownKey
     let namesTasks =
-      path.last == "deps" || path.last == "default" || ownKey == "deps" || ownKey == "default"
-      || before.firstRange(of: "task:") != nil || (path.last == "run" && trimmed.hasPrefix("- {"))
+      path.last == "deps" || key == "deps" || (path == ["default"]) || (path.isEmpty && key == "default")
+      || (Self.isCallKey(before) && (path.last == "run" || path.last == "deps" || key == "deps"))
     if namesTasks {
       return .array(
         outline.tasks.filter { !$0.name.hasPrefix("_") }.map { task in
           Self.item(task.name, kind: 3, detail: task.description ?? "task")
         })
+    }
+    // A task's keys inside its flow mapping: `build: { de`.
+    if path == ["tasks"], let flowKey, flowKey == ownKey, Self.writingKey(before) {
+      return .array(KeyDocs.task.map { Self.item($0.key, kind: 10, detail: $0.value) })
     }
     // A key being written: no ':' yet on the line.
     guard ownKey == nil, !trimmed.hasPrefix("-") else { return .array([]) }
@@ -133,6 +145,44 @@ extension LanguageServer {
       ("label", .string(label)), ("kind", .int(kind)),
       ("documentation", .object([("kind", .string("markdown")), ("value", .string(detail))])),
     ])
+  }
+
+  /// The key before the innermost `[` or `{` that `before` leaves open; nil outside one.
+  static func openFlowKey(_ before: Substring) -> String? {
+    var opened: [String.Index] = []
+    var quote: Character?
+    for index in before.indices {
+      let character = before[index]
+      if let open = quote {
+        if character == open { quote = nil }
+        continue
+      }
+      switch character {
+      case "'", "\"": quote = character
+      case "[", "{": opened.append(index)
+      case "]", "}": if !opened.isEmpty { opened.removeLast() }
+      default: break
+      }
+    }
+    guard let innermost = opened.last else { return nil }
+    var head = before[..<innermost]
+    while let last = head.last, last == " " { head.removeLast() }
+    guard head.last == ":" else { return nil }
+    head.removeLast()
+    let key = head.reversed().prefix { DocumentText.isNameScalar($0.unicodeScalars.first!) && $0 != ":" }
+    return key.isEmpty ? nil : String(key.reversed())
+  }
+
+  /// True when the text before the cursor is a call's `task: ` waiting for a name.
+  static func isCallKey(_ before: Substring) -> Bool {
+    guard let range = before.firstRange(of: "task:") else { return false }
+    return !before[range.upperBound...].contains(",")
+  }
+
+  /// True when the cursor is where a key of a flow mapping starts (`{ ` or `, `).
+  static func writingKey(_ before: Substring) -> Bool {
+    let head = before.reversed().drop { DocumentText.isNameScalar($0.unicodeScalars.first!) }.drop { $0 == " " }
+    return head.first == "{" || head.first == ","
   }
 
   /// The task a line's `task: NAME` names.

@@ -12,9 +12,13 @@ package struct LanguageServer {
   var documents: [String: DocumentText] = [:]
   /// When each changed document is due to be checked.
   var due: [String: ContinuousClock.Instant] = [:]
-  /// What the last check of each document knew: its tasks, and the files it published to.
+  /// What the last check of each document knew of its tasks.
   var outlines: [String: Outline] = [:]
-  var published: [String: Set<String>] = [:]
+  /// The client's URI of each open document, by path (published diagnostics go to it as the
+  /// client spelled it).
+  var paths: [String: String] = [:]
+  /// What each document's check says, by the file it is about (itself, its includes).
+  var said: [String: [String: [JSONValue]]] = [:]
   var initialized = false
   var shutdownRequested = false
   let delay: Duration
@@ -48,6 +52,10 @@ package struct LanguageServer {
   }
 
   mutating func handle(_ message: JSONValue) {
+    guard case .object = message else {
+      reply(.null, error: (-32600, "a message is a JSON object (batches are not part of the protocol)"))
+      return
+    }
     guard let method = message["method"]?.string else { return }  // a response to us: none is asked
     let id = message["id"]
     let params = message["params"] ?? .null
@@ -55,17 +63,24 @@ package struct LanguageServer {
       if let id { reply(id, error: (-32002, "the server is not initialized")) }
       return
     }
+    guard !shutdownRequested else {
+      if let id { reply(id, error: (-32600, "the server is shutting down")) }
+      return
+    }
     switch method {
     case "initialize":
+      guard let id else { return }
       initialized = true
-      reply(id ?? .null, result: capabilities())
+      reply(id, result: capabilities())
     case "shutdown":
+      guard let id else { return }
       shutdownRequested = true
-      reply(id ?? .null, result: .null)
+      reply(id, result: .null)
     case "textDocument/didOpen":
       guard let item = params["textDocument"], let uri = item["uri"]?.string, let text = item["text"]?.string
       else { return }
       documents[uri] = DocumentText(text)
+      if let path = FileURI.path(uri) { paths[path] = uri }
       check(uri)
     case "textDocument/didChange":
       guard let uri = params["textDocument"]?["uri"]?.string,
@@ -80,15 +95,18 @@ package struct LanguageServer {
       }
     case "textDocument/didClose":
       guard let uri = params["textDocument"]?["uri"]?.string else { return }
-      documents[uri] = nil
-      due[uri] = nil
-      outlines[uri] = nil
-      for target in published[uri] ?? [uri] { publish(target, []) }
-      published[uri] = nil
+      close(uri)
     case "textDocument/completion": answer(id) { $0.completion(params) }
     case "textDocument/hover": answer(id) { $0.hover(params) }
     case "textDocument/definition": answer(id) { $0.definition(params) }
     case "textDocument/documentSymbol": answer(id) { $0.symbols(params) }
+    case "textDocument/references": answer(id) { $0.references(params) }
+    case "textDocument/rename":
+      guard let id else { return }
+      switch rename(params) {
+      case .success(let edit): reply(id, result: edit)
+      case .failure(let problem): reply(id, error: (-32803, problem.message))
+      }
     default:
       if let id { reply(id, error: (-32601, "runner's language server has no method '\(method)'")) }
     }
@@ -111,6 +129,8 @@ package struct LanguageServer {
           ("hoverProvider", .bool(true)),
           ("definitionProvider", .bool(true)),
           ("documentSymbolProvider", .bool(true)),
+          ("referencesProvider", .bool(true)),
+          ("renameProvider", .bool(true)),
         ])
       ),
       ("serverInfo", .object([("name", .string("runner")), ("version", .string(version))])),

@@ -58,8 +58,9 @@ struct MessageChannel {
         inputEnded = true
         continue
       }
-      if start > 0, start == buffer.count {
-        buffer.removeAll(keepingCapacity: true)
+      // What earlier frames used is let go before it piles up.
+      if start > 0, start == buffer.count || start >= 1 << 20 || start >= buffer.count / 2 {
+        buffer.removeSubrange(..<start)
         start = 0
       }
       buffer.append(contentsOf: chunk[..<count])

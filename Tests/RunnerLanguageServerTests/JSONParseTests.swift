@@ -17,10 +17,16 @@ struct JSONParseTests {
   }
 
   @Test(arguments: [
-    "", "{", "[1,]", "{\"a\" 1}", "tru", "\"open", "1 2", "\"\u{1}\"", "[\"\\q\"]", "-", "{\"a\":}",
+    "", "{", "[1,]", "01", "-012", "{\"a\" 1}", "tru", "\"open", "1 2", "\"\u{1}\"", "[\"\\q\"]", "-", "{\"a\":}",
   ])
   func malformedTextIsAnErrorNotACrash(_ text: String) {
     #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(text.utf8)) }
+  }
+
+  @Test func aLoneHighSurrogateLeavesTheNextEscapeAlone() throws {
+    #expect(try JSONValue.parse(Array(#""\ud800\u0041""#.utf8)).string == "\u{FFFD}A")
+    #expect(try JSONValue.parse(Array("0".utf8)) == .int(0))
+    #expect(try JSONValue.parse(Array("-0.5".utf8)) == .double(-0.5))
   }
 
   @Test func deepNestingIsRefusedNotOverflowed() {

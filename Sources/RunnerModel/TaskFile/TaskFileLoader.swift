@@ -18,6 +18,8 @@ package struct TaskFileLoader: Sendable {
   /// The files globs match in a directory, for `for: { files: }` (runner's source globs);
   /// without it, such a `for:` is an error.
   package var matchFiles: (@Sendable (_ patterns: [String], _ directory: String) -> [String])?
+  /// Included files' text as an editor holds it, unsaved, by absolute path (`FilePath.lexical`).
+  package var unsaved: [String: [UInt8]] = [:]
 
   package init(invocation: Invocation = Invocation()) {
     self.invocation = invocation
@@ -77,7 +79,7 @@ package struct TaskFileLoader: Sendable {
 
   /// The rest of loading, from the outline: aliases, expansion, the graph and its checks.
   func graph(of outline: consuming TaskFile) throws(DiagnosticList) -> TaskGraph {
-    var file = outline
+    var file = consume outline
     var invocation = invocation
     if file.tasks.contains(where: { !$0.aliases.isEmpty }) {
       try Self.resolveAliases(&file)
@@ -160,9 +162,11 @@ package struct TaskFileLoader: Sendable {
     }
   }
 
-  /// Reads one file as far as its schema: no includes, nothing expanded.
+  /// Reads one file as far as its schema: no includes, nothing expanded. An editor's unsaved
+  /// text of the file (`unsaved`) stands for what is on disk.
   func decode(path: String) throws(DiagnosticList) -> TaskFile {
-    try decode(bytes: Self.read(path), path: path)
+    if !unsaved.isEmpty, let text = unsaved[FilePath.lexical(path)] { return try decode(bytes: text, path: path) }
+    return try decode(bytes: Self.read(path), path: path)
   }
 
   package func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
