@@ -34,6 +34,8 @@ extension LanguageServer {
     let includers = documents.keys.filter { $0 != uri && outlines[$0]?.files.contains(path) == true }.sorted()
     if !includers.isEmpty {
       forget(uri)
+      // Its names are read through its includer's outline now (`view(of:)`).
+      outlines[uri] = nil
       for root in includers { checkAlone(root) }
       // Said even when empty: the editor shows the file as checked.
       publish(path)

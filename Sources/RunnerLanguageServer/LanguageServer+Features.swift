@@ -13,6 +13,17 @@ extension LanguageServer {
     return (uri, text, line, character)
   }
 
+  /// What a document's features read: its own outline, or, for a file an open task file
+  /// includes, that file's outline and the namespace the file's names are read in.
+  func view(of uri: String) -> (outline: Outline, namespace: String)? {
+    if let outline = outlines[uri] { return (outline, "") }
+    guard let path = FileURI.path(uri) else { return nil }
+    for root in documents.keys.sorted() where root != uri {
+      if let outline = outlines[root], let namespace = outline.namespaces[path] { return (outline, namespace) }
+    }
+    return nil
+  }
+
   func location(_ location: SourceLocation, from uri: String) -> JSONValue {
     let directory = FileURI.path(uri).map { FilePath.parent(of: $0) } ?? "/"
     let file = FileURI.normalized(FilePath.resolve(location.file, in: directory))
@@ -25,14 +36,14 @@ extension LanguageServer {
   /// The tasks of this document, as symbols.
   func symbols(_ params: JSONValue) -> JSONValue? {
     guard let uri = params["textDocument"]?["uri"]?.string, let path = FileURI.path(uri), let text = documents[uri],
-      let outline = outlines[uri]
+      let (outline, namespace) = view(of: uri)
     else { return nil }
     let directory = FilePath.parent(of: path)
     let own = outline.tasks.filter { FileURI.normalized(FilePath.resolve($0.location.file, in: directory)) == path }
     return .array(
       own.map { task in
         let range = Self.range(task.location, in: text)
-        var fields: [(String, JSONValue)] = [("name", .string(task.name)), ("kind", .int(12))]
+        var fields: [(String, JSONValue)] = [("name", .string(task.name(from: namespace))), ("kind", .int(12))]
         if let description = task.description { fields.append(("detail", .string(description))) }
         fields += [("range", range), ("selectionRange", range)]
         return .object(fields)
@@ -43,7 +54,9 @@ extension LanguageServer {
   func definition(_ params: JSONValue) -> JSONValue? {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
-    if let task = outlines[uri]?.task(word) ?? outlines[uri]?.task(alias: word) {
+    if let (outline, namespace) = view(of: uri),
+      let task = outline.task(word, from: namespace) ?? outline.task(alias: word, from: namespace)
+    {
       return location(task.location, from: uri)
     }
     guard text.keyPath(line: line).first == "includes" || text.line(line).trimmingLeadingBlanks().hasPrefix("includes")
@@ -59,8 +72,10 @@ extension LanguageServer {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
     var markdown: String
-    if let task = outlines[uri]?.task(word) ?? outlines[uri]?.task(alias: word) {
-      markdown = "**\(task.name)**"
+    if let (outline, namespace) = view(of: uri),
+      let task = outline.task(word, from: namespace) ?? outline.task(alias: word, from: namespace)
+    {
+      markdown = "**\(task.name(from: namespace))**"
       if let description = task.description { markdown += " — " + description }
       if !task.dependencies.isEmpty {
         markdown += "\n\ndeps: " + task.dependencies.map { "`\($0)`" }.joined(separator: ", ")
@@ -96,7 +111,7 @@ extension LanguageServer {
   /// in `with:` and their choices.
   func completion(_ params: JSONValue) -> JSONValue? {
     guard let (uri, text, line, character) = place(params) else { return nil }
-    let outline = outlines[uri] ?? Outline()
+    let (outline, namespace) = view(of: uri) ?? (Outline(), "")
     let before = text.prefix(line: line, character: character)
     guard !text.inBlockScalar(line: line, cursor: character) else { return .array([]) }
     let trimmed = before.trimmingLeadingBlanks()
@@ -107,7 +122,7 @@ extension LanguageServer {
     let current = String(text.line(line))
     // A call or a `deps` entry with `with:`: the params of the task it names.
     if let called = Self.calledTask(in: current), flowKey == "with" || path.last == "with",
-      let task = outline.task(called)
+      let task = outline.task(called, from: namespace)
     {
       if let param = Self.valueBeingWritten(before), let declaration = task.params.first(where: { $0.name == param }) {
         return .array(declaration.choices.map { Self.item($0, kind: 12, detail: "a choice of \(param)") })
@@ -121,8 +136,8 @@ extension LanguageServer {
       || (Self.isCallKey(before) && (path.last == "run" || path.last == "deps" || key == "deps"))
     if namesTasks {
       return .array(
-        outline.tasks.filter { !$0.name.hasPrefix("_") }.map { task in
-          Self.item(task.name, kind: 3, detail: task.description ?? "task")
+        outline.tasks.filter { namespace.isEmpty || $0.namespace == namespace || $0.namespace.isEmpty }.map { task in
+          Self.item(task.name(from: namespace), kind: 3, detail: task.description ?? "task")
         })
     }
     // A task's keys inside its flow mapping: `build: { de`.

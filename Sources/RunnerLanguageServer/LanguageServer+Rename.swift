@@ -11,7 +11,8 @@ extension LanguageServer {
   /// The task named at a position, with the document's outline.
   func namedTask(_ params: JSONValue) -> (uri: String, outline: Outline, task: Outline.Entry)? {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character),
-      let outline = outlines[uri], let task = outline.task(word) ?? outline.task(alias: word)
+      let (outline, namespace) = view(of: uri),
+      let task = outline.task(word, from: namespace) ?? outline.task(alias: word, from: namespace)
     else { return nil }
     return (uri, outline, task)
   }
@@ -88,5 +89,7 @@ extension LanguageServer {
 
 extension Outline {
   /// The task an alias names.
-  func task(alias: String) -> Entry? { aliases[alias].flatMap { task($0) } }
+  func task(alias: String, from namespace: String = "") -> Entry? {
+    (aliases[alias] ?? (namespace.isEmpty ? nil : aliases[namespace + ":" + alias])).flatMap { task($0) }
+  }
 }

@@ -10,13 +10,25 @@ struct Outline: Sendable {
     var description: String?
     var dependencies: [String]
     var params: [ParamDeclaration]
+    /// The namespace of the file it is written in (empty: the root file).
+    var namespace = ""
+
+    /// Its name as a file of `namespace` writes it: its own tasks bare, the root's as `:name`.
+    func name(from namespace: String) -> String {
+      guard !namespace.isEmpty else { return name }
+      if self.namespace == namespace, name.hasPrefix(namespace + ":") {
+        return String(name.dropFirst(namespace.count + 1))
+      }
+      return self.namespace.isEmpty ? ":" + name : name
+    }
   }
 
   var tasks: [Entry] = []
   /// Where each task is named as written (`deps`, calls, `default`), by the task's full name.
   var references: [String: [SourceLocation]] = [:]
-  /// The files the document includes (absolute, `FilePath.lexical`).
-  var files: Set<String> = []
+  /// The files the document includes (absolute, `FilePath.lexical`), and their namespaces.
+  var namespaces: [String: String] = [:]
+  var files: Set<String> { Set(namespaces.keys) }
   /// Each alias → the name of its task.
   var aliases: [String: String] = [:]
   /// The root file's `includes`, with where each is declared.
@@ -28,12 +40,15 @@ struct Outline: Sendable {
 
   init(_ file: TaskFile) {
     directory = file.directory
-    files = Set(file.scopes.dropFirst().map { FilePath.lexical(FilePath.resolve($0.path, in: file.directory)) })
+    for scope in file.scopes.dropFirst() {
+      namespaces[FilePath.lexical(FilePath.resolve(scope.path, in: file.directory))] = scope.namespace
+    }
     includes = file.includes
     tasks = file.tasks.map { task in
       Entry(
         name: task.name, location: task.location, description: task.description,
-        dependencies: task.dependencies.map(\.name), params: file.params(of: task))
+        dependencies: task.dependencies.map(\.name), params: file.params(of: task),
+        namespace: task.scope < file.scopes.count ? file.scopes[task.scope].namespace : "")
     }
     // Aliases name their task.
     var named: [String: String] = [:]
@@ -56,9 +71,11 @@ struct Outline: Sendable {
     }
   }
 
-  /// The task `name` names, as written in a file: `:name` is the root's.
-  func task(_ name: String) -> Entry? {
-    let bare = name.hasPrefix(":") ? String(name.dropFirst()) : name
-    return tasks.first { $0.name == bare }
+  /// The task `name` names, as written in a file of `namespace`: `:name` is the root's, a
+  /// bare name in an included file that file's own.
+  func task(_ name: String, from namespace: String = "") -> Entry? {
+    if name.hasPrefix(":") { return tasks.first { $0.name == name.dropFirst() } }
+    if !namespace.isEmpty, let own = tasks.first(where: { $0.name == namespace + ":" + name }) { return own }
+    return tasks.first { $0.name == name }
   }
 }

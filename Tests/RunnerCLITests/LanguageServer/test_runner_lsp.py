@@ -311,3 +311,30 @@ async def test_completion_in_flow_style_and_not_in_scripts(client, tmp_path):
     assert "deps" in await labels(ROOT + "  x:\n    desc: d\n    \n", 13, 4)
     assert not await labels(ROOT + "  x:\n    run: |\n      deps: \n", 13, len("      deps: "))
     assert not await labels(ROOT.replace("default: debug", "default: "), 0, len("params: { mode: { default: "))
+
+
+async def test_an_open_include_completes_and_finds_names_as_it_writes_them(client, tmp_path):
+    uri = project(tmp_path, root=ROOT_CALLS, lib=LIB_CALLS)
+    await open_and_wait(client, uri, ROOT_CALLS)
+    lib_uri = (tmp_path / "lib.yml").as_uri()
+    await open_and_wait(client, lib_uri, LIB_CALLS)
+    while lib_uri not in client.diagnostics:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=lib_uri),
+            position=types.Position(line=2, character=18),  # check: { deps: [|fmt
+        )
+    )
+    labels = {item.label for item in (result.items if hasattr(result, "items") else result)}
+    assert {"fmt", "check", ":build", ":test", ":all"} <= labels and "lib:fmt" not in labels
+    definition = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=lib_uri), position=types.Position(line=2, character=26)
+        )
+    )
+    assert definition.uri == uri and definition.range.start == types.Position(line=4, character=2)
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=lib_uri))
+    )
+    assert [s.name for s in symbols] == ["fmt", "check"]
