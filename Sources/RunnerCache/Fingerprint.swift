@@ -220,7 +220,8 @@ package struct Fingerprint: Sendable {
   /// or terminal changes from one window to the next.
   static let volatileVariables: Set<String> = [
     "RUNNER_OUTPUT", "RUNNER_TASK", "RUNNER_CACHE_MAX", "RUNNER_LOCK", "_", "PWD", "OLDPWD", "SHLVL", "TERM_SESSION_ID",
-    "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID",
+    "WINDOWID", "SSH_AUTH_SOCK", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "XDG_SESSION_ID", "TRACEPARENT",
+    "TRACESTATE",
   ]
 
   /// What a directory named without a trailing `/` holds as content: never a file's digest.

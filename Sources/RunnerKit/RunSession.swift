@@ -136,6 +136,7 @@ package struct RunSession: Sendable {
     // An incomplete events file or report fails an otherwise good run: a CI step must not pass
     // with its log silently cut short.
     let incomplete = reporters.summarize(summary, graph: shown.graph)
+    await TraceExport.send(reporters.reports, summary, trace: settings.trace, selection: selection)
     // A signal that came once the run had ended (while it saved, reaped or printed) still ends
     // runner: `--watch` stops on it rather than watch on with the signal spent.
     if let late = watcher.close(), summary.interruption == nil { return 128 + late }

@@ -146,6 +146,7 @@ public final class Runner: Sendable {
     }
     settings.secrets = Self.secrets(of: graph)
     settings.answers = Prompter.ask(selection, yes: options.assumeYes)
+    settings.trace = TraceExport.context(for: options.reports)
     return RunSession(selection: selection, settings: settings, reports: options.reports)
   }
 

@@ -33,6 +33,15 @@ public struct ReportSettings: Sendable {
   public var tracePath: String?
   /// `--timeline FILE`.
   public var timelinePath: String?
+  /// `--otel URL` or `OTEL_EXPORTER_OTLP_ENDPOINT`: the run as an OpenTelemetry trace.
+  public var telemetry: TelemetrySettings?
+  /// Why a trace asked for is not sent (said once, at the end of the run).
+  public var telemetryProblem: String?
+
+  /// Sends the run's trace where `--otel URL` (nil: the environment) says.
+  public mutating func sendTrace(otel flag: String?) {
+    (telemetry, telemetryProblem) = TelemetrySettings.resolve(flag: flag, environment: ProcessEnvironment.current)
+  }
 
   public init(
     ci: CI = .none, stepSummaryPath: String? = nil, workspace: String? = nil, junitPath: String? = nil,
@@ -57,7 +66,7 @@ public struct ReportSettings: Sendable {
 
   /// Whether the run needs a `RunRecorder`.
   package var needsRecord: Bool {
-    stepSummaryPath != nil || junitPath != nil || tracePath != nil || timelinePath != nil
+    stepSummaryPath != nil || junitPath != nil || tracePath != nil || timelinePath != nil || telemetry != nil
   }
 }
 

@@ -45,6 +45,8 @@ package struct RunRecord: Sendable {
   package var attempts: [Attempt] = []
   /// The final state of each task that reached one, by graph index.
   package var outcomes: [Int: Outcome] = [:]
+  /// Each wait of a task for one of its readiness gates, from when it began.
+  package var waits: [(task: Int, gate: String, start: Duration)] = []
   /// `laneBusy[i]`: lane i holds a running attempt.
   var laneBusy: [Bool] = []
   /// The attempt each running task holds (index into `attempts`).
@@ -91,7 +93,10 @@ package struct RunRecord: Sendable {
       attempts[index].stopping = event.time
     case .runFinished(let summary):
       duration = summary.duration
-    case .state, .waiting, .decided:
+    case .waiting(let gate):
+      guard let task = event.task else { return }
+      waits.append((task, gate, event.time))
+    case .state, .decided:
       break
     }
   }

@@ -12,11 +12,14 @@ package struct RunReports: Sendable {
   /// Replaces the plain console in the observer list.
   package let console: any RunObserver
   let recorder: RunRecorder?
+  /// Every task's name as shown (secrets masked), by index.
+  let names: [String]
 
   /// - Parameter names: every task's name as shown (secrets masked), by index.
   package init(settings: ReportSettings, names: [String], selection: GraphSelection?, console: ConsoleReporter) {
     self.settings = settings
     self.selection = selection
+    self.names = names
     if settings.ci == .github {
       self.console = GitHubActionsReporter(console: console, names: names)
     } else {
@@ -57,6 +60,23 @@ package struct RunReports: Sendable {
       do { try ReportFile.append(markdown, to: path) } catch { problems.append(.error(error, at: nil)) }
     }
     return problems
+  }
+
+  /// The run as an OTLP trace export request (protobuf), when a collector is named: the run's
+  /// span alone for a run concluded from the no-op record.
+  package func telemetryPayload(
+    _ summary: RunSummary, trace: TraceContext, file: String, targets: [String], version: String
+  )
+    -> [UInt8]?
+  {
+    guard let telemetry = settings.telemetry else { return nil }
+    let renderer = OTLPTraceRenderer(trace: trace, serviceName: telemetry.serviceName, version: version)
+    let start =
+      recorder?.startNanoseconds
+      ?? UInt64(max(0, SystemClock().wallNanoseconds - OTLPTraceRenderer.nanoseconds(summary.duration)))
+    return renderer.render(
+      file: file, targets: targets, start: start, names: names, record: selection == nil ? nil : recorder?.record,
+      summary: summary)
   }
 
   /// One `::error` per failed task, at its definition, with the end of its output.

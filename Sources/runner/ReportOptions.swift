@@ -30,9 +30,16 @@ struct ReportOptions: ParsableArguments {
     completion: .file())
   var timeline: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Send the run as an OpenTelemetry trace to the OTLP/HTTP collector at URL.",
+      discussion: "Default: OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) when set.", valueName: "url"))
+  var otel: String?
+
   /// The report settings, with the CI detected from the environment unless named.
   func settings() -> ReportSettings {
     var settings = ReportSettings.detect(ci: ci)
+    settings.sendTrace(otel: otel)
     settings.output = output
     settings.junitPath = junit
     settings.tracePath = trace

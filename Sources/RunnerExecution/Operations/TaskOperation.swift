@@ -58,6 +58,8 @@ package struct OperationContext: Sendable {
   package var scratchDirectory: String
   /// 1 for the first attempt.
   package var attempt: Int
+  /// The run's trace, when it is exported: the process gets its attempt's `TRACEPARENT`.
+  package var trace: TraceContext?
   /// The task's image input, chosen at load time (see `TaskGraph.imageInput(of:)`).
   package var imageInput: String?
   /// The scheduler gave the task a remote slot (`--remote-jobs`): it runs on the remote

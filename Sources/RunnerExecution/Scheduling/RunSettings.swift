@@ -29,6 +29,8 @@ package struct RunSettings: Sendable {
   package var keepsUntilExit = false
   /// `--check-inputs`: shell tasks run traced, what they did kept here.
   package var traces: TaskTraces?
+  /// The OpenTelemetry trace the run is exported as: each task's process gets `TRACEPARENT`.
+  package var trace: TraceContext?
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

@@ -268,6 +268,7 @@ package struct Scheduler: Sendable {
       imageInput: graph.imageInput(of: task).map { graph[$0].name }, remoteSlot: state.remoteSlot[task])
     if context.remoteSlot || graph[task].sandboxStrict { context.dependencyOutputs = dependencyOutputs(of: task) }
     if graph[task].sandboxStrict { context.projectDirectory = graph.file.directory }
+    context.trace = settings.trace
     return context
   }
 
