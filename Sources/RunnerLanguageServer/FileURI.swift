@@ -11,20 +11,7 @@ enum FileURI {
       guard let slash = rest.firstIndex(of: "/"), rest[..<slash] == "localhost" else { return nil }
       rest = rest[slash...]
     }
-    var bytes: [UInt8] = []
-    var utf8 = Array(rest.utf8)[...]
-    while let byte = utf8.first {
-      utf8 = utf8.dropFirst()
-      if byte == UInt8(ascii: "%"), utf8.count >= 2,
-        let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
-      {
-        bytes.append(value)
-        utf8 = utf8.dropFirst(2)
-      } else {
-        bytes.append(byte)
-      }
-    }
-    return normalized(String(decoding: bytes, as: UTF8.self))
+    return normalized(PercentEncoding.decoded(rest))
   }
 
   /// The URI of an absolute `path`, with what a URI may not hold percent-encoded.

@@ -67,16 +67,17 @@ package struct OTLPTraceRenderer: Sendable {
         span(
           id: trace.spanID(task: attempt.task, attempt: attempt.number), parent: trace.runSpanID, name: name,
           start: at(attempt.start), end: at(attempt.end ?? summary.duration), attributes: attributes, events: events,
-          failed: failed))
+          failed: failed, unfinished: attempt.outcome == .cancelled || attempt.outcome == nil))
     }
-    for wait in record.waits {
+    for (index, wait) in record.waits.enumerated() {
       let name = names.indices.contains(wait.task) ? names[wait.task] : "task \(wait.task)"
-      let until =
-        record.attempts.first { $0.task == wait.task && $0.start >= wait.start }?.start
-        ?? record.outcomes[wait.task]?.end ?? summary.duration
+      // A task's gates before it starts; a service's once it runs, until it is ready.
+      let next = record.attempts.first { $0.task == wait.task && $0.start >= wait.start }?.start
+      let ready = record.attempts.last { $0.task == wait.task && $0.start <= wait.start }?.ready
+      let until = next ?? ready ?? record.outcomes[wait.task]?.end ?? summary.duration
       spans.append(
         span(
-          id: trace.spanID(task: wait.task, gate: wait.gate), parent: trace.runSpanID, name: "wait for \(wait.gate)",
+          id: trace.spanID(wait: index), parent: trace.runSpanID, name: "wait for \(wait.gate)",
           start: at(wait.start), end: at(until),
           attributes: [("runner.task", .string(name)), ("runner.gate", .string(wait.gate))]))
     }
@@ -120,7 +121,7 @@ package struct OTLPTraceRenderer: Sendable {
 
   func span(
     id: [UInt8], parent: [UInt8]?, name: String, start: UInt64, end: UInt64, attributes: [(String, Value)],
-    events: [(String, UInt64)] = [], failed: String? = nil
+    events: [(String, UInt64)] = [], failed: String? = nil, unfinished: Bool = false
   ) -> [UInt8] {
     var span = ProtobufWriter()
     span.data(1, trace.traceID)
@@ -139,7 +140,7 @@ package struct OTLPTraceRenderer: Sendable {
     }
     span.message(15) { status in
       if let failed { status.string(2, failed) }
-      status.integer(3, failed == nil ? 1 : 2)  // STATUS_CODE_OK, STATUS_CODE_ERROR
+      status.integer(3, failed != nil ? 2 : unfinished ? 0 : 1)  // ERROR, UNSET, OK
     }
     return span.bytes
   }

@@ -62,6 +62,9 @@ package struct RunReports: Sendable {
     return problems
   }
 
+  /// The task's name as shown (secrets masked).
+  package func name(of task: Int) -> String? { names.indices.contains(task) ? names[task] : nil }
+
   /// The run as an OTLP trace export request (protobuf), when a collector is named: the run's
   /// span alone for a run concluded from the no-op record.
   package func telemetryPayload(

@@ -16,6 +16,11 @@ public struct TelemetrySettings: Sendable, Equatable {
   public struct Header: Sendable, Equatable {
     public var name: String
     public var value: String
+
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
   }
 
   public init(endpoint: String) {
@@ -45,9 +50,9 @@ public struct TelemetrySettings: Sendable, Equatable {
       return (nil, "OpenTelemetry: runner sends traces as http/protobuf only, not \(protocolName): none sent")
     }
     var settings = TelemetrySettings(endpoint: endpoint)
-    settings.headers =
-      parseHeaders(value("OTEL_EXPORTER_OTLP_HEADERS") ?? "")
-      + parseHeaders(value("OTEL_EXPORTER_OTLP_TRACES_HEADERS") ?? "")
+    // The signal's own headers replace the general ones.
+    settings.headers = parseHeaders(
+      value("OTEL_EXPORTER_OTLP_TRACES_HEADERS") ?? value("OTEL_EXPORTER_OTLP_HEADERS") ?? "")
     if let name = value("OTEL_SERVICE_NAME") { settings.serviceName = name }
     if let milliseconds = value("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") ?? value("OTEL_EXPORTER_OTLP_TIMEOUT"),
       let number = Int(milliseconds), number > 0
@@ -57,9 +62,9 @@ public struct TelemetrySettings: Sendable, Equatable {
     return (settings, nil)
   }
 
+  /// The base URL with the signal's path, as the specification says: always appended.
   static func withTracesPath(_ base: String) -> String {
-    let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
-    return trimmed.hasSuffix("/v1/traces") ? trimmed : trimmed + "/v1/traces"
+    (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/v1/traces"
   }
 
   /// `name=value,name2=value2`, values percent-encoded (W3C Baggage's format, as the spec says).
@@ -69,25 +74,8 @@ public struct TelemetrySettings: Sendable, Equatable {
       guard parts.count == 2 else { return nil }
       let name = parts[0].trimmingCharacters()
       guard !name.isEmpty else { return nil }
-      return Header(name: name, value: percentDecoded(parts[1].trimmingCharacters()))
+      return Header(name: name, value: PercentEncoding.decoded(parts[1].trimmingCharacters()))
     }
-  }
-
-  static func percentDecoded(_ text: String) -> String {
-    var bytes: [UInt8] = []
-    var rest = Array(text.utf8)[...]
-    while let byte = rest.first {
-      rest = rest.dropFirst()
-      if byte == UInt8(ascii: "%"), rest.count >= 2,
-        let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16)
-      {
-        bytes.append(value)
-        rest = rest.dropFirst(2)
-      } else {
-        bytes.append(byte)
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }
 

@@ -124,7 +124,7 @@ import Testing
     closed.stop()
     for (endpoint, why) in [
       ("http://127.0.0.1:\(silent.port)", "no answer in time"),
-      ("http://127.0.0.1:\(closed.port)", "connection refused"),
+      ("http://user:pa55word@127.0.0.1:\(closed.port)/?key=k3y", "connection refused"),
     ] {
       let output = try project.run(
         ["build"], environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "300"])
@@ -132,6 +132,7 @@ import Testing
       let warnings = output.stderr.split(separator: "\n").filter { $0.contains("warning: OpenTelemetry") }
       #expect(warnings.count == 1, "\(output.stderr)")
       #expect(warnings.first?.contains(why) == true, "\(output.stderr)")
+      #expect(!output.stderr.contains("pa55word") && !output.stderr.contains("k3y"), "\(output.stderr)")
     }
   }
 }

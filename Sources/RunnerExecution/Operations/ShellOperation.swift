@@ -55,7 +55,6 @@ package struct ShellOperation: TaskOperation {
     // Its own spans nest under its attempt's (never in its key: the process's environment only).
     if let trace = context.trace {
       environment["TRACEPARENT"] = trace.traceparent(task: context.task.index, attempt: context.attempt)
-      environment["TRACESTATE"] = nil
     }
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true

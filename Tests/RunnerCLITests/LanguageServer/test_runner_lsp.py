@@ -60,6 +60,28 @@ async def open_and_wait(client: LanguageClient, uri: str, text: str):
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+VERSIONS = iter(range(2, 1_000_000))
+
+
+async def complete(client, uri, line, character, text=None):
+    """The completion items at a position (after replacing the text, when given), by label."""
+    if text is not None:
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=next(VERSIONS)),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+    items = result.items if hasattr(result, "items") else result
+    return {item.label: item for item in items}
+
+
 async def test_a_valid_file_has_no_diagnostics_and_outlines_its_tasks(client, tmp_path):
     uri = project(tmp_path)
     await open_and_wait(client, uri, ROOT)
@@ -135,33 +157,16 @@ async def test_completion_offers_task_names_in_deps_keys_and_params(client, tmp_
     uri = project(tmp_path, root=text)
     await open_and_wait(client, uri, ROOT)  # the last good outline serves a text being written
 
-    async def labels(line, character, text=None):
-        if text is not None:
-            client.text_document_did_change(
-                types.DidChangeTextDocumentParams(
-                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=line + 10),
-                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-                )
-            )
-        result = await client.text_document_completion_async(
-            types.CompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                position=types.Position(line=line, character=character),
-            )
-        )
-        items = result.items if hasattr(result, "items") else result
-        return {item.label: item for item in items}
-
-    names = await labels(9, 12, text)
+    names = await complete(client, uri, 9, 12, text)
     assert {"build", "test", "lib:fmt"} <= set(names)
     assert names["lib:fmt"].documentation.value == "Format the sources"
-    keys = await labels(11, 4, ROOT + "    ti\n")
+    keys = await complete(client, uri, 11, 4, ROOT + "    ti\n")
     assert "timeout" in keys and "deps" in keys and "version" not in keys
     assert keys["timeout"].documentation.value == "Limit per attempt."
     calling = ROOT + "  ship:\n    deps: [{ task: build, with: { target: d } }]\n"
-    params = await labels(12, 34, calling)
+    params = await complete(client, uri, 12, 34, calling)
     assert set(params) == {"mode", "target"}
-    choices = await labels(12, 43, calling)
+    choices = await complete(client, uri, 12, 43, calling)
     assert set(choices) == {"all", "docs"}
 
 
@@ -289,28 +294,14 @@ async def test_completion_in_flow_style_and_not_in_scripts(client, tmp_path):
     uri = project(tmp_path)
     await open_and_wait(client, uri, ROOT)
 
-    async def labels(text, line, character):
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=line * 100 + character),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
-        )
-        result = await client.text_document_completion_async(
-            types.CompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                position=types.Position(line=line, character=character),
-            )
-        )
-        items = result.items if hasattr(result, "items") else result
-        return {item.label for item in items}
-
-    assert {"build", "test"} <= await labels(ROOT + "  x: { deps: [\n", 11, len("  x: { deps: ["))
-    assert "timeout" in await labels(ROOT + "  x: { ti\n", 11, len("  x: { ti"))
+    assert {"build", "test"} <= set(await complete(client, uri, 11, len("  x: { deps: ["), ROOT + "  x: { deps: [\n"))
+    assert "timeout" in await complete(client, uri, 11, len("  x: { ti"), ROOT + "  x: { ti\n")
     # A new line under a task, the cursor where the editor indents it.
-    assert "deps" in await labels(ROOT + "  x:\n    desc: d\n    \n", 13, 4)
-    assert not await labels(ROOT + "  x:\n    run: |\n      deps: \n", 13, len("      deps: "))
-    assert not await labels(ROOT.replace("default: debug", "default: "), 0, len("params: { mode: { default: "))
+    assert "deps" in await complete(client, uri, 13, 4, ROOT + "  x:\n    desc: d\n    \n")
+    assert not await complete(client, uri, 13, len("      deps: "), ROOT + "  x:\n    run: |\n      deps: \n")
+    assert not await complete(
+        client, uri, 0, len("params: { mode: { default: "), ROOT.replace("default: debug", "default: ")
+    )
 
 
 async def test_an_open_include_completes_and_finds_names_as_it_writes_them(client, tmp_path):
