@@ -297,47 +297,6 @@ struct TaskFileDecoder: YAMLEntrySink {
     }
   }
 
-  mutating func dependencies(_ node: YAMLNode, what: @autoclosure () -> String, task: inout TaskDefinition)
-    -> [Dependency]
-  {
-    let items: [YAMLNode]
-    switch node.kind {
-    case .sequence(let list): items = list
-    case .scalar where !node.isNull: items = [node]
-    default:
-      reader.wrongType(what(), expected: "a list of task names", node)
-      return []
-    }
-    var seen = Set<String>()
-    var result: [Dependency] = []
-    for item in items {
-      if case .sequence = item.kind {
-        reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "a list in the list"), at: item)
-        continue
-      }
-      if item.isNull {
-        reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "nothing in the list"), at: item)
-        continue
-      }
-      let repeated = repeating(item, what: what(), task: &task)
-      for item in repeated.calls {
-        guard let dependency = dependency(item, what: what()) else { continue }
-        let key =
-          dependency.with.isEmpty
-          ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
-        guard seen.insert(key).inserted else {
-          // The same value twice in what a `for:` found: one edge, as for a task named twice.
-          if !repeated.found {
-            reader.fail(.duplicateDependency(task: task.name, dependency: dependency.name), at: dependency.location)
-          }
-          continue
-        }
-        result.append(dependency)
-      }
-    }
-    return result
-  }
-
   /// `key_env`, `secrets`: a list of environment variable names.
   mutating func variableNames(_ node: YAMLNode, what: @autoclosure () -> String) -> [String] {
     guard let items = reader.strings(node, what: what(), expected: "a list of environment variable names") else {

@@ -60,6 +60,12 @@ async def open_and_wait(client: LanguageClient, uri: str, text: str):
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
 
 
+async def published(client, *uris):
+    """Waits until each of `uris` has had its diagnostics published (each in its own notification)."""
+    while not all(uri in client.diagnostics for uri in uris):
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
 VERSIONS = iter(range(2, 1_000_000))
 
 
@@ -179,6 +185,12 @@ async def test_hover_and_definition_of_a_task(client, tmp_path):
     )
     assert "**build** — Compile everything" in hover.contents.value
     assert "`target`" in hover.contents.value
+    key = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=5, character=5)
+        )
+    )
+    assert key.contents.value == "**desc** — Shown by --list."
     definition = await client.text_document_definition_async(
         types.DefinitionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
     )
@@ -274,8 +286,7 @@ async def test_an_open_include_is_checked_through_its_includer_with_its_unsaved_
     # Alone, `:build` would name nothing; through tasks.yml it is the root's build.
     await open_and_wait(client, lib_uri, LIB_CALLS)
     # tasks.yml is checked again, then lib.yml said to be clean: two notifications.
-    while lib_uri not in client.diagnostics:
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await published(client, lib_uri)
     assert not client.diagnostics[lib_uri] and not client.diagnostics[uri]
     broken = LIB_CALLS.replace("run: 'true'", "rn: 'true'")
     client.text_document_did_change(
@@ -309,8 +320,7 @@ async def test_an_open_include_completes_and_finds_names_as_it_writes_them(clien
     await open_and_wait(client, uri, ROOT_CALLS)
     lib_uri = (tmp_path / "lib.yml").as_uri()
     await open_and_wait(client, lib_uri, LIB_CALLS)
-    while lib_uri not in client.diagnostics:
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await published(client, lib_uri)
     result = await client.text_document_completion_async(
         types.CompletionParams(
             text_document=types.TextDocumentIdentifier(uri=lib_uri),
