@@ -54,11 +54,12 @@ import Testing
     // The first interrupt says what it did not stop, and how to.
     #expect(project.read("out.txt")?.contains("cleanup tasks still run (interrupt again to cancel them)") == true)
     // The second signal goes once runner has counted the first (it said so), and after the
-    // window in which a repeat is the same interrupt; the service lingers long enough for it.
+    // window in which a repeat is the same interrupt; the service lingers long enough for it,
+    // and the grace is longer than that (the default 5 s could kill it first on a loaded CI).
     _ = try project.shell("rm -f started cleaned.txt; echo 20 > linger")
     let twice = try project.shell(
       """
-      "$RUNNER" --events events.jsonl teardown > out.txt 2>&1 &
+      "$RUNNER" --grace 60s --events events.jsonl teardown > out.txt 2>&1 &
       runner=$!
       while [ ! -e started ]; do sleep 0.05; done
       kill -TERM $runner
