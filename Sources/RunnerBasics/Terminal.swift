@@ -19,6 +19,7 @@ package enum Terminal {
   }
 
   private static func writeMasked(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+    if diverting.load(ordering: .acquiring), descriptor == 1 || descriptor == 2, divert(bytes, descriptor) { return }
     held.withLock { held in
       if let holder = held.thread, pthread_equal(holder, pthread_self()) != 0, bytes.count < Held.limit {
         if held.descriptor != descriptor { release(&held) }
@@ -80,6 +81,59 @@ package enum Terminal {
       pointer += written
       remaining -= written
     }
+  }
+
+  /// What runner writes to stdout and stderr while the live view has the screen: kept, in order,
+  /// to be written when it leaves (past `limit` bytes, counted and dropped).
+  struct Diverted {
+    static let limit = 1 << 20
+    var on = false
+    var parts: [(descriptor: Int32, bytes: [UInt8])] = []
+    var size = 0
+    var dropped = 0
+  }
+
+  private static let diverted = Mutex(Diverted())
+  private static let diverting = Atomic<Bool>(false)
+
+  private static func divert(_ bytes: UnsafeBufferPointer<UInt8>, _ descriptor: Int32) -> Bool {
+    diverted.withLock { diverted in
+      guard diverted.on else { return false }
+      if diverted.size + bytes.count > Diverted.limit {
+        diverted.dropped += bytes.count
+      } else {
+        diverted.parts.append((descriptor, Array(bytes)))
+        diverted.size += bytes.count
+      }
+      return true
+    }
+  }
+
+  /// From now on, what runner writes to stdout and stderr through `write` is kept until
+  /// `endDiverting` (the live view has the screen; `writeToScreen` draws it).
+  package static func startDiverting() {
+    diverted.withLock { $0.on = true }
+    diverting.store(true, ordering: .releasing)
+  }
+
+  /// Writes what was kept, in order, and writes directly again.
+  package static func endDiverting() {
+    let kept = diverted.withLock { diverted in
+      defer { diverted = Diverted() }
+      return diverted
+    }
+    diverting.store(false, ordering: .releasing)
+    for part in kept.parts { part.bytes.withUnsafeBufferPointer { write($0, to: part.descriptor) } }
+    if kept.dropped > 0 {
+      write("runner: \(kept.dropped) bytes of runner's own messages were dropped while the view was shown\n", to: 2)
+    }
+  }
+
+  /// Writes to the screen at once, past the diversion and the held writes (the live view's
+  /// frames); masked like everything else.
+  package static func writeToScreen(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { bytes in PrintMask.withMasked(bytes) { writeNow($0, to: descriptor) } }
   }
 
   /// Colour is for people: a terminal, TERM not dumb; CLICOLOR_FORCE forces it; a non-empty

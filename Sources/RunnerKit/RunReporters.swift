@@ -12,6 +12,8 @@ struct RunReporters: Sendable {
   let reports: RunReports
   let eventLog: EventLogWriter?
   let observer: ObserverList
+  /// The live view (`--ui tui`), which has the console's place in the observers.
+  var view: LiveReporter? { reports.console as? LiveReporter }
 
   /// The tasks a run reports on.
   struct Tasks {
@@ -31,11 +33,18 @@ struct RunReporters: Sendable {
     _ tasks: Tasks, reports: ReportSettings, eventsPath: String?, secrets: SecretMask, spoolDirectory: String = "/tmp",
     extra: [any RunObserver] = []
   ) -> Result<RunReporters, Diagnostic> {
+    let live = reports.ui == .tui
     let console = ConsoleReporter(
       names: tasks.names, selected: tasks.selected, useColor: Terminal.colorEnabled(for: 1),
-      statusArea: reports.ci == .none && ConsoleReporter.wantsStatusArea(),
+      statusArea: !live && reports.ci == .none && ConsoleReporter.wantsStatusArea(),
       mode: reports.output, spoolDirectory: spoolDirectory, interactive: tasks.interactive)
-    let runReports = RunReports(settings: reports, names: tasks.names, selection: tasks.selection, console: console)
+    let view =
+      live
+      ? LiveReporter(
+        names: tasks.names, members: tasks.selected, console: console, interactive: tasks.interactive,
+        useColor: Terminal.colorEnabled(for: 1)) : nil
+    let runReports = RunReports(
+      settings: reports, names: tasks.names, selection: tasks.selection, console: console, live: view)
     var observers = runReports.observers + extra
     var eventLog: EventLogWriter?
     if let path = eventsPath {
@@ -55,6 +64,7 @@ struct RunReporters: Sendable {
   /// The run is over: every observer hears it and the events file is closed.
   func close(_ summary: RunSummary) {
     observer.record(RunEvent(time: summary.duration, task: nil, kind: .runFinished(summary)))
+    view?.finish()
     eventLog?.close()
   }
 

@@ -109,7 +109,11 @@ package struct RunSession: Sendable {
         scheduler.cleanups.abandon()
         ProcessReactor.shared.killAllNow()
       },
-      onSuspend: { ProcessReactor.shared.suspendAll() })
+      onSuspend: {
+        reporters.view?.suspend()
+        ProcessReactor.shared.suspendAll()
+        reporters.view?.resume()
+      })
     // Cancelling the caller (`--watch`, when a change comes in) stops the run too.
     var summary = await withTaskCancellationHandler {
       await run.value

@@ -36,6 +36,7 @@ public final class Runner: Sendable {
   public func run() async -> Int32 {
     var answer = Answer()
     defer { answer.write() }
+    if let fallback = options.reports.uiFallback { DiagnosticPrinter().print([Diagnostic(.warning, fallback)]) }
     guard var caching = cacheSettings(&answer) else { return ExitStatus.usage }
     if options.checkInputs, let unavailable = ProcessTrace.unavailability {
       // Said before anything runs.
@@ -159,6 +160,7 @@ public final class Runner: Sendable {
   /// (`WatchLoop`) until a signal; exits 128 + that signal.
   public func watch() async -> Int32 {
     var answer = Answer()
+    if let fallback = options.reports.uiFallback { DiagnosticPrinter().print([Diagnostic(.warning, fallback)]) }
     let loaded = cacheSettings(&answer).flatMap { caching in load(&answer).map { (caching, $0.1) } }
     answer.write()
     guard let (caching, selection) = loaded else { return ExitStatus.usage }

@@ -20,7 +20,19 @@ public struct ReportSettings: Sendable {
     case quiet
   }
 
+  /// How the run is shown on a terminal.
+  public enum UI: String, Sendable, CaseIterable {
+    /// Lines as they come, with a status line at the bottom of a terminal.
+    case lines
+    /// A live full-screen view (`LiveReporter`); lines where it cannot be had.
+    case tui
+  }
+
   public var ci: CI
+  /// `--ui`.
+  public var ui: UI = .lines
+  /// Why `--ui tui` shows lines (said before the run).
+  public var uiFallback: String?
   /// `--output`.
   public var output: OutputMode = .prefixed
   /// `$GITHUB_STEP_SUMMARY`: where the Markdown summary is appended (GitHub only).
@@ -37,6 +49,19 @@ public struct ReportSettings: Sendable {
   public var telemetry: TelemetrySettings?
   /// Why a trace asked for is not sent (said once, at the end of the run).
   public var telemetryProblem: String?
+
+  /// Shows runs as `ui` says where that can be done: `tui` needs a terminal and no CI. Where
+  /// it cannot, lines, and `uiFallback` says why (not in CI, which never has the view).
+  public mutating func show(_ ui: UI) {
+    self.ui = .lines
+    uiFallback = nil
+    guard ui == .tui, ci == .none else { return }
+    switch LiveTerminal.unavailability() {
+    case nil: self.ui = .tui
+    case .ci: break
+    case .because(let reason): uiFallback = "--ui tui needs a terminal (\(reason)); showing lines"
+    }
+  }
 
   /// Sends the run's trace where `--otel URL` (nil: the environment) says.
   public mutating func sendTrace(otel flag: String?) {

@@ -16,11 +16,17 @@ package struct RunReports: Sendable {
   let names: [String]
 
   /// - Parameter names: every task's name as shown (secrets masked), by index.
-  package init(settings: ReportSettings, names: [String], selection: GraphSelection?, console: ConsoleReporter) {
+  /// - Parameter live: the live view, which then has the console's place.
+  package init(
+    settings: ReportSettings, names: [String], selection: GraphSelection?, console: ConsoleReporter,
+    live: LiveReporter? = nil
+  ) {
     self.settings = settings
     self.selection = selection
     self.names = names
-    if settings.ci == .github {
+    if let live {
+      self.console = live
+    } else if settings.ci == .github {
       self.console = GitHubActionsReporter(console: console, names: names)
     } else {
       self.console = console
@@ -31,6 +37,7 @@ package struct RunReports: Sendable {
   /// SIGINT or SIGTERM: held output (GitHub groups) is written at once.
   package func interrupt() {
     (console as? GitHubActionsReporter)?.interrupt()
+    (console as? LiveReporter)?.interrupt()
   }
 
   /// The console (or its GitHub form), then the recorder when a report needs one.

@@ -16,6 +16,13 @@ struct ReportOptions: ParsableArguments {
   var output: ReportSettings.OutputMode = .prefixed
 
   @Option(
+    help: ArgumentHelp(
+      "How a run is shown on a terminal: lines (task output as it comes) or tui (a live full-screen view).",
+      discussion: "tui needs a terminal (stdin and stdout) and is not used in CI; lines is used instead.",
+      valueName: "ui"))
+  var ui: ReportSettings.UI = .lines
+
+  @Option(
     help: ArgumentHelp("After the run, write a JUnit XML report to FILE.", valueName: "file"), completion: .file())
   var junit: String?
 
@@ -41,6 +48,7 @@ struct ReportOptions: ParsableArguments {
     var settings = ReportSettings.detect(ci: ci)
     settings.sendTrace(otel: otel)
     settings.output = output
+    settings.show(ui)
     settings.junitPath = junit
     settings.tracePath = trace
     settings.timelinePath = timeline
@@ -50,3 +58,4 @@ struct ReportOptions: ParsableArguments {
 
 extension ReportSettings.CI: ExpressibleByArgument {}
 extension ReportSettings.OutputMode: ExpressibleByArgument {}
+extension ReportSettings.UI: ExpressibleByArgument {}

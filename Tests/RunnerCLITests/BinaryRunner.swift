@@ -24,10 +24,12 @@ struct BinaryRunner {
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  /// - Parameter deadline: kill runner (SIGKILL, status 137 then) if it has not ended by then.
+  /// - Parameters:
+  ///   - deadline: kill runner (SIGKILL, status 137 then) if it has not ended by then.
+  ///   - unsetting: variables of the test's environment runner does not get.
   static func run(
     _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdin: String? = nil,
-    deadline: Duration? = nil
+    deadline: Duration? = nil, unsetting: [String] = []
   ) throws -> Output {
     let process = Process()
     process.executableURL = executable
@@ -38,6 +40,7 @@ struct BinaryRunner {
     env.removeValue(forKey: "CLICOLOR_FORCE")
     env.removeValue(forKey: "GITHUB_ACTIONS")
     for (key, value) in environment { env[key] = value }
+    for key in unsetting { env.removeValue(forKey: key) }
     process.environment = env
     let out = Pipe()
     let err = Pipe()

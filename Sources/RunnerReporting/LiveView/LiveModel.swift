@@ -1,0 +1,136 @@
+import RunnerBasics
+import RunnerEvents
+import RunnerProcess
+
+/// What the live view shows, apart from the terminal: every task's state and output, and where
+/// the person looking is (the chosen task, the filter, the scroll). Updated by the run's events
+/// and by keys; drawn by `frame(width:height:now:)`.
+struct LiveModel {
+  struct Row {
+    var state = TaskState.pending
+    var started: Duration?
+    var ended: Duration?
+    var attempt = 0
+    var reason: String?
+    /// What a task that runs is doing besides its command: waiting for a gate, ready, stopping.
+    var note: String?
+  }
+
+  let names: [String]
+  /// The run's tasks, in the order the run lists them.
+  let members: [Int]
+  /// By task index; nil for a task not in the run.
+  private(set) var rows: [Row?]
+  private(set) var output = OutputTails()
+  /// Tasks running, in the order they started.
+  private(set) var running: [Int] = []
+  /// Tasks that failed, in that order.
+  private(set) var failed: [Int] = []
+  /// Tasks that ended otherwise, in that order.
+  private(set) var finished: [Int] = []
+  var stopping = false
+
+  /// The task chosen with the keys; nil follows the newest running task.
+  private(set) var chosen: Int?
+  private(set) var failedOnly = false
+  /// The output line (counted from the first the task printed) at the top of the output pane;
+  /// nil follows the end.
+  private(set) var anchor: Int?
+
+  init(names: [String], members: [Int], output: OutputTails = OutputTails()) {
+    self.names = names
+    self.members = members
+    self.output = output
+    rows = Array(repeating: nil, count: names.count)
+    for task in members { rows[task] = Row() }
+  }
+
+  mutating func record(_ event: RunEvent) {
+    guard let task = event.task, rows.indices.contains(task), var row = rows[task] else { return }
+    switch event.kind {
+    case .state(let state, let attempt, let reason):
+      let was = row.state
+      // A task ends once (a late event for it changes nothing).
+      if was.isFinal { return }
+      row.state = state
+      if state != .executing { running.removeAll { $0 == task } }
+      row.attempt = max(row.attempt, attempt)
+      if state == .executing {
+        if was != .executing { row.started = event.time }
+        row.note = nil
+        if !running.contains(task) { running.append(task) }
+      }
+      if state.isFinal {
+        row.ended = event.time
+        row.reason = reason
+        row.note = nil
+        if state == .failed { failed.append(task) } else { finished.append(task) }
+        output.end(task)
+      }
+    case .waiting(let gate): row.note = "waiting for \(gate)"
+    case .serviceReady: row.note = "ready"
+    case .serviceStopping: row.note = "stopping"
+    case .retrying(let attempt, let delay, let reason):
+      row.note = "\(reason); attempt \(attempt) in \(formatDuration(delay))"
+    default: return
+    }
+    rows[task] = row
+  }
+
+  mutating func append(_ task: Int, _ bytes: UnsafeRawBufferPointer) {
+    output.append(task, bytes)
+  }
+
+  /// The tasks in the list, top to bottom: failed, running, waiting, then the others that
+  /// ended, the latest first. With the filter, only the failed.
+  func order() -> [Int] {
+    if failedOnly { return failed }
+    var list = failed + running
+    for task in members where rows[task].map({ $0.state == .pending || $0.state == .ready }) ?? false {
+      list.append(task)
+    }
+    list.append(contentsOf: finished.reversed())
+    return list
+  }
+
+  /// The task whose output is shown.
+  var shown: Int? {
+    if let chosen, !failedOnly || failed.contains(chosen) { return chosen }
+    if failedOnly { return failed.last }
+    return running.last ?? failed.last ?? finished.last
+  }
+
+  /// - Parameter page: the rows of the output pane.
+  mutating func press(_ key: LiveKey, page: Int) {
+    switch key {
+    case .up, .down:
+      let list = order()
+      guard !list.isEmpty else { return }
+      let at = shown.flatMap { list.firstIndex(of: $0) } ?? 0
+      chosen = list[key == .up ? max(0, at - 1) : min(list.count - 1, at + 1)]
+      anchor = nil
+    case .failedOnly:
+      failedOnly.toggle()
+      if failedOnly, let chosen, !failed.contains(chosen) { self.chosen = nil }
+      anchor = nil
+    case .pageUp, .pageDown, .home, .end:
+      // The task scrolled stays shown, whichever starts next.
+      chosen = shown
+      scroll(key, page: max(1, page))
+    case .repaint: break
+    }
+  }
+
+  private mutating func scroll(_ key: LiveKey, page: Int) {
+    guard let task = shown else { return }
+    let (kept, dropped) = output.count(of: task)
+    let last = dropped + max(0, kept - page)
+    let top = anchor ?? last
+    switch key {
+    case .pageUp: anchor = max(dropped, top - page)
+    case .pageDown: anchor = top + page >= last ? nil : top + page
+    case .home: anchor = kept > page ? dropped : nil
+    default: anchor = nil
+    }
+  }
+}
