@@ -19,8 +19,8 @@ package enum Terminal {
   }
 
   private static func writeMasked(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
-    if diverting.load(ordering: .acquiring), descriptor == 1 || descriptor == 2, divert(bytes, descriptor) { return }
     held.withLock { held in
+      if held.diverted.on, descriptor == 1 || descriptor == 2 { return held.diverted.keep(bytes, descriptor) }
       if let holder = held.thread, pthread_equal(holder, pthread_self()) != 0, bytes.count < Held.limit {
         if held.descriptor != descriptor { release(&held) }
         held.descriptor = descriptor
@@ -40,6 +40,7 @@ package enum Terminal {
     var thread: pthread_t?
     var descriptor: Int32 = -1
     var bytes: [UInt8] = []
+    var diverted = Diverted()
   }
 
   private static let held = Mutex(Held())
@@ -84,48 +85,44 @@ package enum Terminal {
   }
 
   /// What runner writes to stdout and stderr while the live view has the screen: kept, in order,
-  /// to be written when it leaves (past `limit` bytes, counted and dropped).
+  /// to be written when it leaves (past `limit` bytes, counted and dropped). Kept under the
+  /// same lock as held writes, so the order of everything written is kept across both.
   struct Diverted {
     static let limit = 1 << 20
     var on = false
     var parts: [(descriptor: Int32, bytes: [UInt8])] = []
     var size = 0
     var dropped = 0
-  }
 
-  private static let diverted = Mutex(Diverted())
-  private static let diverting = Atomic<Bool>(false)
-
-  private static func divert(_ bytes: UnsafeBufferPointer<UInt8>, _ descriptor: Int32) -> Bool {
-    diverted.withLock { diverted in
-      guard diverted.on else { return false }
-      if diverted.size + bytes.count > Diverted.limit {
-        diverted.dropped += bytes.count
+    mutating func keep(_ bytes: UnsafeBufferPointer<UInt8>, _ descriptor: Int32) {
+      if size + bytes.count > Self.limit {
+        dropped += bytes.count
       } else {
-        diverted.parts.append((descriptor, Array(bytes)))
-        diverted.size += bytes.count
+        parts.append((descriptor, Array(bytes)))
+        size += bytes.count
       }
-      return true
     }
   }
 
   /// From now on, what runner writes to stdout and stderr through `write` is kept until
-  /// `endDiverting` (the live view has the screen; `writeToScreen` draws it).
+  /// `endDiverting` (the live view has the screen; `writeToScreen` draws it). What was held
+  /// back is written first.
   package static func startDiverting() {
-    diverted.withLock { $0.on = true }
-    diverting.store(true, ordering: .releasing)
+    held.withLock { held in
+      release(&held)
+      held.diverted.on = true
+    }
   }
 
   /// Writes what was kept, in order, and writes directly again.
   package static func endDiverting() {
-    let kept = diverted.withLock { diverted in
-      defer { diverted = Diverted() }
-      return diverted
-    }
-    diverting.store(false, ordering: .releasing)
-    for part in kept.parts { part.bytes.withUnsafeBufferPointer { write($0, to: part.descriptor) } }
-    if kept.dropped > 0 {
-      write("runner: \(kept.dropped) bytes of runner's own messages were dropped while the view was shown\n", to: 2)
+    held.withLock { held in
+      let kept = held.diverted
+      held.diverted = Diverted()
+      for part in kept.parts { part.bytes.withUnsafeBufferPointer { writeNow($0, to: part.descriptor) } }
+      guard kept.dropped > 0 else { return }
+      var note = "runner: \(kept.dropped) bytes of runner's own messages were dropped while the view was shown\n"
+      note.withUTF8 { writeNow($0, to: 2) }
     }
   }
 

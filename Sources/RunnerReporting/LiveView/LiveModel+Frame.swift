@@ -22,7 +22,6 @@ extension LiveModel {
     var rows = [header(width: width, now: now, style: style)]
     let body = height - 2
     let list = order()
-    let longest = members.map { ScreenText.width(names[$0]) }.max() ?? 0
     var listWidth = min(max(24, width * 2 / 5), max(16, longest + 12))
     // Too narrow for the output beside it: the list alone.
     if width - listWidth - 1 < 10 { listWidth = width }
@@ -97,7 +96,9 @@ extension LiveModel {
     output.forEachLine(of: task, from: first, count: page) { line in
       out.append(ScreenText.fit(" " + ScreenText.line(line, width: width - 1), width))
     }
-    if kept == 0 { out.append(style.paint("2", ScreenText.fit(" (no output yet)", width))) }
+    if kept == 0 {
+      out.append(style.paint("2", ScreenText.fit(row.state.isFinal ? " (no output)" : " (no output yet)", width)))
+    }
     while out.count < rows { out.append(blank) }
     return out
   }

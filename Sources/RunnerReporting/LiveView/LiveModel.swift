@@ -19,6 +19,8 @@ struct LiveModel {
   let names: [String]
   /// The run's tasks, in the order the run lists them.
   let members: [Int]
+  /// The widest name of the run's tasks, in columns.
+  let longest: Int
   /// By task index; nil for a task not in the run.
   private(set) var rows: [Row?]
   private(set) var output = OutputTails()
@@ -40,6 +42,7 @@ struct LiveModel {
   init(names: [String], members: [Int], output: OutputTails = OutputTails()) {
     self.names = names
     self.members = members
+    longest = members.map { ScreenText.width(names[$0]) }.max() ?? 0
     self.output = output
     rows = Array(repeating: nil, count: names.count)
     for task in members { rows[task] = Row() }
@@ -125,7 +128,7 @@ struct LiveModel {
     guard let task = shown else { return }
     let (kept, dropped) = output.count(of: task)
     let last = dropped + max(0, kept - page)
-    let top = anchor ?? last
+    let top = max(dropped, anchor ?? last)
     switch key {
     case .pageUp: anchor = max(dropped, top - page)
     case .pageDown: anchor = top + page >= last ? nil : top + page

@@ -93,24 +93,32 @@ package final class LiveReporter: RunObserver {
 
   /// The run is over: the view leaves the screen (returns once it has, the thread ended).
   package func finish() {
-    update(wait: .seconds(10)) { $0.ended = true }
+    guard !update(wait: .seconds(10), { $0.ended = true }) else { return }
+    // The thread is stuck (writing to a terminal nobody reads): at least the summary and what
+    // runner said go out, after the sequence that leaves the view.
+    Terminal.writeToScreen(LiveTerminal.leaveSequence, to: 1)
+    Terminal.endDiverting()
   }
 
   /// Changes what the thread is to do and wakes it; with `wait`, returns once it has done it
   /// or has ended (or after `wait`, should it be stuck writing to a terminal nobody reads).
-  private func update(wait: Duration?, _ change: (inout Control) -> Void) {
+  ///
+  /// - Returns: false when it waited in vain.
+  @discardableResult
+  private func update(wait: Duration?, _ change: (inout Control) -> Void) -> Bool {
     let (mine, waits) = control.withLock { control -> (Int, Bool) in
       change(&control)
       control.asked += 1
       return (control.asked, control.started && !control.gone)
     }
     poke()
-    guard let wait, waits else { return }
+    guard let wait, waits else { return true }
     let deadline = ContinuousClock.now + wait
     while ContinuousClock.now < deadline {
-      if control.withLock({ $0.acted >= mine || $0.gone }) { return }
+      if control.withLock({ $0.acted >= mine || $0.gone }) { return true }
       usleep(1000)
     }
+    return false
   }
 
   private func poke() {
@@ -161,11 +169,14 @@ package final class LiveReporter: RunObserver {
       if reading { fds.append(pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0)) }
       _ = poll(&fds, nfds_t(fds.count), Int32(Self.frameInterval.components.attoseconds / 1_000_000_000_000_000))
       if fds[0].revents != 0 { wake.drain() }
-      guard reading, fds[1].revents != 0 else { continue }
+      // Read only in the foreground: an interactive task may have it now (and a read from the
+      // background would stop runner).
+      guard reading, fds[1].revents != 0, terminal.inForeground else { continue }
       var bytes = [UInt8](repeating: 0, count: 256)
       let count = read(terminal.input, &bytes, bytes.count)
       if count <= 0 {
-        if count == 0 || (errno != EINTR && errno != EAGAIN) { hungUp = true }
+        // The terminal is gone when it has no foreground left to ask about.
+        if count == 0 || (errno != EINTR && errno != EAGAIN && tcgetpgrp(terminal.input) < 0) { hungUp = true }
         continue
       }
       pending += bytes[..<count]

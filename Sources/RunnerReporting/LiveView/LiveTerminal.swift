@@ -62,9 +62,9 @@ struct LiveTerminal {
       cc[Int(VTIME)] = 0
     }
     tcsetattr(input, TCSANOW, &raw)
-    Terminal.releaseHeld()
-    Terminal.writeToScreen(Self.enterSequence, to: output)
+    // Diverted before the screen changes: nothing runner writes lands on the view's screen.
     Terminal.startDiverting()
+    Terminal.writeToScreen(Self.enterSequence, to: output)
     previous = []
     entered = true
   }

@@ -3,7 +3,7 @@ import Testing
 
 /// `--ui tui` on a real terminal (tmux): what a person sees, the keys, Ctrl-C, Ctrl-Z, a resize,
 /// an interactive task, and a task that writes escape sequences.
-@Suite(.enabled(if: TmuxPane.available, "tmux is not installed (apt-get install tmux)"))
+@Suite(.enabled(if: TmuxPane.available, "tmux or python3 is missing (apt-get install tmux)"))
 struct LiveViewTerminalTests {
   let directory: URL
 
@@ -23,7 +23,7 @@ struct LiveViewTerminalTests {
 
   /// Makes the file the tasks wait for.
   func release(_ name: String = "go") throws {
-    FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data())
+    #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data()))
   }
 
   var runner: String { "'\(BinaryRunner.executable.path)'" }
@@ -44,26 +44,30 @@ struct LiveViewTerminalTests {
     let pane = try TmuxPane(directory: directory)
     defer { pane.close() }
     try pane.type("\(runner) --ui tui -j 4 -k all; echo exit=$?")
-    // `all` is skipped as soon as lint fails (-k: it cannot run without lint).
-    var screen = try pane.wait("the view with lint failed") {
-      $0.first?.contains("2/4 · 1 running · 1 failed") == true && $0.joined().contains("│ building")
+    // `all` is skipped as soon as lint fails (-k: it cannot run without lint). Each wait asks
+    // for the whole frame: tmux may show the top of a frame before its bottom.
+    try pane.wait("lint failed first, build running and shown") { screen in
+      screen.count >= 20 && screen[0].hasPrefix(" runner ") && screen[0].contains("2/4 · 1 running · 1 failed")
+        && screen[1].hasPrefix(" ✗ lint") && screen[1].contains("│ build · running")
+        && screen[2].hasPrefix("›") && screen[2].contains("build") && screen[2].hasSuffix("│ building")
+        && screen[3].hasPrefix(" · test") && screen[19].contains("f failed")
     }
-    #expect(screen[1].hasPrefix(" ✗ lint"))
-    #expect(screen[2].hasPrefix("›") && screen[2].contains("build"))
-    #expect(screen[1].contains("│ build · running"))
-    #expect(screen[2].hasSuffix("│ building"))
-    #expect(screen[19].contains("f failed"))
     // Up chooses the failed task: its output and why it failed.
     try pane.press("Up")
-    screen = try pane.wait(for: "│ lint · failed: 'echo lint-problem; exit 3' failed with exit code 3")
-    #expect(screen[2].hasSuffix("│ lint-problem"))
+    try pane.wait("lint's output") { screen in
+      screen.count >= 3 && screen[1].hasPrefix("›✗ lint")
+        && screen[1].contains("│ lint · failed: 'echo lint-problem; exit 3' failed with exit code 3")
+        && screen[2].hasSuffix("│ lint-problem")
+    }
     // f: only the failed tasks.
     try pane.press("f")
-    screen = try pane.wait(for: "[failed only]")
-    #expect(!screen[2].contains("build"))
+    try pane.wait("only lint listed") { screen in
+      screen.count >= 4 && screen[0].contains("[failed only]") && screen[1].hasPrefix("›✗ lint")
+        && !screen[2].contains("build") && !screen[3].contains("test")
+    }
     try pane.press("f")
     try release()
-    screen = try pane.wait(for: "exit=1")
+    let screen = try pane.wait(for: "exit=1")
     // The view has left; the summary is on the screen, the root cause last.
     #expect(!screen.contains { $0.hasPrefix(" runner ") })
     #expect(screen.contains { $0.hasPrefix("4 task(s): 2 succeeded, 1 failed, 1 skipped") })
@@ -85,11 +89,11 @@ struct LiveViewTerminalTests {
     let pane = try TmuxPane(directory: directory, width: 80, height: 12)
     defer { pane.close() }
     try pane.type("\(runner) --ui tui noisy; echo exit=$?")
-    let screen = try pane.wait(for: "│ marker")
-    #expect(screen[0].hasPrefix(" runner "))
-    #expect(screen[2].hasSuffix("│ movedred"))
-    #expect(screen[3].hasSuffix("│ step 3"))
-    #expect(screen[11].contains("^C stop"))
+    try pane.wait("the task's output as text, the view in place") { screen in
+      screen.count >= 12 && screen[0].hasPrefix(" runner ") && screen[1].contains("│ noisy · running")
+        && screen[2].hasSuffix("│ movedred") && screen[3].hasSuffix("│ step 3") && screen[4].hasSuffix("│ marker")
+        && screen[11].contains("^C stop")
+    }
     try release()
     try pane.wait(for: "exit=0")
   }

@@ -7,7 +7,10 @@ final class TmuxPane {
   static let executable = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
     FileManager.default.isExecutableFile(atPath: $0)
   }
-  static var available: Bool { executable != nil }
+  /// tmux, and python3 to start its server without the test process's descriptors.
+  static var available: Bool {
+    executable != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+  }
 
   let socket = "runner-test-\(UUID().uuidString)"
   let directory: URL
@@ -17,14 +20,20 @@ final class TmuxPane {
     // The view is not shown in CI: the pane's shell runs without CI's variables.
     let shell = "env -u CI -u GITHUB_ACTIONS NO_COLOR=1 PS1='$ ' bash --norc --noprofile -i"
     try tmux(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-c", directory.path, shell])
-    try tmux(["set-option", "-g", "status", "off"])
-    _ = try wait("the shell's prompt") { $0.contains { $0.hasPrefix("$") } }
+    do {
+      try tmux(["set-option", "-g", "status", "off"])
+      _ = try wait("the shell's prompt") { $0.contains { $0.hasPrefix("$") } }
+    } catch {
+      close()
+      throw error
+    }
   }
 
   /// Ends the tmux server and the pane's shell (`kill-server` alone left the server waiting).
   func close() {
     let pids = (try? tmux(["display-message", "-p", "-t", "0", "#{pid} #{pane_pid}"])) ?? ""
     for pid in pids.split(whereSeparator: \.isWhitespace).compactMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+    unlink("/tmp/tmux-\(getuid())/\(socket)")
   }
 
   @discardableResult
