@@ -91,6 +91,7 @@ package final class ProcessReactor: Sendable {
     let candidates = Set(groups.takeLeftovers() + groups.gracedGroups())
     var alive = candidates.filter { Kernel.killGroup($0, Kernel.sigterm) == 0 }
     guard !alive.isEmpty else { return }
+    for pgid in alive { Kernel.killGroup(pgid, Kernel.sigcont) }
     groups.startGrace(alive)
     defer { groups.endGrace(alive) }
     let deadline = ContinuousClock.now.advanced(by: grace)

@@ -121,6 +121,9 @@ final class ReactorLoop {
       guard let child = children[id], !child.cancelled else { return }
       child.cancelled = true
       Kernel.killGroup(child.pid, Kernel.sigterm)
+      // A stopped task (one that read the terminal from the background) acts on it only once
+      // continued: else it would wait for the grace period's SIGKILL. The shell's `kill` does the same.
+      Kernel.killGroup(child.pid, Kernel.sigcont)
       groups.startGrace(CollectionOfOne(child.pid))
       deadlines.append((Kernel.now() + Self.nanoseconds(child.grace), child.pid))
     }

@@ -75,7 +75,7 @@ extension LiveModel {
         out.append(" " + style.paint(code, icon) + " " + text)
       }
     }
-    if failedOnly, list.isEmpty { out.append(ScreenText.fit("  no task failed", width)) }
+    if failedOnly, list.isEmpty { out.append(ScreenText.fit("  no task failed", width - 1) + " ") }
     while out.count < rows { out.append(String(repeating: " ", count: width)) }
     return out
   }
@@ -83,7 +83,8 @@ extension LiveModel {
   private func outputRows(width: Int, rows: Int, now: Duration, style: Style) -> [String] {
     let blank = String(repeating: " ", count: width)
     guard let task = shown, let row = self.rows[task] else {
-      return [ScreenText.fit(" no task has started", width)] + Array(repeating: blank, count: rows - 1)
+      let none = failedOnly ? " no task has failed yet" : " no task has started"
+      return [ScreenText.fit(none, width)] + Array(repeating: blank, count: rows - 1)
     }
     let page = rows - 1
     let (kept, dropped) = output.count(of: task)
@@ -106,9 +107,10 @@ extension LiveModel {
   /// `running · 3.40s`, `failed: … exit code 2 (1.20s)`, `succeeded · up to date`.
   private func describe(_ row: Row, now: Duration) -> String {
     var text = row.state == .executing ? "running" : row.state.rawValue
+    if case .retrying = row.note { text = "retrying" }
     // A final state's reason says its time, or why it took none.
     if let reason = row.reason { text += (row.state == .succeeded ? " · " : ": ") + reason }
-    if let note = row.note { text += " · " + note }
+    if let note = row.note { text += " · " + note.text }
     if row.attempt > 1 { text += " · attempt \(row.attempt)" }
     if !row.state.isFinal, let time = duration(row, now: now) { text += " · " + formatDuration(time) }
     return ScreenText.plain(text, width: 400)
@@ -122,11 +124,15 @@ extension LiveModel {
   /// The row's mark and its colour.
   static func icon(_ row: Row, now: Duration) -> (String, String) {
     switch row.state {
-    case .pending, .ready: return ("·", "2")
+    case .pending, .ready: return row.note == nil ? ("·", "2") : ("…", "33")
     case .executing:
-      if row.note == "ready" { return ("●", "32") }
-      if row.note == "stopping" { return ("■", "2") }
-      if row.note != nil { return ("…", "33") }
+      switch row.note {
+      case .ready: return ("●", "32")
+      case .stopping: return ("■", "2")
+      case .waiting: return ("…", "33")
+      case .retrying: return ("↻", "33")
+      case nil: break
+      }
       let tick = Int(now.components.seconds * 10 + now.components.attoseconds / 100_000_000_000_000_000)
       return (String(spinner[tick % spinner.count]), "36")
     case .succeeded: return ("✓", "32")

@@ -12,8 +12,8 @@ struct LiveModel {
     var ended: Duration?
     var attempt = 0
     var reason: String?
-    /// What a task that runs is doing besides its command: waiting for a gate, ready, stopping.
-    var note: String?
+    /// What the task is doing besides its command.
+    var note: Note?
   }
 
   let names: [String]
@@ -38,6 +38,23 @@ struct LiveModel {
   /// The output line (counted from the first the task printed) at the top of the output pane;
   /// nil follows the end.
   private(set) var anchor: Int?
+
+  enum Note: Equatable {
+    case waiting(gate: String)
+    /// A service whose gates passed.
+    case ready
+    case stopping
+    case retrying(String)
+
+    var text: String {
+      switch self {
+      case .waiting(let gate): "waiting for \(gate)"
+      case .ready: "ready"
+      case .stopping: "stopping"
+      case .retrying(let text): text
+      }
+    }
+  }
 
   init(names: [String], members: [Int], output: OutputTails = OutputTails()) {
     self.names = names
@@ -70,11 +87,11 @@ struct LiveModel {
         if state == .failed { failed.append(task) } else { finished.append(task) }
         output.end(task)
       }
-    case .waiting(let gate): row.note = "waiting for \(gate)"
-    case .serviceReady: row.note = "ready"
-    case .serviceStopping: row.note = "stopping"
+    case .waiting(let gate): row.note = .waiting(gate: gate)
+    case .serviceReady: row.note = .ready
+    case .serviceStopping: row.note = .stopping
     case .retrying(let attempt, let delay, let reason):
-      row.note = "\(reason); attempt \(attempt) in \(formatDuration(delay))"
+      row.note = .retrying("attempt \(attempt) in \(formatDuration(delay)) after: \(reason)")
     default: return
     }
     rows[task] = row

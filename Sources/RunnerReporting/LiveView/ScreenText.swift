@@ -25,11 +25,13 @@ enum ScreenText {
   }
 
   /// `text` without escape sequences and control characters, tabs expanded, cut to `width`
-  /// columns.
+  /// columns; a cut one ends in `…`.
   static func plain(_ text: String, width: Int) -> String {
-    var out = String.UnicodeScalarView()
+    var out: [Unicode.Scalar] = []
+    var cells: [Int] = []
     var column = 0
     var escape = EscapeState.none
+    var cut = false
     for scalar in text.unicodeScalars {
       if escape.consume(scalar) { continue }
       let value = scalar.value
@@ -39,8 +41,12 @@ enum ScreenText {
       }
       if value == 0x09 {
         let spaces = 8 - column % 8
-        if column + spaces > width { break }
-        for _ in 0..<spaces { out.append(" ") }
+        if column + spaces > width {
+          cut = true
+          break
+        }
+        out.append(contentsOf: repeatElement(" ", count: spaces))
+        cells.append(contentsOf: repeatElement(1, count: spaces))
         column += spaces
         continue
       }
@@ -49,12 +55,25 @@ enum ScreenText {
         if value == 0x9B { escape = .csi }
         continue
       }
-      let cells = columns(of: scalar)
-      if column + cells > width { break }
+      let taken = columns(of: scalar)
+      if column + taken > width {
+        cut = true
+        break
+      }
       out.append(scalar)
-      column += cells
+      cells.append(taken)
+      column += taken
     }
-    return String(out)
+    if cut, width > 0 {
+      while column + 1 > width, let last = cells.popLast() {
+        out.removeLast()
+        column -= last
+      }
+      out.append("…")
+    }
+    var view = String.UnicodeScalarView()
+    view.append(contentsOf: out)
+    return String(view)
   }
 
   /// Where a scalar stands in an escape sequence (ECMA-48): the sequence is skipped whole.

@@ -98,6 +98,28 @@ import Testing
       project.read("cleaned.txt") == String(repeating: "cleaned\n", count: tries), "\(project.read("out.txt") ?? "")")
   }
 
+  /// A task stopped (as one that reads the terminal from the background is) ends on the
+  /// interrupt's SIGTERM, continued with it, not at the grace period's SIGKILL.
+  @Test func aStoppedTaskEndsOnTheInterruptNotAfterTheGrace() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        stopper: 'echo stopping; kill -STOP $$; echo continued'
+      """)
+    defer { project.remove() }
+    let result = try project.shell(
+      """
+      start=$(date +%s)
+      timeout --preserve-status -s TERM 2 "$RUNNER" --grace 120s stopper > out.txt 2>&1
+      echo "status=$? seconds=$(( $(date +%s) - start ))"
+      """)
+    let words = result.split(whereSeparator: \.isWhitespace)
+    #expect(words.first == "status=143", "\(result) \(project.read("out.txt") ?? "")")
+    let seconds = words.last.flatMap { Int($0.dropFirst("seconds=".count)) } ?? 999
+    // Far below the 120 s grace (the run itself is interrupted after 2 s).
+    #expect(seconds < 60, "\(result)")
+  }
+
   /// A failing cleanup makes a successful run fail; selecting a task does not pull in the
   /// cleanups that depend on it.
   @Test func aFailingCleanupFailsTheRunAndIsNotPulledIn() throws {

@@ -27,8 +27,11 @@ import Testing
   }
 
   @Test func linesAreCutByColumnsNotCharacters() {
-    #expect(shown("0123456789", width: 4) == "0123")
-    #expect(shown("日本語のテキスト", width: 5) == "日本")
+    // A cut line says so.
+    #expect(shown("0123456789", width: 4) == "012…")
+    #expect(shown("0123", width: 4) == "0123")
+    #expect(shown("日本語のテキスト", width: 5) == "日本…")
+    #expect(shown("日本語のテキスト", width: 6) == "日本…")
     #expect(ScreenText.width("e\u{301}") == 1)
     #expect(ScreenText.fit("abcdef", 4) == "abc…")
     #expect(ScreenText.fit("ab", 4) == "ab  ")
@@ -169,6 +172,18 @@ import Testing
     }
     #expect(!plain(model, width: 24, height: 6)[1].contains("│"))
     #expect(plain(model, width: 40, height: 6)[1].contains("│"))
+  }
+
+  @Test func aRetryAndAGateHaveTheirMarks() {
+    var model = model()
+    model.record(RunEvent(time: .seconds(4), task: 0, kind: .retrying(attempt: 2, after: .seconds(1), reason: "boom")))
+    model.record(RunEvent(time: .seconds(4), task: 2, kind: .waiting(gate: "file 'x'")))
+    let frame = plain(model)
+    #expect(frame[2].hasPrefix("›↻ build"))
+    #expect(frame[1].contains("│ build · retrying · attempt 2 in 1.00s after: boom"))
+    #expect(frame[3].hasPrefix(" … test"))
+    model.record(event(0, .executing, at: 5))
+    #expect(plain(model)[2].hasPrefix("›⠋ build"))
   }
 
   @Test func aLateEventForATaskThatEndedChangesNothing() {
