@@ -43,4 +43,11 @@ package protocol RunObserver: Sendable {
   /// Whole lines of a task's output, each ending in a newline (a line the task left without
   /// one gets one). Called on the process reactor's thread, once per read rather than per line.
   func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration)
+  /// The line a task has begun and not finished (a progress bar), masked; it comes whole in a
+  /// later `output`. On the reactor's thread.
+  func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer)
+}
+
+extension RunObserver {
+  package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {}
 }

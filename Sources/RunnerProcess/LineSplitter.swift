@@ -25,7 +25,8 @@ struct LineSplitter {
     guard let base = chunk.baseAddress, chunk.count > 0 else { return }
     guard let lastNewline = runner_memrchr(base, 0x0A, chunk.count) else {
       pending.append(contentsOf: chunk)
-      if pending.count >= Self.fragmentLimit { deliverFragment(to: sink) }
+      if pending.count >= Self.fragmentLimit { return deliverFragment(to: sink) }
+      pending.withUnsafeBytes { sink.receive(unfinished: $0, stream: stream) }
       return
     }
     let end = base.distance(to: UnsafeRawPointer(lastNewline)) + 1
@@ -44,6 +45,7 @@ struct LineSplitter {
     if pending.isEmpty, pending.capacity > Self.retainedCapacity { pending = [] }
     if end < chunk.count {
       pending.append(contentsOf: UnsafeRawBufferPointer(start: base + end, count: chunk.count - end))
+      pending.withUnsafeBytes { sink.receive(unfinished: $0, stream: stream) }
     }
   }
 

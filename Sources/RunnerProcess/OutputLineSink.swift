@@ -14,4 +14,12 @@ package protocol OutputLineSink: Sendable {
   /// Pieces happen past 1 MiB without a newline, and for a last line without one when the
   /// pipe ends.
   func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind)
+
+  /// The line a read left unfinished so far (a progress bar rewritten with `\r` has no newline
+  /// until it is done), for a live view to show; the same bytes come again in the line.
+  func receive(unfinished: UnsafeRawBufferPointer, stream: OutputStreamKind)
+}
+
+extension OutputLineSink {
+  package func receive(unfinished: UnsafeRawBufferPointer, stream: OutputStreamKind) {}
 }

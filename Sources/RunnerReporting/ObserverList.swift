@@ -22,6 +22,10 @@ package struct ObserverList: RunObserver {
   package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     for observer in observers { observer.output(task: task, stream: stream, lines: lines, time: time) }
   }
+
+  package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
+    for observer in observers { observer.unfinished(task: task, stream: stream, bytes: bytes) }
+  }
 }
 
 extension RunEvent {

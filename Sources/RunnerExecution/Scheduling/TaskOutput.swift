@@ -79,6 +79,18 @@ package final class TaskOutput: OutputLineSink {
     }
   }
 
+  /// A line not finished yet goes to observers that show it (the live view), masked; with
+  /// secrets, less its last bytes once masked, where the start of a secret the next read
+  /// completes may be.
+  package func receive(unfinished: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    guard mask.isEmpty else {
+      var masked = mask.masked(unfinished) ?? Array(unfinished)
+      masked.removeLast(min(masked.count, mask.longest - 1))
+      return masked.withUnsafeBytes { observer.unfinished(task: task, stream: stream, bytes: $0) }
+    }
+    observer.unfinished(task: task, stream: stream, bytes: unfinished)
+  }
+
   /// Tells the run what the key check decided for this task (`RunEvent.Kind.decided`).
   package func recordDecision(_ decision: Decision) {
     observer.record(RunEvent(time: clock.now - start, task: task, kind: .decided(decision)))

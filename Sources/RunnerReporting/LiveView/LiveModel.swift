@@ -31,6 +31,8 @@ struct LiveModel {
   /// Tasks that ended otherwise, in that order.
   private(set) var finished: [Int] = []
   var stopping = false
+  /// The line each task has begun and not finished.
+  private(set) var unfinished: [Int: [UInt8]] = [:]
 
   /// The task chosen with the keys; nil follows the newest running task.
   private(set) var chosen: Int?
@@ -99,6 +101,12 @@ struct LiveModel {
 
   mutating func append(_ task: Int, _ bytes: UnsafeRawBufferPointer) {
     output.append(task, bytes)
+    unfinished[task] = nil
+  }
+
+  /// The line the task has begun, as it stands (the last 4 KiB of it), shown after its lines.
+  mutating func setUnfinished(_ task: Int, _ bytes: UnsafeRawBufferPointer) {
+    unfinished[task] = Array(bytes.suffix(4096))
   }
 
   /// The tasks in the list, top to bottom: failed, running, waiting, then the others that

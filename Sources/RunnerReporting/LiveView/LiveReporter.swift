@@ -77,6 +77,13 @@ package final class LiveReporter: RunObserver {
     }
   }
 
+  package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
+    model.withLock {
+      $0.model.setUnfinished(task, bytes)
+      $0.changed = true
+    }
+  }
+
   /// Ctrl-C: the header says the run is stopping.
   package func interrupt() {
     model.withLock {

@@ -83,6 +83,7 @@ struct LiveViewTerminalTests {
             printf '\033[2J\033[H\033[?1049l\033[10;10Hmoved\033[?25h\033]0;title\007\033[31mred\033[0m\n'
             printf 'step 1\rstep 2\rstep 3\n'
             printf 'marker\n'
+            printf 'download 10%%\rdownload 42%%'
             while [ ! -f go ]; do sleep 0.05; done
       """#)
     defer { removeDirectory() }
@@ -92,6 +93,7 @@ struct LiveViewTerminalTests {
     try pane.wait("the task's output as text, the view in place") { screen in
       screen.count >= 12 && screen[0].hasPrefix(" runner ") && screen[1].contains("│ noisy · running")
         && screen[2].hasSuffix("│ movedred") && screen[3].hasSuffix("│ step 3") && screen[4].hasSuffix("│ marker")
+        && screen[5].hasSuffix("│ download 42%")
         && screen[11].contains("^C stop")
     }
     try release()

@@ -174,6 +174,18 @@ import Testing
     #expect(plain(model, width: 40, height: 6)[1].contains("│"))
   }
 
+  @Test func theLineATaskHasBegunIsShownLastUntilItEnds() {
+    var model = model()
+    Array("download 10%\rdownload 40%".utf8).withUnsafeBytes { model.setUnfinished(0, $0) }
+    var frame = plain(model)
+    #expect(frame[3].hasSuffix("│ two"))
+    #expect(frame[4].hasSuffix("│ download 40%"))
+    Array("download 10%\rdownload 100%\n".utf8).withUnsafeBytes { model.append(0, $0) }
+    frame = plain(model)
+    #expect(frame[4].hasSuffix("│ download 100%"))
+    #expect(!frame[5].contains("download"))
+  }
+
   @Test func aRetryAndAGateHaveTheirMarks() {
     var model = model()
     model.record(RunEvent(time: .seconds(4), task: 0, kind: .retrying(attempt: 2, after: .seconds(1), reason: "boom")))

@@ -69,13 +69,32 @@ private final class RawSink: OutputLineSink, @unchecked Sendable {
 private final class LinesObserver: RunObserver, @unchecked Sendable {
   // @unchecked: used from one test's thread only, never shared.
   var lines: [[UInt8]] = []
+  var unfinished: [String] = []
   func record(_ event: RunEvent) {}
+  func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
+    unfinished.append(String(decoding: bytes, as: UTF8.self))
+  }
   func output(task: Int, stream: OutputStreamKind, lines received: OutputLines, time: Duration) {
     received.forEach { lines.append(Array($0)) }
   }
 }
 
 @Suite struct TaskOutputTests {
+  /// A line not finished yet (a progress bar) goes on as it stands, for the live view; with a
+  /// secret, never a beginning of it.
+  @Test func anUnfinishedLineGoesOnMaskedAndNeverWithASecretsBeginning() {
+    let observer = LinesObserver()
+    let output = TaskOutput(
+      task: 0, observer: observer, clock: SystemClock(), start: .now, mask: SecretMask(values: ["hunter2"]))
+    var splitter = LineSplitter(stream: .stdout)
+    for chunk in ["load 10%", "\rload 20% hunter2 ok", "\rload 30% hun", "ter2\n"] {
+      Array(chunk.utf8).withUnsafeBytes { splitter.feed($0, to: output) }
+    }
+    // A secret whole is masked; the last 6 bytes (a secret is 7) are held back.
+    #expect(observer.unfinished == ["lo", "load 10%\rload 20% ", "load 10%\rload 20% *** ok\rload 3"])
+    #expect(observer.lines.map { String(decoding: $0, as: UTF8.self) } == ["load 10%\rload 20% *** ok\rload 30% ***"])
+  }
+
   /// A line of exactly `maximumLine` bytes is passed on when it reaches the limit; its own
   /// newline, arriving next, ends it and is not an empty line of its own.
   @Test func aLineOfExactlyTheLimitIsOneLine() {
