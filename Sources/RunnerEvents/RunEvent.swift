@@ -44,10 +44,14 @@ package protocol RunObserver: Sendable {
   /// one gets one). Called on the process reactor's thread, once per read rather than per line.
   func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration)
   /// The line a task has begun and not finished (a progress bar), masked; it comes whole in a
-  /// later `output`. On the reactor's thread.
+  /// later `output`. On the reactor's thread; only when `wantsUnfinished`.
   func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer)
+  /// Whether `unfinished` is for this observer: a line is masked for it on every read that ends
+  /// mid-line, which only the live view needs.
+  var wantsUnfinished: Bool { get }
 }
 
 extension RunObserver {
   package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {}
+  package var wantsUnfinished: Bool { false }
 }

@@ -6,12 +6,16 @@ import RunnerProcess
 /// Sends each event to several observers (the console, the event log, a test recorder), with
 /// the run's secrets masked in every reason it carries (a task's output comes masked already).
 package struct ObserverList: RunObserver {
-  package var observers: [any RunObserver]
+  package var observers: [any RunObserver] {
+    didSet { wantsUnfinished = observers.contains { $0.wantsUnfinished } }
+  }
   let mask: SecretMask
+  package private(set) var wantsUnfinished: Bool
 
   package init(_ observers: [any RunObserver], mask: SecretMask = .none) {
     self.observers = observers
     self.mask = mask
+    wantsUnfinished = observers.contains { $0.wantsUnfinished }
   }
 
   package func record(_ event: RunEvent) {
@@ -24,7 +28,9 @@ package struct ObserverList: RunObserver {
   }
 
   package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
-    for observer in observers { observer.unfinished(task: task, stream: stream, bytes: bytes) }
+    for observer in observers where observer.wantsUnfinished {
+      observer.unfinished(task: task, stream: stream, bytes: bytes)
+    }
   }
 }
 

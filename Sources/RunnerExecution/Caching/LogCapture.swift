@@ -26,6 +26,13 @@ final class LogCapture: RunObserver {
     captured.withLock { $0.overflowed ? nil : $0.chunks }
   }
 
+  /// The inner `TaskOutput` masked it already.
+  func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
+    forward.observer.unfinished(task: task, stream: stream, bytes: bytes)
+  }
+
+  var wantsUnfinished: Bool { forward.observer.wantsUnfinished }
+
   /// Events of the inner operation (a command's exit) go on to the run.
   func record(_ event: RunEvent) { forward.observer.record(event) }
 

@@ -171,6 +171,15 @@ package final class ServicePool: Sendable {
       observer.record(RunEvent(time: clock.now - start, task: event.task, kind: event.kind))
     }
 
+    var wantsUnfinished: Bool {
+      pool.inRun(name) && (pool.current.withLock { $0 }?.0.wantsUnfinished ?? false)
+    }
+
+    func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
+      guard pool.inRun(name), let (observer, _, _) = pool.current.withLock({ $0 }) else { return }
+      observer.unfinished(task: task, stream: stream, bytes: bytes)
+    }
+
     func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
       // A run that does not hold it (grouped or quiet) would keep its lines until it ends there.
       if pool.inRun(name), let (observer, clock, start) = pool.current.withLock({ $0 }) {

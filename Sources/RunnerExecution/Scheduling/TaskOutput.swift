@@ -82,14 +82,31 @@ package final class TaskOutput: OutputLineSink {
   /// A line not finished yet goes to observers that show it (the live view), masked; with
   /// secrets, less its last bytes once masked, where the start of a secret the next read
   /// completes may be.
+  ///
+  /// Only the last `unfinishedWindow` bytes go on, after what this sink holds of the line (the
+  /// bytes kept back at a 1 MiB cut, where a secret may begin); with secrets, masked, less
+  /// `longest - 1` bytes at each end (the end of a secret that began before the window, the
+  /// start of one the next read completes).
   package func receive(unfinished: UnsafeRawBufferPointer, stream: OutputStreamKind) {
-    guard mask.isEmpty else {
-      var masked = mask.masked(unfinished) ?? Array(unfinished)
-      masked.removeLast(min(masked.count, mask.longest - 1))
-      return masked.withUnsafeBytes { observer.unfinished(task: task, stream: stream, bytes: $0) }
+    guard observer.wantsUnfinished, !unfinished.isEmpty else { return }
+    let margin = mask.isEmpty ? 0 : mask.longest - 1
+    let window = Self.unfinishedWindow + 2 * margin
+    var bytes = state.withLock { $0.pending[stream].map { Array($0.suffix(window)) } ?? [] }
+    bytes.append(contentsOf: unfinished.suffix(window))
+    if bytes.count > window { bytes.removeFirst(bytes.count - window) }
+    if margin > 0 {
+      // Masking never makes a text longer: `***` is no longer than a value.
+      let cutAtStart = bytes.count >= window ? margin : 0
+      bytes = bytes.withUnsafeBytes { mask.masked($0) } ?? bytes
+      bytes.removeLast(min(bytes.count, margin))
+      bytes.removeFirst(min(bytes.count, cutAtStart))
     }
-    observer.unfinished(task: task, stream: stream, bytes: unfinished)
+    guard !bytes.isEmpty else { return }
+    bytes.withUnsafeBytes { observer.unfinished(task: task, stream: stream, bytes: $0) }
   }
+
+  /// The most of an unfinished line that goes on (its end).
+  static let unfinishedWindow = 4096
 
   /// Tells the run what the key check decided for this task (`RunEvent.Kind.decided`).
   package func recordDecision(_ decision: Decision) {

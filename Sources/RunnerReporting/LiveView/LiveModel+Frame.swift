@@ -86,9 +86,9 @@ extension LiveModel {
       let none = failedOnly ? " no task has failed yet" : " no task has started"
       return [ScreenText.fit(none, width)] + Array(repeating: blank, count: rows - 1)
     }
-    // Following, the line the task has begun is the last.
-    let begun = anchor == nil ? unfinished[task] : nil
-    let page = rows - 1 - (begun == nil ? 0 : 1)
+    // Following, the lines the task has begun are the last.
+    let begun = anchor == nil ? Array(self.begun(task).suffix(rows - 1)) : []
+    let page = rows - 1 - begun.count
     let (kept, dropped) = output.count(of: task)
     let last = max(0, kept - page)
     let first = anchor.map { min(max(0, $0 - dropped), last) } ?? last
@@ -99,10 +99,10 @@ extension LiveModel {
     output.forEachLine(of: task, from: first, count: page) { line in
       out.append(ScreenText.fit(" " + ScreenText.line(line, width: width - 1), width))
     }
-    if let begun, page >= 0 {
-      out.append(begun.withUnsafeBytes { ScreenText.fit(" " + ScreenText.line($0, width: width - 1), width) })
+    for line in begun {
+      out.append(line.withUnsafeBytes { ScreenText.fit(" " + ScreenText.line($0, width: width - 1), width) })
     }
-    if kept == 0, begun == nil {
+    if kept == 0, begun.isEmpty {
       out.append(style.paint("2", ScreenText.fit(row.state.isFinal ? " (no output)" : " (no output yet)", width)))
     }
     while out.count < rows { out.append(blank) }

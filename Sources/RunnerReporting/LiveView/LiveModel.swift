@@ -31,8 +31,8 @@ struct LiveModel {
   /// Tasks that ended otherwise, in that order.
   private(set) var finished: [Int] = []
   var stopping = false
-  /// The line each task has begun and not finished.
-  private(set) var unfinished: [Int: [UInt8]] = [:]
+  /// The line each task has begun and not finished, by stream.
+  private(set) var unfinished: [Int: [OutputStreamKind: [UInt8]]] = [:]
 
   /// The task chosen with the keys; nil follows the newest running task.
   private(set) var chosen: Int?
@@ -99,14 +99,20 @@ struct LiveModel {
     rows[task] = row
   }
 
-  mutating func append(_ task: Int, _ bytes: UnsafeRawBufferPointer) {
+  mutating func append(_ task: Int, _ stream: OutputStreamKind, _ bytes: UnsafeRawBufferPointer) {
     output.append(task, bytes)
-    unfinished[task] = nil
+    if unfinished[task] != nil { unfinished[task]![stream] = nil }
   }
 
-  /// The line the task has begun, as it stands (the last 4 KiB of it), shown after its lines.
-  mutating func setUnfinished(_ task: Int, _ bytes: UnsafeRawBufferPointer) {
-    unfinished[task] = Array(bytes.suffix(4096))
+  /// The line the task has begun on a stream, as it stands, shown after its lines.
+  mutating func setUnfinished(_ task: Int, _ stream: OutputStreamKind, _ bytes: UnsafeRawBufferPointer) {
+    unfinished[task, default: [:]][stream] = bytes.isEmpty ? nil : Array(bytes)
+  }
+
+  /// The lines the task has begun and not finished: stdout's, then stderr's.
+  func begun(_ task: Int) -> [[UInt8]] {
+    guard let streams = unfinished[task] else { return [] }
+    return [OutputStreamKind.stdout, .stderr].compactMap { streams[$0] }
   }
 
   /// The tasks in the list, top to bottom: failed, running, waiting, then the others that
@@ -151,6 +157,8 @@ struct LiveModel {
 
   private mutating func scroll(_ key: LiveKey, page: Int) {
     guard let task = shown else { return }
+    // Following, the lines a task has begun take rows of the page.
+    let page = anchor == nil ? max(1, page - begun(task).count) : page
     let (kept, dropped) = output.count(of: task)
     let last = dropped + max(0, kept - page)
     let top = max(dropped, anchor ?? last)

@@ -72,14 +72,16 @@ package final class LiveReporter: RunObserver {
 
   package func output(task: Int, stream: OutputStreamKind, lines: OutputLines, time: Duration) {
     model.withLock {
-      $0.model.append(task, lines.bytes)
+      $0.model.append(task, stream, lines.bytes)
       $0.changed = true
     }
   }
 
+  package var wantsUnfinished: Bool { true }
+
   package func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
     model.withLock {
-      $0.model.setUnfinished(task, bytes)
+      $0.model.setUnfinished(task, stream, bytes)
       $0.changed = true
     }
   }

@@ -103,8 +103,8 @@ import Testing
     var model = LiveModel(names: ["build", "lint", "test", "other"], members: [0, 1, 2])
     model.record(event(0, .executing, at: 1))
     model.record(event(1, .executing, at: 1))
-    Array("one\ntwo\n".utf8).withUnsafeBytes { model.append(0, $0) }
-    Array("lint-problem\n".utf8).withUnsafeBytes { model.append(1, $0) }
+    Array("one\ntwo\n".utf8).withUnsafeBytes { model.append(0, .stdout, $0) }
+    Array("lint-problem\n".utf8).withUnsafeBytes { model.append(1, .stdout, $0) }
     model.record(event(1, .failed, at: 3, reason: "exit code 3"))
     return model
   }
@@ -142,7 +142,7 @@ import Testing
     #expect(frame[2].hasPrefix("                 │ lint-problem"))
     model.press(.failedOnly, page: 5)
     // Scrolling: the top line moves; End follows again.
-    for index in 0..<20 { Array("more \(index)\n".utf8).withUnsafeBytes { model.append(0, $0) } }
+    for index in 0..<20 { Array("more \(index)\n".utf8).withUnsafeBytes { model.append(0, .stdout, $0) } }
     #expect(plain(model)[1].contains("│ build"))
     #expect(plain(model).last(where: { $0.contains("│") })?.hasSuffix("more 19") == true)
     model.press(.pageUp, page: 5)
@@ -164,7 +164,7 @@ import Testing
   @Test func aNarrowTerminalShowsTheListAloneAndEveryRowFits() {
     var model = model()
     Array("a line far longer than the terminal is wide, cut at its edge\n".utf8).withUnsafeBytes {
-      model.append(0, $0)
+      model.append(0, .stdout, $0)
     }
     for width in 20..<40 {
       let frame = plain(model, width: width, height: 6)
@@ -176,14 +176,20 @@ import Testing
 
   @Test func theLineATaskHasBegunIsShownLastUntilItEnds() {
     var model = model()
-    Array("download 10%\rdownload 40%".utf8).withUnsafeBytes { model.setUnfinished(0, $0) }
+    Array("download 10%\rdownload 40%".utf8).withUnsafeBytes { model.setUnfinished(0, .stdout, $0) }
     var frame = plain(model)
     #expect(frame[3].hasSuffix("│ two"))
     #expect(frame[4].hasSuffix("│ download 40%"))
-    Array("download 10%\rdownload 100%\n".utf8).withUnsafeBytes { model.append(0, $0) }
+    Array("download 10%\rdownload 100%\n".utf8).withUnsafeBytes { model.append(0, .stdout, $0) }
     frame = plain(model)
     #expect(frame[4].hasSuffix("│ download 100%"))
     #expect(!frame[5].contains("download"))
+    // Each stream has its own: a line on stdout does not end stderr's.
+    Array("Password: ".utf8).withUnsafeBytes { model.setUnfinished(0, .stderr, $0) }
+    Array("log line\n".utf8).withUnsafeBytes { model.append(0, .stdout, $0) }
+    frame = plain(model)
+    #expect(frame[5].hasSuffix("│ log line"))
+    #expect(frame[6].hasSuffix("│ Password:"))
   }
 
   @Test func aRetryAndAGateHaveTheirMarks() {

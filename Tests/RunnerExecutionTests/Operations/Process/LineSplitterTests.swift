@@ -70,6 +70,8 @@ private final class LinesObserver: RunObserver, @unchecked Sendable {
   // @unchecked: used from one test's thread only, never shared.
   var lines: [[UInt8]] = []
   var unfinished: [String] = []
+  let wantsUnfinished: Bool
+  init(wantsUnfinished: Bool = false) { self.wantsUnfinished = wantsUnfinished }
   func record(_ event: RunEvent) {}
   func unfinished(task: Int, stream: OutputStreamKind, bytes: UnsafeRawBufferPointer) {
     unfinished.append(String(decoding: bytes, as: UTF8.self))
@@ -83,7 +85,7 @@ private final class LinesObserver: RunObserver, @unchecked Sendable {
   /// A line not finished yet (a progress bar) goes on as it stands, for the live view; with a
   /// secret, never a beginning of it.
   @Test func anUnfinishedLineGoesOnMaskedAndNeverWithASecretsBeginning() {
-    let observer = LinesObserver()
+    let observer = LinesObserver(wantsUnfinished: true)
     let output = TaskOutput(
       task: 0, observer: observer, clock: SystemClock(), start: .now, mask: SecretMask(values: ["hunter2"]))
     var splitter = LineSplitter(stream: .stdout)
@@ -93,6 +95,25 @@ private final class LinesObserver: RunObserver, @unchecked Sendable {
     // A secret whole is masked; the last 6 bytes (a secret is 7) are held back.
     #expect(observer.unfinished == ["lo", "load 10%\rload 20% ", "load 10%\rload 20% *** ok\rload 3"])
     #expect(observer.lines.map { String(decoding: $0, as: UTF8.self) } == ["load 10%\rload 20% *** ok\rload 30% ***"])
+    // Nobody listening: nothing is masked or passed on.
+    let quiet = LinesObserver()
+    let plain = TaskOutput(
+      task: 0, observer: quiet, clock: SystemClock(), start: .now, mask: SecretMask(values: ["x1y2z3"]))
+    Array("50%".utf8).withUnsafeBytes { plain.receive(unfinished: $0, stream: .stdout) }
+    #expect(quiet.unfinished.isEmpty)
+  }
+
+  /// After a 1 MiB cut, the bytes held back (where a secret may begin) come before the rest of
+  /// the line: the secret is masked whole, not shown from its second byte.
+  @Test func anUnfinishedLineAfterACutIsMaskedWithWhatWasHeldBack() {
+    let observer = LinesObserver(wantsUnfinished: true)
+    let output = TaskOutput(
+      task: 0, observer: observer, clock: SystemClock(), start: .now, mask: SecretMask(values: ["hunter2"]))
+    let long = [UInt8](repeating: 0x78, count: TaskOutput.maximumLine - 4) + Array("hunt".utf8)
+    long.withUnsafeBytes { output.receive(fragment: $0, stream: .stdout) }
+    Array("er2 done 50%".utf8).withUnsafeBytes { output.receive(unfinished: $0, stream: .stdout) }
+    #expect(observer.unfinished == ["xx*** do"])
+    #expect(!observer.unfinished.joined().contains("er2"))
   }
 
   /// A line of exactly `maximumLine` bytes is passed on when it reaches the limit; its own
