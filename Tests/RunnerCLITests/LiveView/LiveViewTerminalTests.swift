@@ -139,6 +139,18 @@ struct LiveViewTerminalTests {
     try pane.wait(for: "exit=0")
   }
 
+  /// A terminal, but a dumb one: lines, and the reason.
+  @Test func aDumbTerminalGetsLines() throws {
+    defer { removeDirectory() }
+    try write("tasks:\n  hello: echo hi\n")
+    let pane = try TmuxPane(directory: directory)
+    defer { pane.close() }
+    try pane.type("TERM=dumb \(runner) --ui tui hello; echo exit=$?")
+    let screen = try pane.wait(for: "exit=0")
+    #expect(screen.contains { $0.contains("--ui tui needs a terminal (TERM is dumb); showing lines") })
+    #expect(screen.contains { $0 == "hello | hi" })
+  }
+
   @Test func anInteractiveTaskHasTheKeyboardAndTheViewComesBack() throws {
     try write(
       """
