@@ -35,7 +35,7 @@ import Testing
     let project = try TaskFileProject(
       """
       tasks:
-        serve: 'touch started; trap "sleep $(cat linger); exit 0" TERM; sleep 30 & wait'
+        serve: 'trap "sleep $(cat linger); exit 0" TERM; touch started; sleep 30 & wait'
         teardown: { deps: [serve], always: true, run: 'echo cleaned > cleaned.txt' }
       """)
     defer { project.remove() }
