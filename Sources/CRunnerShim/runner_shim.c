@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -63,7 +64,23 @@ struct child_args {
   int trace_socket;
   // A Landlock ruleset the child restricts itself by (`sandbox: strict`); -1.
   int sandbox_fd;
+  // Descriptors the child keeps across exec (a jobserver's), or -1.
+  int inherit[2];
 };
+
+// Set by runner_spawn_inherit for the next spawn on this thread.
+static __thread int next_inherit[2] = {-1, -1};
+
+void runner_spawn_inherit(int first, int second) {
+  next_inherit[0] = first;
+  next_inherit[1] = second;
+}
+
+static void take_inherit(struct child_args *a) {
+  a->inherit[0] = next_inherit[0];
+  a->inherit[1] = next_inherit[1];
+  next_inherit[0] = next_inherit[1] = -1;
+}
 
 static int child_fail(struct child_args *a, int stage) {
   int error = errno;
@@ -171,6 +188,9 @@ static int child_main(void *p) {
   // Another library in runner may have opened fds without O_CLOEXEC; a stray pipe end in a
   // task would keep some other task's output open. Best effort (needs Linux 5.11).
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  for (int i = 0; i < 2; i++) {
+    if (a->inherit[i] >= 0 && fcntl(a->inherit[i], F_SETFD, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
+  }
   // "." is where runner already is: no path lookup for the common case.
   if (a->cwd && strcmp(a->cwd, ".") != 0 && chdir(a->cwd) != 0) child_fail(a, RUNNER_STAGE_CHDIR);
   sigset_t none;
@@ -317,6 +337,7 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
 
   int watchdog = runner_watchdog_fd();
   struct child_args args = {path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, -1, self_pid(), 0, 0, 0, -1, -1};
+  take_inherit(&args);
   // The child runs on this buffer while this frame is suspended by CLONE_VFORK.
   char stack[32 * 1024] __attribute__((aligned(16)));
 
@@ -431,6 +452,7 @@ static int fork_spawn(const char *path, char *const argv[], char *const envp[], 
   struct child_args args = {
       path, argv, envp, cwd, devnull_fd, out[1], err[1], watchdog, report[1], self_pid(), 0, 0, 0,
       sockets ? sockets[1] : -1, sandbox_fd};
+  take_inherit(&args);
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -623,4 +645,26 @@ int runner_count_open_fds(void) {
     if (entry->d_name[0] != '.') count++;
   closedir(dir);
   return count - 1; // the directory's own fd
+}
+
+int runner_pipe_count(int fd) {
+  int count = 0;
+  return ioctl(fd, FIONREAD, &count) == 0 ? count : -errno;
+}
+
+int runner_pipe(int fds[2]) {
+  // Not 0, 1 or 2 (runner started with one closed): the child's dup2 onto them would clobber them.
+  if (pipe2(fds, O_CLOEXEC) != 0) return -errno;
+  for (int i = 0; i < 2; i++) {
+    if (fds[i] > 2) continue;
+    int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+    int saved = errno;
+    close(fds[i]);
+    if (moved < 0) {
+      close(fds[1 - i]);
+      return -saved;
+    }
+    fds[i] = moved;
+  }
+  return 0;
 }

@@ -94,6 +94,7 @@ package struct RunSession: Sendable {
         store: store, remote: settings.remote, fetcher: Self.fetcher, answers: settings.answers,
         traces: settings.traces)
     )
+    defer { settings.jobserver?.slots.close() }
     let run = Task { await scheduler.run() }
     let cleanups = selection.members.contains { graph[$0].always }
     let watcher = SignalWatcher(

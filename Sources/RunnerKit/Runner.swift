@@ -24,9 +24,11 @@ public final class Runner: Sendable {
   }
 
   /// Call first thing: notes which signals were ignored when runner started (`nohup runner`
-  /// keeps SIGHUP ignored) and lets SIGQUIT end runner outside a run.
+  /// keeps SIGHUP ignored) and lets SIGQUIT end runner outside a run; and whether the
+  /// jobserver descriptors `MAKEFLAGS` names are open (before runner opens its own).
   public static func noteSignalsAtStart() {
     SignalWatcher.recordStart()
+    JobClient.noteInheritedDescriptors()
   }
 
   /// The version: semantic version, and the commit when built from a git checkout.
@@ -133,10 +135,14 @@ public final class Runner: Sendable {
     services: ServicePool? = nil, keepsUntilExit: Bool = false, traces: TaskTraces? = nil
   ) -> RunSession {
     let graph = selection.graph
+    let jobs = JobserverSetup.make(
+      explicit: options.jobs, fallback: graph.file.concurrency ?? Terminal.processorCount,
+      environment: ProcessEnvironment.current)
+    if let warning = jobs.warning { DiagnosticPrinter().print([Diagnostic(.warning, warning)]) }
     var settings = RunSettings(
-      concurrency: options.jobs ?? graph.file.concurrency ?? Terminal.processorCount,
-      failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
+      concurrency: jobs.concurrency, failFast: options.keepGoing ? false : graph.file.failFast, grace: options.grace,
       eventsPath: options.eventsPath, caching: caching)
+    settings.jobserver = jobs.jobserver
     settings.services = services
     settings.keepsUntilExit = keepsUntilExit
     settings.remote = remote

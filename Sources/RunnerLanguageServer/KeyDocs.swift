@@ -107,6 +107,10 @@ enum KeyDocs {
       "A Makefile-syntax dependency file the command writes (cc -MMD -MF out/a.d), relative to the task's directory: the files it names are the task's inputs from then on."
     ),
     (
+      "jobserver",
+      "How the tools the task runs (make, ninja, cargo) share runner's -j slots through the GNU make jobserver in MAKEFLAGS: true (the default: fifo if the make on PATH is 4.4 or later or there is none, else pipe), fifo, pipe, or false (none)."
+    ),
+    (
       "sandbox",
       "strict: the task's processes may read of the project only its sources and its dependencies' outputs, and write only its outputs and its $TMPDIR (Landlock, Linux 5.13); what the kernel refused fails the task, named."
     ),

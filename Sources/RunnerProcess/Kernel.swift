@@ -54,6 +54,8 @@ package enum Kernel {
   static func spawn(_ plan: SpawnPlan, devnull: Int32, method: SpawnMethod = .standard) -> Result<Child, SpawnFailure> {
     var child = runner_child()
     let rc: Int32
+    let inherited = plan.spec.inherited
+    runner_spawn_inherit(inherited.first ?? -1, inherited.dropFirst().first ?? -1)
     if plan.spec.trace != nil || plan.spec.sandbox != nil {
       let trace = plan.spec.trace ?? ProcessTrace()
       var sandbox: Int32 = -1

@@ -12,6 +12,9 @@ package struct ProcessSpec: Sendable, Equatable {
   package var trace: ProcessTrace? = nil
   /// Landlock rules the process and its descendants are held to (`sandbox: strict`); nil: none.
   package var sandbox: Sandbox? = nil
+  /// Up to two of runner's descriptors the process gets at the same numbers (a jobserver's
+  /// pipe ends); runner still owns them, and closes them when the task ends.
+  package var inherited: [Int32] = []
 
   package init(
     arguments: [String], environment: [String: String], workingDirectory: String? = nil, interactive: Bool = false

@@ -27,18 +27,21 @@ struct BinaryRunner {
   /// - Parameters:
   ///   - deadline: kill runner (SIGKILL, status 137 then) if it has not ended by then.
   ///   - unsetting: variables of the test's environment runner does not get.
+  ///   - program: what to run instead of runner (make, to run runner under it).
   static func run(
     _ arguments: [String], in directory: URL, environment: [String: String] = [:], stdin: String? = nil,
-    deadline: Duration? = nil, unsetting: [String] = []
+    deadline: Duration? = nil, unsetting: [String] = [], program: String? = nil
   ) throws -> Output {
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = program.map { URL(fileURLWithPath: $0) } ?? executable
     process.arguments = arguments
     process.currentDirectoryURL = directory
     var env = ProcessInfo.processInfo.environment
     env["NO_COLOR"] = "1"
     env.removeValue(forKey: "CLICOLOR_FORCE")
     env.removeValue(forKey: "GITHUB_ACTIONS")
+    // `make test` would make runner a client of make's jobserver.
+    for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL"] { env.removeValue(forKey: name) }
     for (key, value) in environment { env[key] = value }
     for key in unsetting { env.removeValue(forKey: key) }
     process.environment = env

@@ -21,6 +21,35 @@ struct SandboxTests {
     return project
   }
 
+  /// A strict task cannot open a fifo of runner's: it gets the jobserver as two descriptors,
+  /// and make (reading them) runs its jobs side by side.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "needs /usr/bin/make"))
+  func aStrictTaskGetsTheJobserverAsDescriptors() throws {
+    let project = try project(
+      """
+      tasks:
+        build:
+          run: |
+            echo "[$MAKEFLAGS]"
+            make -s -f src/jobs.mk > out/log.txt
+          sources: [src/jobs.mk]
+          outputs: [out/log.txt]
+          sandbox: strict
+          jobserver: fifo
+      """)
+    defer { project.remove() }
+    try project.write(
+      "src/jobs.mk",
+      "all: a b\na b:\n\t@echo start $@; touch $$TMPDIR/$@; while [ ! -e $$TMPDIR/a ] || [ ! -e $$TMPDIR/b ]; do sleep 0.05; done; echo end $@\n"
+    )
+    try project.write("out/.keep", "")
+    let result = try project.run("-j2", "build")
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.range(of: #"\[ -j2 --jobserver-auth=\d+,\d+\]"#, options: .regularExpression) != nil,
+      "\(result.stdout)")
+  }
+
   @Test func aTaskThatKeepsToWhatItDeclaresRunsAndIsKept() throws {
     let project = try project(
       """

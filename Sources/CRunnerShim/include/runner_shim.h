@@ -65,6 +65,11 @@ int runner_memfd(const char *name);
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *out);
 
+/// The next spawn on the calling thread (runner_spawn, runner_fork_spawn, runner_traced_spawn)
+/// passes these two descriptors, open in runner, to the child across exec (FD_CLOEXEC cleared
+/// in the child only); -1 for none. A jobserver's pipe ends. Applies to one spawn.
+void runner_spawn_inherit(int first, int second);
+
 /// Same contract as `runner_spawn`, through fork instead of clone(CLONE_VM | CLONE_VFORK): slower
 /// (it copies runner's page tables), but tools that must follow every write to memory, such as
 /// ThreadSanitizer, can follow a forked child. `runner_spawn` uses it in sanitizer builds.
@@ -120,6 +125,13 @@ int runner_eventfd_create(void);
 void runner_eventfd_signal(int fd);
 void runner_eventfd_drain(int fd);
 int runner_open_devnull(void);
+
+/// The bytes waiting in a pipe or fifo (FIONREAD), or -errno.
+int runner_pipe_count(int fd);
+
+/// A pipe, both ends close-on-exec and numbered 3 or more (pipe2, which Swift's Glibc module
+/// does not show): 0 or -errno.
+int runner_pipe(int fds[2]);
 /// read(2) that retries EINTR; returns bytes, 0 at EOF, or -errno (-EAGAIN when empty).
 long runner_read(int fd, void *buffer, unsigned long count);
 void runner_close(int fd);

@@ -56,6 +56,11 @@ package struct ShellOperation: TaskOperation {
     if let trace = context.trace {
       environment["TRACEPARENT"] = trace.traceparent(task: context.task.index, attempt: context.attempt)
     }
+    // `-j` shared with the task's tools; never in its key (set here, after the key's environment).
+    let jobs = await context.jobserver?.prepare(
+      context.task.isService ? .off : context.task.jobserver, strict: context.task.sandboxStrict,
+      environment: &environment, runnerEnvironment: context.baseEnvironment, processes: processes)
+    defer { if let jobs { context.jobserver?.slots.end(jobs) } }
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true
     defer { if written { unlink(outputPath) } }
@@ -72,7 +77,8 @@ package struct ShellOperation: TaskOperation {
       }
     }
     do {
-      try await runCommands(context, environment: environment, trace: trace, sandbox: strict?.sandbox)
+      try await runCommands(
+        context, environment: environment, trace: trace, sandbox: strict?.sandbox, inherited: jobs?.inherited ?? [])
     } catch {
       // What the sandbox refused says why a command failed better than its exit status.
       try finish()
@@ -87,7 +93,8 @@ package struct ShellOperation: TaskOperation {
   }
 
   private func runCommands(
-    _ context: OperationContext, environment: [String: String], trace: ProcessTrace?, sandbox: Sandbox?
+    _ context: OperationContext, environment: [String: String], trace: ProcessTrace?, sandbox: Sandbox?,
+    inherited: [Int32]
   ) async throws(TaskFailure) {
     for command in commands {
       let direct = ShellSetting.mayBypass(shell) ? CommandSplitter.directArguments(command.text) : nil
@@ -100,6 +107,7 @@ package struct ShellOperation: TaskOperation {
         interactive: context.task.isInteractive)
       spec.trace = trace
       spec.sandbox = sandbox
+      spec.inherited = inherited
       let outcome: ProcessOutcome
       do {
         outcome = try await processes.run(spec, sink: context.output, grace: context.grace)

@@ -70,6 +70,8 @@ package struct OperationContext: Sendable {
   package var dependencyOutputs: [DependencyOutputs] = []
   /// The task file's directory (set for a task in a strict sandbox).
   package var projectDirectory = ""
+  /// The run's jobserver, for a shell task's `MAKEFLAGS`; nil: none.
+  package var jobserver: RunJobserver?
 
   package struct DependencyOutputs: Sendable {
     package var name: String

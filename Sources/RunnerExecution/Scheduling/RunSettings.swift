@@ -1,5 +1,6 @@
 import RunnerBasics
 import RunnerCache
+import RunnerProcess
 import RunnerRemoteAPI
 
 /// How a run behaves, from the task file and the command line.
@@ -31,6 +32,8 @@ package struct RunSettings: Sendable {
   package var traces: TaskTraces?
   /// The OpenTelemetry trace the run is exported as: each task's process gets `TRACEPARENT`.
   package var trace: TraceContext?
+  /// `-j` shared with the tasks' tools through a GNU make jobserver (`MAKEFLAGS`); nil: none.
+  package var jobserver: RunJobserver?
 
   package init(
     concurrency: Int, failFast: Bool = true, grace: Duration = .seconds(5), eventsPath: String? = nil,

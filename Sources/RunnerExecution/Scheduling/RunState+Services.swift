@@ -9,6 +9,7 @@ extension RunState {
   mutating func serviceReady(_ task: Int) {
     guard servicesRunning.contains(task), !servicesUp.contains(task) else { return }
     running -= 1
+    releaseSlot(of: task)
     servicesUp.insert(task)
     onServiceEvent(task, .serviceReady)
     if parkWhenReady.remove(task) != nil { toStop.append(task) }
@@ -64,6 +65,7 @@ extension RunState {
     parkWhenReady.remove(task)
     if !wasUp {
       running -= 1
+      releaseSlot(of: task)
       releaseResources(of: task)
     }
     let elapsed = started[task].map { formatDuration(clock.now - $0) } ?? ""

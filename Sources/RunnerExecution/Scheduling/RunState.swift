@@ -1,6 +1,7 @@
 import RunnerBasics
 import RunnerEvents
 import RunnerModel
+import RunnerProcess
 
 /// The scheduler's bookkeeping: each task's state, what it waits on, who holds which
 /// resource. Plain synchronous code, owned by the scheduler loop alone.
@@ -73,6 +74,12 @@ struct RunState {
 
   /// `--watch`: a service the run no longer needs is parked (kept up for the next run).
   let parksServices: Bool
+  /// The job slots shared with the tasks' tools (the jobserver); nil: `localLimit` alone.
+  let jobSlots: (any JobSlots)?
+  /// A ready task waits for a slot the tasks' tools hold (`JobSlots.waitForSlot`).
+  var waitsForSlot = false
+  /// The tasks holding a job slot.
+  private var slotsHeld = Set<Int>()
 
   /// - Parameters:
   ///   - localLimit: the most tasks executing here at once (`-j`).
@@ -80,8 +87,9 @@ struct RunState {
   ///   - clock: the run's clock, for how long a task took.
   init(
     selection: GraphSelection, failFast: Bool, parksServices: Bool = false, localLimit: Int = .max,
-    remote: [Bool]? = nil, remoteLimit: Int = 0, clock: any RunClock = SystemClock()
+    remote: [Bool]? = nil, remoteLimit: Int = 0, clock: any RunClock = SystemClock(), jobSlots: (any JobSlots)? = nil
   ) {
+    self.jobSlots = jobSlots
     self.clock = clock
     self.selection = selection
     self.failFast = failFast
@@ -245,13 +253,13 @@ struct RunState {
     // once one is ready, nothing more starts until the others have ended.
     guard interactiveRunning == nil else { return nil }
     if let waiting = interactiveWaiting {
-      guard running == 0 else { return nil }
+      guard running == 0, takeSlot(for: waiting) else { return nil }
       interactiveWaiting = nil
       return start(waiting)
     }
     while let task = popBest() {
       if isInteractive[task], !stopping || isCleanup[task] {
-        guard running == 0 else {
+        guard running == 0, takeSlot(for: task) else {
           interactiveWaiting = task
           return nil
         }
@@ -262,14 +270,38 @@ struct RunState {
         resourceBlocked.append(task)
         continue
       }
+      guard takeSlot(for: task) else {
+        // Back to the queue; a remote slot may still take a task this pass.
+        enqueue(task)
+        continue
+      }
       return start(task)
     }
     return nil
   }
 
+  /// A job slot for a task about to start here (`JobSlots`); a task in a remote slot, and a
+  /// group, which runs nothing, need none. False while tools hold every slot: `waitsForSlot`
+  /// tells the scheduler to wait for one, and no local task starts for the rest of the pass.
+  private mutating func takeSlot(for task: Int) -> Bool {
+    guard let jobSlots, !remoteSlot[task] else { return true }
+    if case .group = graph[task].action { return true }
+    guard jobSlots.take() else {
+      waitsForSlot = true
+      return false
+    }
+    slotsHeld.insert(task)
+    return true
+  }
+
+  /// Gives back the job slot `task` held, if it held one.
+  mutating func releaseSlot(of task: Int) {
+    if slotsHeld.remove(task) != nil { jobSlots?.give() }
+  }
+
   /// The best ready task a free slot can take: local or remote, whichever is better when both are free.
   private mutating func popBest() -> Int? {
-    let localFree = running - runningRemote < localLimit
+    let localFree = running - runningRemote < localLimit && !waitsForSlot
     if runningRemote < remoteLimit, let candidate = readyRemote.first {
       if !localFree || ready.first.map({ readyRemote.before(candidate, $0) }) ?? true { return readyRemote.popFirst() }
     }
@@ -298,6 +330,7 @@ struct RunState {
     if interactiveRunning == task { interactiveRunning = nil }
     running -= 1
     if remoteSlot[task] { runningRemote -= 1 }
+    releaseSlot(of: task)
     attempts[task] = count
     let elapsed = started[task].map { formatDuration(clock.now - $0) } ?? ""
     releaseResources(of: task)

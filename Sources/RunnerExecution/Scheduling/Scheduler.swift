@@ -40,6 +40,8 @@ package struct Scheduler: Sendable {
     case serviceGate(Int, failure: String?)
     /// A service the run no longer needs, kept up for the next run (`--watch`).
     case parked(Int)
+    /// A job slot the tasks' tools held may be free (`JobSlots.waitForSlot`).
+    case slot
   }
 
   /// Runs the selection to the end. Cancelling the calling task stops the run like fail-fast.
@@ -57,7 +59,9 @@ package struct Scheduler: Sendable {
     var state = RunState(
       selection: selection, failFast: settings.failFast, parksServices: settings.services != nil,
       localLimit: settings.concurrency, remote: remote, remoteLimit: factory.remote.execution?.jobs ?? 0,
-      clock: clock)
+      clock: clock, jobSlots: settings.jobserver?.slots)
+    // A ready task waits for a slot the tools hold: one child task waits for it at a time.
+    var waitingForSlot = false
     let pool = settings.services
     pool?.attach(observer, clock: clock, start: start)
     defer { pool?.attach(nil, clock: clock, start: start) }
@@ -157,6 +161,20 @@ package struct Scheduler: Sendable {
             group.addTask { await attempt(operation, context: context, retries: retries, emit: events) }
           }
         }
+        if let slots = settings.jobserver?.slots {
+          if state.waitsForSlot, !waitingForSlot {
+            waitingForSlot = true
+            // Not cancelled with the group: a cleanup may still wait for a slot after a stop,
+            // and every task's end wakes it.
+            group.addTask {
+              await Task { await slots.waitForSlot() }.value
+              return .slot
+            }
+          }
+          // Slots go to the scheduler first: none is lent in a pass in which a task waited.
+          if !state.waitsForSlot { slots.lend() }
+          state.waitsForSlot = false
+        }
         // No caller can reach a call any more: what only a call needed is skipped (and lets
         // go of the services it held).
         if state.onlyServicesRun { state.skipUncalled() }
@@ -185,6 +203,8 @@ package struct Scheduler: Sendable {
         case .parked(let task):
           kept[task] = nil
           state.serviceParked(task)
+        case .slot:
+          waitingForSlot = false
         }
         stopServices(&state, handles: services, kept: &kept)
         if state.stopping, state.running > 0 || state.gating > 0 { group.cancelAll() }
@@ -269,6 +289,7 @@ package struct Scheduler: Sendable {
     if context.remoteSlot || graph[task].sandboxStrict { context.dependencyOutputs = dependencyOutputs(of: task) }
     if graph[task].sandboxStrict { context.projectDirectory = graph.file.directory }
     context.trace = settings.trace
+    context.jobserver = settings.jobserver
     return context
   }
 

@@ -77,6 +77,8 @@ package struct TaskDefinition: Sendable, Identifiable {
     /// `sandbox: strict`: the task may read of the project only its sources and its
     /// dependencies' outputs, and write only its outputs and its temporary directory.
     package var sandboxStrict = false
+    /// `jobserver`: how its tools share runner's job slots (`MAKEFLAGS`).
+    package var jobserver = JobserverSetting.automatic
     /// A `for:` on a call or a `deps` entry that lists files or runs a command when the file
     /// loads: what the graph holds may change with no change to the file.
     package var repeatsAtLoad = false

@@ -12,7 +12,7 @@ struct TaskFileDecoder: YAMLEntrySink {
   static let taskKeys = [
     "desc", "deps", "run", "image", "env", "key_env", "secrets", "dir", "priority", "timeout", "retries", "sources",
     "outputs", "wait_for", "resources", "shell", "internal", "always", "service", "interactive", "params", "dotenv",
-    "matrix", "if", "preconditions", "aliases", "prompt", "depfile", "sandbox",
+    "matrix", "if", "preconditions", "aliases", "prompt", "depfile", "sandbox", "jobserver",
   ]
   static let maximumNameLength = 200
 
@@ -226,6 +226,7 @@ struct TaskFileDecoder: YAMLEntrySink {
       case "always": task.always = reader.boolean(value, what: what()) ?? false
       case "service": task.isService = reader.boolean(value, what: what()) ?? false
       case "interactive": task.isInteractive = reader.boolean(value, what: what()) ?? false
+      case "jobserver": task.jobserver = jobserver(value, what: what()) ?? .automatic
       case "params": task.params = params(value, what: what())
       case "dotenv": task.dotenv = dotenv(value, what: what())
       case "matrix": task.matrix = matrix(value, what: what())
@@ -261,6 +262,7 @@ struct TaskFileDecoder: YAMLEntrySink {
         .invalidValue(what: "'interactive' of task '\(name)'", reason: "needs 'run', and cannot go with 'service'"),
         at: entry.value)
     }
+    checkJobserver(task, run: run, entries: entries)
     // What a run reads is recorded by the whole task, from its one command list.
     if task.sandboxStrict, task.sourcesAuto, let entry = entries.first(where: { $0.name == "sandbox" }) {
       reader.fail(

@@ -1,0 +1,243 @@
+import CRunnerShim
+import Glibc
+import Synchronization
+
+/// runner's `-j` as a GNU make jobserver: one budget of slots for the tasks runner starts and
+/// for the jobs their tools (make, ninja, cargo) start beside them.
+///
+/// A task holds one slot while it runs (its tools' first job: make's "implicit" one). Each
+/// task that asks gets a pool of its own, a fifo: the slots runner lends it are bytes in it,
+/// which its tools take (read) and give back (write). When the task ends, all that was lent
+/// to it comes back, even tokens a killed make never wrote back or a server it left behind
+/// keeps: a leak ends with the task that made it. Slots go to the scheduler first: it lends
+/// only what no ready task can use (`lend`), and takes back lent tokens no tool holds.
+package final class Jobserver: JobSlots {
+  package let jobs: Int
+
+  private struct Pool {
+    /// The fifo's, for the fifo form; nil for a pipe.
+    let path: String?
+    /// Runner's own end: read and write, non-blocking.
+    let descriptor: Int32
+    /// The task's processes' ends for the descriptor form, or -1.
+    var inherited: [Int32]
+    /// Tokens written into the fifo and not taken back since.
+    var lent = 0
+  }
+
+  private struct State {
+    var free: Int
+    var pools: [Int32: Pool] = [:]
+    var directory: String?
+    var made = 0
+    /// Descriptors the pools hold.
+    var descriptors = 0
+  }
+
+  private let state: Mutex<State>
+  /// Where the fifos' directory may go, best first.
+  private let temporaryDirectories: [String]
+  private let watcher = SlotWatcher()
+  /// The soft limit on open files when the server was made.
+  private let descriptorLimit: Int
+
+  /// - Parameters:
+  ///   - jobs: the run's `-j`.
+  ///   - temporaryDirectories: where the fifos' directory may be made, best first (a tmpfs,
+  ///     then `$TMPDIR`).
+  package init(jobs: Int, temporaryDirectories: [String]) {
+    self.jobs = max(1, jobs)
+    self.temporaryDirectories = temporaryDirectories
+    var limit = rlimit()
+    descriptorLimit =
+      getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+    state = Mutex(State(free: max(1, jobs)))
+  }
+
+  deinit { watcher.close() }
+
+  package func take() -> Bool {
+    state.withLock { state in
+      if state.free > 0 {
+        state.free -= 1
+        return true
+      }
+      for (descriptor, pool) in state.pools where pool.lent > 0 && Self.readToken(descriptor) != nil {
+        state.pools[descriptor]?.lent -= 1
+        return true
+      }
+      return false
+    }
+  }
+
+  package func give() {
+    state.withLock { $0.free += 1 }
+    watcher.wake()
+  }
+
+  package func lend() {
+    state.withLock { state in
+      guard !state.pools.isEmpty else { return }
+      // One at a time to the pool with the fewest tokens waiting in it (its tools took the
+      // rest), then the one lent least.
+      var waiting = state.pools.mapValues { max(0, Int(runner_pipe_count($0.descriptor))) }
+      // A tool that wrote back more than it took: the extra tokens were never lent.
+      for (descriptor, pool) in state.pools where waiting[descriptor]! > pool.lent {
+        for _ in pool.lent..<waiting[descriptor]! { _ = Self.readToken(descriptor) }
+        waiting[descriptor] = pool.lent
+      }
+      guard state.free > 0 else { return }
+      while state.free > 0 {
+        guard
+          let target = state.pools.values.min(by: {
+            (waiting[$0.descriptor]!, $0.lent, $0.descriptor) < (waiting[$1.descriptor]!, $1.lent, $1.descriptor)
+          })
+        else { return }
+        var token = UInt8(ascii: "+")
+        guard write(target.descriptor, &token, 1) == 1 else { return }
+        state.pools[target.descriptor]?.lent += 1
+        waiting[target.descriptor]! += 1
+        state.free -= 1
+      }
+    }
+  }
+
+  package func waitForSlot() async {
+    await watcher.wait(
+      until: {
+        self.state.withLock { state in
+          state.free > 0 || state.pools.values.contains { $0.lent > 0 && runner_pipe_count($0.descriptor) > 0 }
+        }
+      },
+      watching: { self.state.withLock { $0.pools.values.filter { $0.lent > 0 }.map(\.descriptor) } })
+  }
+
+  package func grant(_ style: JobGrant.Style) throws(JobserverError) -> JobGrant? {
+    // Pools may hold a quarter of the descriptors runner may open: the rest are for the
+    // tasks' own pipes, so that a spawn waits for descriptors rather than fails.
+    let needed = style == .fifo ? 1 : 3
+    try state.withLock { state throws(JobserverError) in
+      guard state.descriptors + needed <= descriptorLimit / 4 else {
+        throw JobserverError(description: "jobserver: too many open files", isExhaustion: true)
+      }
+      state.descriptors += needed
+    }
+    let pool: Pool
+    do {
+      pool = try style == .fifo ? makeFifo() : Self.makePipe()
+    } catch {
+      state.withLock { $0.descriptors -= needed }
+      throw error
+    }
+    state.withLock { $0.pools[pool.descriptor] = pool }
+    lend()
+    let auth: MakeFlags.Auth =
+      pool.path.map { .fifo($0) } ?? .descriptors(read: pool.inherited[0], write: pool.inherited[1])
+    return JobGrant(auth: auth, inherited: pool.inherited, pool: pool.descriptor, jobs: jobs)
+  }
+
+  /// A fifo in runner's private directory (on a tmpfs when there is one: a fifo made and
+  /// removed on a journalled disk costs a task 0.1 ms).
+  private func makeFifo() throws(JobserverError) -> Pool {
+    let path = try state.withLock { state throws(JobserverError) -> String in
+      let directory: String
+      if let made = state.directory {
+        directory = made
+      } else {
+        directory = try makeDirectory()
+        state.directory = directory
+      }
+      state.made += 1
+      return "\(directory)/\(state.made)"
+    }
+    guard mkfifo(path, 0o600) == 0 else { throw Self.failure("cannot make the fifo \(path)") }
+    let own = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+    guard own >= 0 else {
+      let error = Self.failure("cannot open the fifo \(path)")
+      unlink(path)
+      throw error
+    }
+    return Pool(path: path, descriptor: own, inherited: [])
+  }
+
+  /// A pipe, for the descriptor form: its two ends go to the task's processes (blocking, as
+  /// make wants them); runner reads and writes through a description of its own, non-blocking.
+  private static func makePipe() throws(JobserverError) -> Pool {
+    var ends: [Int32] = [-1, -1]
+    let made = runner_pipe(&ends)
+    guard made == 0 else {
+      errno = -made
+      throw failure("cannot make a pipe")
+    }
+    let own = open("/proc/self/fd/\(ends[0])", O_RDWR | O_NONBLOCK | O_CLOEXEC)
+    guard own >= 0 else {
+      let error = failure("cannot reopen its pipe")
+      Glibc.close(ends[0])
+      Glibc.close(ends[1])
+      throw error
+    }
+    return Pool(path: nil, descriptor: own, inherited: ends)
+  }
+
+  package func end(_ grant: JobGrant) {
+    guard let descriptor = grant.pool else { return }
+    let pool = state.withLock { state -> Pool? in
+      guard let pool = state.pools.removeValue(forKey: descriptor) else { return nil }
+      state.free += pool.lent
+      state.descriptors -= 1 + pool.inherited.count
+      return pool
+    }
+    guard let pool else { return }
+    Self.remove(pool)
+    watcher.wake()
+  }
+
+  package func close() {
+    let (pools, directory) = state.withLock { state in
+      defer {
+        state.free += state.pools.values.reduce(0) { $0 + $1.lent }
+        state.pools = [:]
+        state.directory = nil
+      }
+      return (Array(state.pools.values), state.directory)
+    }
+    for pool in pools { Self.remove(pool) }
+    if let directory { rmdir(directory) }
+    watcher.close()
+  }
+
+  /// The slots free and lent, and the tokens waiting in pools: for tests.
+  package var counts: (free: Int, lent: Int) {
+    state.withLock { ($0.free, $0.pools.values.reduce(0) { $0 + $1.lent }) }
+  }
+
+  private func makeDirectory() throws(JobserverError) -> String {
+    // A space in the path would split MAKEFLAGS' word.
+    for directory in temporaryDirectories where !directory.contains(where: { $0 == " " || $0 == "\t" }) {
+      var template = Array("\(directory)/runner-jobs-XXXXXX".utf8CString)
+      if let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) {
+        return String(cString: made)
+      }
+    }
+    throw Self.failure("cannot make a directory for its fifos in \(temporaryDirectories.last ?? "/tmp")")
+  }
+
+  private static func remove(_ pool: Pool) {
+    if let path = pool.path { unlink(path) }
+    Glibc.close(pool.descriptor)
+    for descriptor in pool.inherited where descriptor >= 0 { Glibc.close(descriptor) }
+  }
+
+  /// One token from a non-blocking descriptor, or nil when none is there.
+  static func readToken(_ descriptor: Int32) -> UInt8? {
+    var token: UInt8 = 0
+    return read(descriptor, &token, 1) == 1 ? token : nil
+  }
+
+  static func failure(_ what: String) -> JobserverError {
+    let code = errno
+    return JobserverError(
+      description: "jobserver: \(what): \(String(cString: strerror(code)))",
+      isExhaustion: code == EMFILE || code == ENFILE)
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import RunnerProcess
+import Testing
+
+/// The jobserver's pools with real fifos: a "tool" here is this test reading and writing them.
+@Suite struct JobserverPoolTests {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-js-\(UUID().uuidString)").path
+
+  init() throws { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+
+  private func path(_ grant: JobGrant) -> String {
+    guard case .fifo(let path) = grant.auth else { fatalError("not a fifo: \(grant.auth)") }
+    return path
+  }
+
+  /// Takes up to `count` tokens from the fifo as a tool does; returns how many it got.
+  private func toolTakes(_ count: Int, from path: String) -> Int {
+    let fd = open(path, O_RDONLY | O_NONBLOCK)
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: count)
+    return max(0, read(fd, &buffer, count))
+  }
+
+  private func toolGivesBack(_ count: Int, to path: String) {
+    let fd = open(path, O_WRONLY | O_NONBLOCK)
+    defer { close(fd) }
+    let tokens = [UInt8](repeating: UInt8(ascii: "+"), count: count)
+    #expect(write(fd, tokens, count) == count)
+  }
+
+  @Test func tasksTakeTheSlotsAndGiveThemBack() {
+    let server = Jobserver(jobs: 3, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take() && server.take() && server.take())
+    #expect(!server.take())
+    server.give()
+    #expect(server.take())
+  }
+
+  @Test func whatATaskWasLentComesBackWhenItEndsEvenIfItsToolNeverGaveItBack() throws {
+    let server = Jobserver(jobs: 3, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take())
+    let grant = try #require(try server.grant(.fifo))
+    // The two slots no task uses went to the task's pool; its make took both and was killed.
+    #expect(server.counts.free == 0 && server.counts.lent == 2)
+    #expect(toolTakes(2, from: path(grant)) == 2)
+    #expect(!server.take())
+    server.end(grant)
+    server.give()
+    #expect(server.counts.free == 3)
+    #expect(server.take() && server.take() && server.take())
+    #expect(!FileManager.default.fileExists(atPath: path(grant)))
+  }
+
+  @Test func aTokenNoToolHoldsGoesBackToTheScheduler() throws {
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take())
+    let grant = try #require(try server.grant(.fifo))
+    #expect(server.counts.lent == 1)
+    // A task becomes ready: the lent token is still in the fifo, so the scheduler takes it back.
+    #expect(server.take())
+    #expect(server.counts.lent == 0)
+    server.end(grant)
+  }
+
+  @Test func theSchedulerWaitsUntilAToolGivesATokenBack() async throws {
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take())
+    let grant = try #require(try server.grant(.fifo))
+    #expect(toolTakes(1, from: path(grant)) == 1)
+    #expect(!server.take())
+    let waiting = Task {
+      await server.waitForSlot()
+      return server.take()
+    }
+    toolGivesBack(1, to: path(grant))
+    #expect(await waiting.value)
+    server.end(grant)
+  }
+
+  @Test func freeSlotsGoToThePoolWithFewestTokensWaiting() throws {
+    let server = Jobserver(jobs: 4, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take() && server.take())
+    let first = try #require(try server.grant(.fifo))
+    let second = try #require(try server.grant(.fifo))
+    // The first pool got both free slots when it opened; the second, opening, gets one back
+    // only from what the scheduler gives: none is free now.
+    #expect(server.counts.lent == 2)
+    #expect(toolTakes(2, from: path(first)) == 2)
+    server.give()
+    server.lend()
+    // The first pool's tools hold both: the freed slot goes to the second, empty as well, by
+    // fewest waiting then least lent.
+    #expect(toolTakes(1, from: path(second)) == 1)
+    server.end(first)
+    server.end(second)
+  }
+
+  @Test func thePipeFormGivesTheToolDescriptorsOfItsOwn() throws {
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take())
+    let grant = try #require(try server.grant(.pipe))
+    guard case .descriptors(let read, let write) = grant.auth else {
+      Issue.record("not descriptors: \(grant.auth)")
+      return
+    }
+    #expect(grant.inherited == [read, write])
+    // The tool's read end blocks (make relies on it); runner's own does not.
+    #expect(fcntl(read, F_GETFL) & O_NONBLOCK == 0)
+    var token: UInt8 = 0
+    #expect(Glibc.read(read, &token, 1) == 1)
+    #expect(Glibc.write(write, &token, 1) == 1)
+    server.end(grant)
+    #expect(fcntl(read, F_GETFD) == -1)
+  }
+
+  @Test func closingRemovesTheFifos() throws {
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    #expect(server.take())
+    let grant = try #require(try server.grant(.fifo))
+    let parent = (path(grant) as NSString).deletingLastPathComponent
+    server.close()
+    #expect(!FileManager.default.fileExists(atPath: parent))
+  }
+}
