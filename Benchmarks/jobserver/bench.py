@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Wall time, peak memory and peak compilers of a multi-project C build (projects.sh) at -j2:
 runner with its jobserver, runner with each tool at -j$(nproc) and no jobserver, and make's own
-jobserver (a recursive make) as the reference. Alternating, median of RUNS with the spread.
+jobserver (a recursive make) as the reference; and runner's jobserver at -j4 (as many jobs as
+the tools without it run on two cores). Alternating, median of RUNS with the spread.
 
     python3 Benchmarks/jobserver/bench.py RUNNER [RUNS] [DIR]
 """
@@ -23,6 +24,7 @@ configs = {
     "runner -j2, jobserver": [runner, "-j2", "--no-cache", "all"],
     "runner -j2, tools -j$(nproc), none": [runner, "-j2", "--no-cache", "-f", "no-jobserver.yml", "all"],
     "make -j2 (make's jobserver)": ["make", "-s", "-j2", "all"],
+    "runner -j4, jobserver": [runner, "-j4", "--no-cache", "all"],
 }
 
 

@@ -76,29 +76,31 @@ package final class Jobserver: JobSlots {
   }
 
   package func lend() {
+    if lendSpares() { watcher.startTicking { [weak self] in self?.lendSpares() ?? false } }
+  }
+
+  /// Gives each pool whose tools took all it was lent one spare token, the emptiest first, as
+  /// long as slots are free. True while free slots are left: a pool whose tools take its spare
+  /// gets another at the next tick, so slots go where tools ask for them, not where they sit.
+  private func lendSpares() -> Bool {
     state.withLock { state in
-      guard !state.pools.isEmpty else { return }
-      // One at a time to the pool with the fewest tokens waiting in it (its tools took the
-      // rest), then the one lent least.
+      guard !state.pools.isEmpty else { return false }
       var waiting = state.pools.mapValues { max(0, Int(runner_pipe_count($0.descriptor))) }
       // A tool that wrote back more than it took: the extra tokens were never lent.
       for (descriptor, pool) in state.pools where waiting[descriptor]! > pool.lent {
         for _ in pool.lent..<waiting[descriptor]! { _ = Self.readToken(descriptor) }
         waiting[descriptor] = pool.lent
       }
-      guard state.free > 0 else { return }
-      while state.free > 0 {
-        guard
-          let target = state.pools.values.min(by: {
-            (waiting[$0.descriptor]!, $0.lent, $0.descriptor) < (waiting[$1.descriptor]!, $1.lent, $1.descriptor)
-          })
-        else { return }
+      let hungry = state.pools.values.filter { waiting[$0.descriptor]! == 0 }.sorted {
+        ($0.lent, $0.descriptor) < ($1.lent, $1.descriptor)
+      }
+      for pool in hungry where state.free > 0 {
         var token = UInt8(ascii: "+")
-        guard write(target.descriptor, &token, 1) == 1 else { return }
-        state.pools[target.descriptor]?.lent += 1
-        waiting[target.descriptor]! += 1
+        guard write(pool.descriptor, &token, 1) == 1 else { break }
+        state.pools[pool.descriptor]?.lent += 1
         state.free -= 1
       }
+      return state.free > 0
     }
   }
 

@@ -71,6 +71,50 @@ import Testing
     #expect(!result.stdout.contains(missing), "\(result.stdout)")
   }
 
+  /// A parent's fifo jobserver with two tokens (as make 4.4 serves one): runner runs at most
+  /// three tasks at once (its own slot and two tokens) and gives every token back.
+  @Test func underAFifoJobserverRunnerTakesItsTokensAndGivesThemBack() throws {
+    var tasks = "tasks:\n"
+    for n in 1...6 { tasks += "  t\(n): 'echo start \(n) >> log.txt; sleep 0.2; echo end \(n) >> log.txt'\n" }
+    tasks += "  all: { deps: [t1, t2, t3, t4, t5, t6] }\n"
+    let project = try TaskFileProject(tasks)
+    defer { project.remove() }
+    let fifo = project.directory.appendingPathComponent("pool").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let pool = open(fifo, O_RDWR | O_NONBLOCK)
+    defer { close(pool) }
+    #expect(write(pool, "++", 2) == 2)
+    let result = try project.run("all", environment: ["MAKEFLAGS": " -j3 --jobserver-auth=fifo:\(fifo)"])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    #expect(JobRecords(project.read("log.txt")).mostAtOnce <= 3)
+    var tokens = [UInt8](repeating: 0, count: 8)
+    #expect(read(pool, &tokens, 8) == 2)
+  }
+
+  /// runner run by a task of runner's: a client of the outer one, so the inner run's tasks and
+  /// the outer run's other task share the outer `-j2`.
+  @Test func runnerUnderRunnerSharesOneBudget() throws {
+    var inner = "tasks:\n"
+    for n in 1...4 { inner += "  i\(n): 'echo start i\(n) >> ../log.txt; sleep 0.2; echo end i\(n) >> ../log.txt'\n" }
+    inner += "  all: { deps: [i1, i2, i3, i4] }\n"
+    let project = try TaskFileProject(
+      """
+      tasks:
+        nested: '"$RUNNER" -f sub/inner.yml all'
+        beside: 'for n in 1 2 3; do echo start b$n >> log.txt; sleep 0.2; echo end b$n >> log.txt; done'
+        all: { deps: [nested, beside] }
+      """)
+    defer { project.remove() }
+    // A directory of its own: the outer run holds the lock on this one's state.
+    try project.write("sub/inner.yml", inner)
+    let result = try project.run("-j2", "all", environment: ["RUNNER": BinaryRunner.executable.path])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let records = JobRecords(project.read("log.txt"))
+    #expect(records.starts == 7)
+    #expect(records.mostAtOnce == 2, "\(records.lines)")
+  }
+
   @Test(arguments: [
     (
       "tasks:\n  a:\n    run: make\n    jobserver: sometimes\n",

@@ -118,7 +118,9 @@ import Testing
       fn record(word: &str) {
           let log = std::env::var("LOG").unwrap();
           let mut file = std::fs::OpenOptions::new().append(true).create(true).open(log).unwrap();
-          writeln!(file, "{} {}", word, std::env::var("CARGO_PKG_NAME").unwrap()).unwrap();
+          // One write: writeln! writes piece by piece, which other scripts' lines cut into.
+          let line = format!("{} {}\n", word, std::env::var("CARGO_PKG_NAME").unwrap());
+          file.write_all(line.as_bytes()).unwrap();
       }
       fn main() {
           record("start");

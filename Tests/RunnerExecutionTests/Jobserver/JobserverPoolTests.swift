@@ -42,9 +42,13 @@ import Testing
     defer { server.close() }
     #expect(server.take())
     let grant = try #require(try server.grant(.fifo))
-    // The two slots no task uses went to the task's pool; its make took both and was killed.
+    // One spare goes to the pool; once its make took it, another (the tick's `lend`).
+    #expect(server.counts.free == 1 && server.counts.lent == 1)
+    #expect(toolTakes(1, from: path(grant)) == 1)
+    server.lend()
     #expect(server.counts.free == 0 && server.counts.lent == 2)
-    #expect(toolTakes(2, from: path(grant)) == 2)
+    // The make took both and was killed.
+    #expect(toolTakes(1, from: path(grant)) == 1)
     #expect(!server.take())
     server.end(grant)
     server.give()
@@ -81,21 +85,20 @@ import Testing
     server.end(grant)
   }
 
-  @Test func freeSlotsGoToThePoolWithFewestTokensWaiting() throws {
+  /// A spare sits in each pool; a freed slot goes to the pool whose tools took theirs, not
+  /// to one where the spare still waits.
+  @Test func aFreedSlotGoesWhereToolsTookTheirSpare() throws {
     let server = Jobserver(jobs: 4, temporaryDirectories: [directory])
     defer { server.close() }
     #expect(server.take() && server.take())
     let first = try #require(try server.grant(.fifo))
     let second = try #require(try server.grant(.fifo))
-    // The first pool got both free slots when it opened; the second, opening, gets one back
-    // only from what the scheduler gives: none is free now.
-    #expect(server.counts.lent == 2)
-    #expect(toolTakes(2, from: path(first)) == 2)
+    #expect(server.counts.free == 0 && server.counts.lent == 2)
+    #expect(toolTakes(1, from: path(first)) == 1)
     server.give()
     server.lend()
-    // The first pool's tools hold both: the freed slot goes to the second, empty as well, by
-    // fewest waiting then least lent.
-    #expect(toolTakes(1, from: path(second)) == 1)
+    #expect(toolTakes(2, from: path(first)) == 1)
+    #expect(toolTakes(2, from: path(second)) == 1)
     server.end(first)
     server.end(second)
   }
