@@ -78,7 +78,9 @@ struct RunnerCommand: ParsableCommand {
 
   @Option(
     name: [.customShort("j", allowingJoined: true), .long],
-    help: "Run at most N tasks at once (default: the file's 'concurrency', else the number of CPUs).")
+    help: ArgumentHelp(
+      "Run at most N jobs at once: tasks, and the jobs their make, ninja or cargo start (default: make's jobserver when make runs runner, else the file's 'concurrency', else the number of CPUs)."
+    ))
   var jobs: Int?
 
   @Flag(name: [.customShort("k"), .long], help: "Keep running independent tasks after a failure.")
