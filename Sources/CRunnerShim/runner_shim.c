@@ -208,8 +208,9 @@ static int child_main(void *p) {
   return child_fail(a, RUNNER_STAGE_EXEC);
 }
 
-// Runner's pipe ends must be >= 3, or the child's dup2 onto 0/1/2 would clobber them.
-static int make_pipe(int fds[2]) {
+int runner_pipe(int fds[2]) {
+  // Runner's pipe ends must be >= 3 (runner may have started with one of 0, 1, 2 closed), or
+  // the child's dup2 onto 0/1/2 would clobber them.
   if (pipe2(fds, O_CLOEXEC) != 0) return -errno;
   for (int i = 0; i < 2; i++) {
     if (fds[i] > 2) continue;
@@ -222,6 +223,12 @@ static int make_pipe(int fds[2]) {
     }
     fds[i] = moved;
   }
+  return 0;
+}
+
+static int make_pipe(int fds[2]) {
+  int rc = runner_pipe(fds);
+  if (rc != 0) return rc;
   // Only runner's end is non-blocking; the task's end must behave like a normal stdout.
   fcntl(fds[0], F_SETFL, O_NONBLOCK);
   return 0;
@@ -652,19 +659,3 @@ int runner_pipe_count(int fd) {
   return ioctl(fd, FIONREAD, &count) == 0 ? count : -errno;
 }
 
-int runner_pipe(int fds[2]) {
-  // Not 0, 1 or 2 (runner started with one closed): the child's dup2 onto them would clobber them.
-  if (pipe2(fds, O_CLOEXEC) != 0) return -errno;
-  for (int i = 0; i < 2; i++) {
-    if (fds[i] > 2) continue;
-    int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-    int saved = errno;
-    close(fds[i]);
-    if (moved < 0) {
-      close(fds[1 - i]);
-      return -saved;
-    }
-    fds[i] = moved;
-  }
-  return 0;
-}

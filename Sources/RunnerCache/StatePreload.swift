@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import RunnerBasics
 import Synchronization
 
 /// Reads and decodes `.runner/state` on a thread of its own while the task file is parsed:
@@ -39,31 +40,16 @@ final class StatePreload: Sendable {
   init(directory: String, base: String? = nil) {
     self.directory = directory
     self.base = base
-    final class Box {
-      let preload: StatePreload
-      init(_ preload: StatePreload) { self.preload = preload }
+    // Detached: a run that stops early (a bad task file) never waits for it.
+    let started = DetachedThread.start { [self] in
+      var loaded = StatePreload.read(directory)
+      if let base, !loaded.state.tasks.isEmpty {
+        loaded.checks = RecordChecks(loaded.state, base: base, first: loaded.record)
+      }
+      finish(loaded)
+      loaded.checks?.run()
     }
-    let box = Unmanaged.passRetained(Box(self)).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-      &thread, nil,
-      { argument in
-        let preload = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().preload
-        var loaded = StatePreload.read(preload.directory)
-        if let base = preload.base, !loaded.state.tasks.isEmpty {
-          loaded.checks = RecordChecks(loaded.state, base: base, first: loaded.record)
-        }
-        preload.finish(loaded)
-        loaded.checks?.run()
-        return nil
-      }, box)
-    if created == 0 {
-      // Detached: a run that stops early (a bad task file) never waits for it.
-      pthread_detach(thread)
-    } else {
-      Unmanaged<Box>.fromOpaque(box).release()
-      finish(Self.read(directory))
-    }
+    if !started { finish(Self.read(directory)) }
   }
 
   private func finish(_ result: Loaded) {

@@ -195,21 +195,6 @@ struct AffectedTasks {
 
 }
 
-/// Everything a process printed on stdout, bytes as they came.
-final class CollectedOutput: OutputLineSink {
-  private let bytes = Mutex<[UInt8]>([])
-
-  var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
-
-  func receive(lines: OutputLines, stream: OutputStreamKind) {
-    if stream == .stdout { bytes.withLock { $0.append(contentsOf: lines.bytes) } }
-  }
-
-  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
-    if stream == .stdout { bytes.withLock { $0.append(contentsOf: fragment) } }
-  }
-}
-
 extension String {
   func trimmingSuffix(_ suffix: String) -> String {
     hasSuffix(suffix) ? String(dropLast(suffix.count)) : self

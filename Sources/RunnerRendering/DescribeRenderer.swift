@@ -91,6 +91,7 @@ package struct DescribeRenderer: Sendable {
         ))
     }
     if !task.resources.isEmpty { rows.append(("resources", [task.resources.joined(separator: ", ")])) }
+    if task.jobserver != .automatic { rows.append(("jobserver", [task.jobserver.rawValue])) }
     var out = "task \(task.name) (\(task.location))\n"
     if let description = task.description { out += "  \(description)\n" }
     let width = rows.map(\.0.count).max() ?? 0

@@ -32,7 +32,7 @@ package final class RunJobserver: Sendable {
     let style: JobGrant.Style
     switch setting {
     case .off:
-      environment["MAKEFLAGS"] = environment["MAKEFLAGS"].flatMap(MakeFlags.removingJobserver)
+      Self.removeJobserver(from: &environment)
       return nil
     case _ where strict: style = .pipe
     case .fifo: style = .fifo
@@ -53,12 +53,12 @@ package final class RunJobserver: Sendable {
       {
         Terminal.write("runner: warning: \(error.description); tasks run without it\n", to: 2)
       }
-      environment["MAKEFLAGS"] = environment["MAKEFLAGS"].flatMap(MakeFlags.removingJobserver)
+      Self.removeJobserver(from: &environment)
       return nil
     }
     guard let grant, !(strict && grant.path != nil) else {
       // make's own fifo, which a strict sandbox cannot open.
-      environment["MAKEFLAGS"] = environment["MAKEFLAGS"].flatMap(MakeFlags.removingJobserver)
+      Self.removeJobserver(from: &environment)
       return nil
     }
     environment["MAKEFLAGS"] = grant.makeFlags(environment["MAKEFLAGS"])
@@ -81,11 +81,16 @@ package final class RunJobserver: Sendable {
 
   /// nil when the question was stopped (the run is being cancelled): no answer to keep.
   private static func askMake(environment: [String: String], processes: any ProcessRunning) async -> JobGrant.Style? {
-    let output = CollectedText()
+    let output = CollectedOutput()
     let spec = ProcessSpec(arguments: ["make", "--version"], environment: environment)
     guard let outcome = try? await processes.run(spec, sink: output, grace: .seconds(1)) else { return .fifo }
     if case .signaled = outcome { return nil }
     return outcome.isSuccess ? style(forMakeVersion: output.text) : .fifo
+  }
+
+  /// `MAKEFLAGS` (and make's older `MFLAGS`) without the jobserver they name, if any.
+  static func removeJobserver(from environment: inout [String: String]) {
+    for name in ["MAKEFLAGS", "MFLAGS"] { environment[name] = environment[name].flatMap(MakeFlags.removingJobserver) }
   }
 
   /// `pipe` for a GNU make older than 4.4 (it stops at a `fifo:` it cannot read), else `fifo`.
@@ -97,20 +102,5 @@ package final class RunJobserver: Sendable {
     }
     guard numbers.count == 2 else { return .fifo }
     return (numbers[0], numbers[1]) < (4, 4) ? .pipe : .fifo
-  }
-}
-
-/// What a process printed on stdout.
-private final class CollectedText: OutputLineSink {
-  private let bytes = Mutex<[UInt8]>([])
-
-  var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
-
-  func receive(lines: OutputLines, stream: OutputStreamKind) {
-    if stream == .stdout { bytes.withLock { $0.append(contentsOf: lines.bytes) } }
-  }
-
-  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
-    if stream == .stdout { bytes.withLock { $0.append(contentsOf: fragment) } }
   }
 }

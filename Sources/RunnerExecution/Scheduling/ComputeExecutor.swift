@@ -21,16 +21,7 @@ package final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
     pthread_mutex_init(mutex, nil)
     pthread_cond_init(available, nil)
     for _ in 0..<max(1, threads) {
-      let box = Unmanaged.passRetained(self).toOpaque()
-      var thread = pthread_t()
-      let created = pthread_create(
-        &thread, nil,
-        { argument in
-          let executor = Unmanaged<ComputeExecutor>.fromOpaque(argument!).takeRetainedValue()
-          executor.work()
-        }, box)
-      precondition(created == 0, "cannot start a compute thread: \(created)")
-      pthread_detach(thread)
+      precondition(DetachedThread.start { self.work() }, "cannot start a compute thread")
     }
   }
 

@@ -26,13 +26,18 @@ extension TaskFileDecoder {
     }
   }
 
-  /// A task's own `jobserver` needs commands, and a service has none: it holds no job slot once up.
+  /// A task's own `jobserver` needs commands; a service gets none (it holds no job slot once
+  /// up), so only `false` goes with one.
   mutating func checkJobserver(_ task: TaskDefinition, run: YAMLNode?, entries: [YAMLEntry]) {
-    guard let entry = entries.first(where: { $0.name == "jobserver" }), run == nil || task.isService else { return }
-    reader.fail(
-      .invalidValue(
-        what: "'jobserver' of task '\(task.name)'",
-        reason: "needs 'run', and cannot go with 'service' (a service holds no job slot once it is up)"),
-      at: entry.value)
+    guard let entry = entries.first(where: { $0.name == "jobserver" }) else { return }
+    if run == nil {
+      reader.fail(.invalidValue(what: "'jobserver' of task '\(task.name)'", reason: "needs 'run'"), at: entry.value)
+    } else if task.isService, task.jobserver != .off {
+      reader.fail(
+        .invalidValue(
+          what: "'jobserver' of task '\(task.name)'",
+          reason: "cannot go with 'service': a service holds no job slot once it is up, and gets no jobserver"),
+        at: entry.value)
+    }
   }
 }

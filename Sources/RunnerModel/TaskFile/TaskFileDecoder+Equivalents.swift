@@ -14,6 +14,7 @@ extension TaskFileDecoder {
     "method": "none: runner compares the content of 'sources' and 'outputs' itself",
     "run": "a task: put 'run' under 'tasks: NAME:'",
     "deps": "a task: put 'deps' under 'tasks: NAME:'",
+    "jobserver": "a task key: put 'jobserver' under 'tasks: NAME:' of the tasks that need it",
     "recipes": "'tasks'", "targets": "'tasks'", "jobs": "'tasks'",
   ]
   /// The same, inside a task.

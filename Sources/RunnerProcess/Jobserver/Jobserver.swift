@@ -23,6 +23,10 @@ package final class Jobserver: JobSlots {
     var inherited: [Int32]
     /// Tokens written into the fifo and not taken back since.
     var lent = 0
+    /// A token waited in it at the last look (`lendSpares`).
+    var idle = false
+    /// The look at which it was last given a token.
+    var offered = 0
   }
 
   private struct State {
@@ -32,6 +36,8 @@ package final class Jobserver: JobSlots {
     var made = 0
     /// Descriptors the pools hold.
     var descriptors = 0
+    /// How many times `lendSpares` looked.
+    var looks = 0
   }
 
   private let state: Mutex<State>
@@ -79,12 +85,16 @@ package final class Jobserver: JobSlots {
     if lendSpares() { watcher.startTicking { [weak self] in self?.lendSpares() ?? false } }
   }
 
-  /// Gives each pool whose tools took all it was lent one spare token, the emptiest first, as
-  /// long as slots are free. True while free slots are left: a pool whose tools take its spare
-  /// gets another at the next tick, so slots go where tools ask for them, not where they sit.
+  /// Hands slots to the pools whose tools may want them; again at every tick while any slot is
+  /// free or lent, so slots go where tools take them rather than sit where nothing reads them:
+  /// - a free slot goes as a spare to each pool whose tools took all they were lent, those that
+  ///   took some first, then the one looked at longest ago;
+  /// - a spare that sat untaken since the last look moves to such a pool that got none.
+  /// Returns whether to look again.
   private func lendSpares() -> Bool {
     state.withLock { state in
       guard !state.pools.isEmpty else { return false }
+      state.looks += 1
       var waiting = state.pools.mapValues { max(0, Int(runner_pipe_count($0.descriptor))) }
       // A tool that wrote back more than it took: the extra tokens were never lent.
       for (descriptor, pool) in state.pools where waiting[descriptor]! > pool.lent {
@@ -92,15 +102,26 @@ package final class Jobserver: JobSlots {
         waiting[descriptor] = pool.lent
       }
       let hungry = state.pools.values.filter { waiting[$0.descriptor]! == 0 }.sorted {
-        ($0.lent, $0.descriptor) < ($1.lent, $1.descriptor)
+        ($0.lent == 0 ? 1 : 0, $0.offered, $0.descriptor) < ($1.lent == 0 ? 1 : 0, $1.offered, $1.descriptor)
       }
-      for pool in hungry where state.free > 0 {
+      var idle = state.pools.values.filter { $0.idle && waiting[$0.descriptor]! > 0 }.map(\.descriptor).sorted()
+      for pool in hungry {
+        let target = pool.descriptor
+        if state.free == 0 {
+          guard let source = idle.popLast(), Self.readToken(source) != nil else { continue }
+          state.pools[source]?.lent -= 1
+          waiting[source]! -= 1
+          state.free += 1
+        }
         var token = UInt8(ascii: "+")
-        guard write(pool.descriptor, &token, 1) == 1 else { break }
-        state.pools[pool.descriptor]?.lent += 1
+        guard write(target, &token, 1) == 1 else { break }
+        state.pools[target]?.lent += 1
+        state.pools[target]?.offered = state.looks
+        waiting[target]! += 1
         state.free -= 1
       }
-      return state.free > 0
+      for descriptor in state.pools.keys { state.pools[descriptor]?.idle = waiting[descriptor]! > 0 }
+      return state.free > 0 || state.pools.values.contains { $0.lent > 0 }
     }
   }
 
@@ -216,12 +237,36 @@ package final class Jobserver: JobSlots {
   private func makeDirectory() throws(JobserverError) -> String {
     // A space in the path would split MAKEFLAGS' word.
     for directory in temporaryDirectories where !directory.contains(where: { $0 == " " || $0 == "\t" }) {
-      var template = Array("\(directory)/runner-jobs-XXXXXX".utf8CString)
+      var template = Array("\(directory)/runner-jobs-\(getpid())-XXXXXX".utf8CString)
       if let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) {
+        Self.removeOrphans(in: directory)
         return String(cString: made)
       }
     }
     throw Self.failure("cannot make a directory for its fifos in \(temporaryDirectories.last ?? "/tmp")")
+  }
+
+  /// The fifo directories of runners that were killed (SIGKILL leaves them): named for a
+  /// process that is gone.
+  private static func removeOrphans(in directory: String) {
+    guard let listing = opendir(directory) else { return }
+    defer { closedir(listing) }
+    while let entry = readdir(listing) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      guard name.hasPrefix("runner-jobs-"),
+        let pid = name.dropFirst("runner-jobs-".count).split(separator: "-").first.flatMap({ pid_t($0) }),
+        kill(pid, 0) != 0, errno == ESRCH
+      else { continue }
+      let orphan = "\(directory)/\(name)"
+      if let fifos = opendir(orphan) {
+        while let fifo = readdir(fifos) {
+          let file = withUnsafeBytes(of: fifo.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+          if file != ".", file != ".." { unlink("\(orphan)/\(file)") }
+        }
+        closedir(fifos)
+      }
+      rmdir(orphan)
+    }
   }
 
   private static func remove(_ pool: Pool) {

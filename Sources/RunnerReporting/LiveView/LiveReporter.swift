@@ -142,7 +142,8 @@ package final class LiveReporter: RunObserver {
     }
     guard begin else { return }
     // Without its thread there is no view: nobody waits for one.
-    if wake.descriptor < 0 || !ViewThread(self).start() { control.withLock { $0.gone = true } }
+    // Its own thread: it blocks in `poll`, which must never hold up Swift's executors.
+    if wake.descriptor < 0 || !DetachedThread.start({ self.loop() }) { control.withLock { $0.gone = true } }
   }
 
   /// The thread's loop: enter when due, draw, read keys, step aside, leave.
@@ -211,30 +212,5 @@ package final class LiveReporter: RunObserver {
       return shared.model.frame(width: width, height: height, now: now, style: style)
     }
     terminal.draw(frame)
-  }
-}
-
-/// The view's own POSIX thread: it blocks in `poll`, which must never hold up Swift's executors.
-private final class ViewThread: @unchecked Sendable {
-  let reporter: LiveReporter
-
-  init(_ reporter: LiveReporter) { self.reporter = reporter }
-
-  func start() -> Bool {
-    let box = Unmanaged.passRetained(self).toOpaque()
-    var thread = pthread_t()
-    let created = pthread_create(
-      &thread, nil,
-      { argument in
-        let view = Unmanaged<ViewThread>.fromOpaque(argument!).takeRetainedValue()
-        view.reporter.loop()
-        return nil
-      }, box)
-    guard created == 0 else {
-      Unmanaged<ViewThread>.fromOpaque(box).release()
-      return false
-    }
-    pthread_detach(thread)
-    return true
   }
 }

@@ -122,7 +122,15 @@ import Testing
     ),
     (
       "tasks:\n  a:\n    run: sleep 9\n    service: true\n    jobserver: fifo\n",
-      "'jobserver' of task 'a' needs 'run', and cannot go with 'service'"
+      "'jobserver' of task 'a' cannot go with 'service': a service holds no job slot once it is up"
+    ),
+    (
+      "tasks:\n  a:\n    deps: [b]\n    jobserver: fifo\n  b: 'true'\n",
+      "tasks.yml:4:16: error: 'jobserver' of task 'a' needs 'run'"
+    ),
+    (
+      "jobserver: fifo\ntasks:\n  a: 'true'\n",
+      "runner's equivalent is a task key: put 'jobserver' under 'tasks: NAME:'"
     ),
   ])
   func aWrongSettingIsAnErrorWhereItIs(file: String, message: String) throws {

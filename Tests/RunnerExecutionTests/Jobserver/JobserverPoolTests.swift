@@ -103,6 +103,39 @@ import Testing
     server.end(second)
   }
 
+  /// A spare no tool takes (a task that runs `sleep`) moves, at the next look, to a pool that
+  /// has none.
+  @Test func aSpareNobodyTakesMovesOn() throws {
+    let server = Jobserver(jobs: 3, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take() && server.take())
+    let sleeper = try #require(try server.grant(.fifo))
+    let builder = try #require(try server.grant(.fifo))
+    #expect(server.counts.free == 0 && server.counts.lent == 1)
+    server.lend()
+    server.lend()
+    #expect(toolTakes(1, from: path(builder)) == 1)
+    #expect(toolTakes(1, from: path(sleeper)) == 0)
+    server.end(sleeper)
+    server.end(builder)
+  }
+
+  /// The fifo directory of a runner that was killed is removed by the next one that makes one.
+  @Test func aKilledRunnersFifosGo() throws {
+    let orphan = "\(directory)/runner-jobs-999999999-AbCdEf"
+    try FileManager.default.createDirectory(atPath: orphan, withIntermediateDirectories: true)
+    #expect(mkfifo("\(orphan)/1", 0o600) == 0)
+    let mine = "\(directory)/runner-jobs-\(getpid())-XyZxYz"
+    try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    defer { server.close() }
+    #expect(server.take())
+    let grant = try #require(try server.grant(.fifo))
+    #expect(!FileManager.default.fileExists(atPath: orphan))
+    #expect(FileManager.default.fileExists(atPath: mine))
+    server.end(grant)
+  }
+
   @Test func thePipeFormGivesTheToolDescriptorsOfItsOwn() throws {
     let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
     defer { server.close() }
@@ -119,7 +152,6 @@ import Testing
     #expect(Glibc.read(read, &token, 1) == 1)
     #expect(Glibc.write(write, &token, 1) == 1)
     server.end(grant)
-    #expect(fcntl(read, F_GETFD) == -1)
   }
 
   @Test func closingRemovesTheFifos() throws {
