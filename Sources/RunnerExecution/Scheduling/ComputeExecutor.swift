@@ -21,7 +21,8 @@ package final class ComputeExecutor: TaskExecutor, @unchecked Sendable {
     pthread_mutex_init(mutex, nil)
     pthread_cond_init(available, nil)
     for _ in 0..<max(1, threads) {
-      precondition(DetachedThread.start { self.work() }, "cannot start a compute thread")
+      let started = DetachedThread.start { self.work() }
+      precondition(started, "cannot start a compute thread")
     }
   }
 

@@ -33,6 +33,9 @@ package final class Jobserver: JobSlots {
     var free: Int
     var pools: [Int32: Pool] = [:]
     var directory: String?
+    /// The directory, open and locked (`flock`) for as long as it is in use: the kernel drops
+    /// the lock when runner dies, which is how another runner tells an orphan.
+    var directoryLock: Int32 = -1
     var made = 0
     /// Descriptors the pools hold.
     var descriptors = 0
@@ -82,17 +85,21 @@ package final class Jobserver: JobSlots {
   }
 
   package func lend() {
-    if lendSpares() { watcher.startTicking { [weak self] in self?.lendSpares() ?? false } }
+    if lendSpares() { watcher.startTicking { [weak self] in self?.lendSpares(ticking: true) ?? false } }
   }
 
   /// Hands slots to the pools whose tools may want them; again at every tick while any slot is
   /// free or lent, so slots go where tools take them rather than sit where nothing reads them:
   /// - a free slot goes as a spare to each pool whose tools took all they were lent, those that
-  ///   took some first, then the one looked at longest ago;
-  /// - a spare that sat untaken since the last look moves to such a pool that got none.
-  /// Returns whether to look again.
-  private func lendSpares() -> Bool {
-    state.withLock { state in
+  ///   took some first, then the one looked at longest ago; but not at a tick while the
+  ///   scheduler waits for a slot (slots go to the scheduler first);
+  /// - a spare that sat untaken since the last look moves to such a pool that got none and
+  ///   whose tools took some, or that was never offered one (so it does not bounce between
+  ///   tasks that run no tool that reads it).
+  /// Returns whether to look again: while a slot is free, or lent with another pool to move to.
+  private func lendSpares(ticking: Bool = false) -> Bool {
+    let schedulerWaits = ticking && watcher.hasWaiters
+    return state.withLock { state in
       guard !state.pools.isEmpty else { return false }
       state.looks += 1
       var waiting = state.pools.mapValues { max(0, Int(runner_pipe_count($0.descriptor))) }
@@ -107,8 +114,9 @@ package final class Jobserver: JobSlots {
       var idle = state.pools.values.filter { $0.idle && waiting[$0.descriptor]! > 0 }.map(\.descriptor).sorted()
       for pool in hungry {
         let target = pool.descriptor
-        if state.free == 0 {
-          guard let source = idle.popLast(), Self.readToken(source) != nil else { continue }
+        if state.free == 0 || schedulerWaits {
+          guard pool.lent > 0 || pool.offered == 0, let source = idle.popLast(), Self.readToken(source) != nil
+          else { continue }
           state.pools[source]?.lent -= 1
           waiting[source]! -= 1
           state.free += 1
@@ -121,7 +129,7 @@ package final class Jobserver: JobSlots {
         state.free -= 1
       }
       for descriptor in state.pools.keys { state.pools[descriptor]?.idle = waiting[descriptor]! > 0 }
-      return state.free > 0 || state.pools.values.contains { $0.lent > 0 }
+      return state.free > 0 || (state.pools.count > 1 && state.pools.values.contains { $0.lent > 0 })
     }
   }
 
@@ -162,17 +170,18 @@ package final class Jobserver: JobSlots {
   /// A fifo in runner's private directory (on a tmpfs when there is one: a fifo made and
   /// removed on a journalled disk costs a task 0.1 ms).
   private func makeFifo() throws(JobserverError) -> Pool {
-    let path = try state.withLock { state throws(JobserverError) -> String in
-      let directory: String
-      if let made = state.directory {
-        directory = made
-      } else {
-        directory = try makeDirectory()
+    let (path, made) = try state.withLock { state throws(JobserverError) -> (String, String?) in
+      var made: String?
+      if state.directory == nil {
+        let (directory, lock) = try makeDirectory()
         state.directory = directory
+        state.directoryLock = lock
+        made = directory
       }
       state.made += 1
-      return "\(directory)/\(state.made)"
+      return ("\(state.directory!)/\(state.made)", made)
     }
+    if let made { Self.removeOrphans(in: String(made[..<made.lastIndex(of: "/")!])) }
     guard mkfifo(path, 0o600) == 0 else { throw Self.failure("cannot make the fifo \(path)") }
     let own = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
     guard own >= 0 else {
@@ -216,16 +225,18 @@ package final class Jobserver: JobSlots {
   }
 
   package func close() {
-    let (pools, directory) = state.withLock { state in
+    let (pools, directory, lock) = state.withLock { state in
       defer {
         state.free += state.pools.values.reduce(0) { $0 + $1.lent }
         state.pools = [:]
         state.directory = nil
+        state.directoryLock = -1
       }
-      return (Array(state.pools.values), state.directory)
+      return (Array(state.pools.values), state.directory, state.directoryLock)
     }
     for pool in pools { Self.remove(pool) }
     if let directory { rmdir(directory) }
+    if lock >= 0 { Glibc.close(lock) }
     watcher.close()
   }
 
@@ -234,39 +245,61 @@ package final class Jobserver: JobSlots {
     state.withLock { ($0.free, $0.pools.values.reduce(0) { $0 + $1.lent }) }
   }
 
-  private func makeDirectory() throws(JobserverError) -> String {
+  /// A private directory for the fifos, and its lock.
+  private func makeDirectory() throws(JobserverError) -> (String, Int32) {
     // A space in the path would split MAKEFLAGS' word.
     for directory in temporaryDirectories where !directory.contains(where: { $0 == " " || $0 == "\t" }) {
       var template = Array("\(directory)/runner-jobs-\(getpid())-XXXXXX".utf8CString)
-      if let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) {
-        Self.removeOrphans(in: directory)
-        return String(cString: made)
-      }
+      guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { continue }
+      let path = String(cString: made)
+      let lock = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      if lock >= 0 { _ = flock(lock, LOCK_EX) }
+      return (path, lock)
     }
     throw Self.failure("cannot make a directory for its fifos in \(temporaryDirectories.last ?? "/tmp")")
   }
 
-  /// The fifo directories of runners that were killed (SIGKILL leaves them): named for a
-  /// process that is gone.
-  private static func removeOrphans(in directory: String) {
-    guard let listing = opendir(directory) else { return }
+  /// Removes the fifo directories of runners that were killed (SIGKILL leaves them): this
+  /// user's `runner-jobs-PID-XXXXXX` directories that no runner holds locked. Only fifos are
+  /// removed from them, and nothing is followed through a symbolic link.
+  private static func removeOrphans(in parent: String) {
+    let parentDescriptor = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parentDescriptor >= 0 else { return }
+    defer { Glibc.close(parentDescriptor) }
+    for name in entries(of: parentDescriptor) where isFifoDirectoryName(name) {
+      let directory = openat(parentDescriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      guard directory >= 0 else { continue }
+      defer { Glibc.close(directory) }
+      var status = stat()
+      guard fstat(directory, &status) == 0, status.st_uid == geteuid(), flock(directory, LOCK_EX | LOCK_NB) == 0
+      else { continue }
+      for fifo in entries(of: directory) where !fifo.isEmpty && fifo.allSatisfy(\.isNumber) {
+        var fifoStatus = stat()
+        if fstatat(directory, fifo, &fifoStatus, AT_SYMLINK_NOFOLLOW) == 0, fifoStatus.st_mode & S_IFMT == S_IFIFO {
+          unlinkat(directory, fifo, 0)
+        }
+      }
+      unlinkat(parentDescriptor, name, AT_REMOVEDIR)
+    }
+  }
+
+  /// `runner-jobs-PID-XXXXXX`, as `makeDirectory` names one.
+  static func isFifoDirectoryName(_ name: String) -> Bool {
+    let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+    return parts.count == 4 && parts[0] == "runner" && parts[1] == "jobs" && !parts[2].isEmpty
+      && parts[2].allSatisfy(\.isNumber) && parts[3].count == 6 && parts[3].allSatisfy { $0.isLetter || $0.isNumber }
+  }
+
+  /// The names in the directory open at `descriptor` (left open), but `.` and `..`.
+  private static func entries(of descriptor: Int32) -> [String] {
+    guard let listing = fdopendir(dup(descriptor)) else { return [] }
     defer { closedir(listing) }
+    var names: [String] = []
     while let entry = readdir(listing) {
       let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      guard name.hasPrefix("runner-jobs-"),
-        let pid = name.dropFirst("runner-jobs-".count).split(separator: "-").first.flatMap({ pid_t($0) }),
-        kill(pid, 0) != 0, errno == ESRCH
-      else { continue }
-      let orphan = "\(directory)/\(name)"
-      if let fifos = opendir(orphan) {
-        while let fifo = readdir(fifos) {
-          let file = withUnsafeBytes(of: fifo.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-          if file != ".", file != ".." { unlink("\(orphan)/\(file)") }
-        }
-        closedir(fifos)
-      }
-      rmdir(orphan)
+      if name != ".", name != ".." { names.append(name) }
     }
+    return names
   }
 
   private static func remove(_ pool: Pool) {

@@ -14,8 +14,10 @@ final class SlotWatcher: Sendable {
     var closed = false
     /// The descriptors to watch while someone waits, from the latest waiter.
     var watched: (@Sendable () -> [Int32])?
-    /// Called every 50 ms until it returns false.
+    /// Called every 50 ms until it returns false; `ticks` counts the ones set, so that a tick
+    /// that ended clears only itself.
     var tick: (@Sendable () -> Bool)?
+    var ticks = 0
   }
 
   private let state = Mutex(State())
@@ -50,7 +52,10 @@ final class SlotWatcher: Sendable {
   /// Calls `tick` every 50 ms on the watcher's thread until it returns false.
   func startTicking(_ tick: @escaping @Sendable () -> Bool) {
     let closed = state.withLock { state in
-      if !state.closed { state.tick = tick }
+      if !state.closed {
+        state.tick = tick
+        state.ticks += 1
+      }
       return state.closed
     }
     if !closed { startThread() }
@@ -65,6 +70,9 @@ final class SlotWatcher: Sendable {
     if start, !DetachedThread.start({ self.loop() }) { state.withLock { $0.started = false } }
     wakeup.signal()
   }
+
+  /// Whether the scheduler waits for a slot.
+  var hasWaiters: Bool { state.withLock { !$0.waiters.isEmpty } }
 
   /// A slot may be free: every waiter goes to look.
   func wake() {
@@ -95,19 +103,29 @@ final class SlotWatcher: Sendable {
   }
 
   private func loop() {
+    let period = Duration.milliseconds(50)
+    var due = ContinuousClock.now + period
     while true {
-      let (closed, watched, tick) = state.withLock { ($0.closed, $0.watched, $0.tick) }
+      let (closed, watched, tick, ticks) = state.withLock { ($0.closed, $0.watched, $0.tick, $0.ticks) }
       if closed { return }
       var fds = [pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)]
       if let watched { fds += watched().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) } }
-      // Without an eventfd, look again now and then for what to watch.
-      let count = poll(&fds, nfds_t(fds.count), tick != nil || wakeup.descriptor < 0 ? 50 : -1)
+      // A tick when it is due, however often the eventfd wakes the thread; without an
+      // eventfd, a look now and then at what to watch.
+      var timeout: Int32 = -1
+      if tick != nil || wakeup.descriptor < 0 {
+        let left = due - ContinuousClock.now
+        timeout = Int32(
+          clamping: max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+      }
+      let count = poll(&fds, nfds_t(fds.count), timeout)
       wakeup.drain()
       if count > 0, fds.dropFirst().contains(where: { $0.revents != 0 }) { wake() }
-      if count == 0, let tick, !tick() {
+      guard ContinuousClock.now >= due else { continue }
+      due = ContinuousClock.now + period
+      if let tick, !tick() {
         state.withLock { state in
-          // A newer tick set meanwhile stays.
-          if state.tick != nil { state.tick = nil }
+          if state.ticks == ticks { state.tick = nil }
         }
       }
     }

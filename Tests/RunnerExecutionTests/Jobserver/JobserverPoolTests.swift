@@ -125,14 +125,25 @@ import Testing
     let orphan = "\(directory)/runner-jobs-999999999-AbCdEf"
     try FileManager.default.createDirectory(atPath: orphan, withIntermediateDirectories: true)
     #expect(mkfifo("\(orphan)/1", 0o600) == 0)
-    let mine = "\(directory)/runner-jobs-\(getpid())-XyZxYz"
-    try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+    // A live runner's: it holds its directory locked.
+    let live = "\(directory)/runner-jobs-\(getpid())-XyZxYz"
+    try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+    let lock = open(live, O_RDONLY | O_DIRECTORY)
+    defer { close(lock) }
+    #expect(flock(lock, LOCK_EX) == 0)
+    // Not a fifo directory of runner's, and a link: never followed.
+    let other = "\(directory)/runner-jobs-999999999-linked"
+    let target = "\(directory)/precious"
+    try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+    try "keep\n".write(toFile: "\(target)/1", atomically: false, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(atPath: other, withDestinationPath: target)
     let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
     defer { server.close() }
     #expect(server.take())
     let grant = try #require(try server.grant(.fifo))
     #expect(!FileManager.default.fileExists(atPath: orphan))
-    #expect(FileManager.default.fileExists(atPath: mine))
+    #expect(FileManager.default.fileExists(atPath: live))
+    #expect(FileManager.default.fileExists(atPath: "\(target)/1"))
     server.end(grant)
   }
 
