@@ -79,7 +79,7 @@ struct RunState {
   /// A ready task waits for a slot the tasks' tools hold (`JobSlots.waitForSlot`).
   var waitsForSlot = false
   /// The tasks holding a job slot.
-  private var slotsHeld = Set<Int>()
+  var slotsHeld = Set<Int>()
 
   /// - Parameters:
   ///   - localLimit: the most tasks executing here at once (`-j`).
@@ -278,25 +278,6 @@ struct RunState {
       return start(task)
     }
     return nil
-  }
-
-  /// A job slot for a task about to start here (`JobSlots`); a task in a remote slot, and a
-  /// group, which runs nothing, need none. False while tools hold every slot: `waitsForSlot`
-  /// tells the scheduler to wait for one, and no local task starts for the rest of the pass.
-  private mutating func takeSlot(for task: Int) -> Bool {
-    guard let jobSlots, !remoteSlot[task] else { return true }
-    if case .group = graph[task].action { return true }
-    guard jobSlots.take() else {
-      waitsForSlot = true
-      return false
-    }
-    slotsHeld.insert(task)
-    return true
-  }
-
-  /// Gives back the job slot `task` held, if it held one.
-  mutating func releaseSlot(of task: Int) {
-    if slotsHeld.remove(task) != nil { jobSlots?.give() }
   }
 
   /// The best ready task a free slot can take: local or remote, whichever is better when both are free.
