@@ -54,8 +54,12 @@ extension LanguageServer {
   func definition(_ params: JSONValue) -> JSONValue? {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
+    if let param = paramDeclaration(word: word, line: line, text: text, uri: uri) {
+      return location(param.location, from: uri)
+    }
+    let named = Self.dependencyInExpression(word) ?? word
     if let (outline, namespace) = view(of: uri),
-      let task = outline.task(word, from: namespace) ?? outline.task(alias: word, from: namespace)
+      let task = outline.task(named, from: namespace) ?? outline.task(alias: named, from: namespace)
     {
       return location(task.location, from: uri)
     }
@@ -72,8 +76,12 @@ extension LanguageServer {
     guard let (uri, text, line, character) = place(params), let word = text.word(line: line, character: character)
     else { return nil }
     var markdown: String
-    if let (outline, namespace) = view(of: uri),
-      let task = outline.task(word, from: namespace) ?? outline.task(alias: word, from: namespace)
+    let named = Self.dependencyInExpression(word) ?? word
+    if let param = paramDeclaration(word: word, line: line, text: text, uri: uri) {
+      markdown = "param " + Self.shown(param)
+      if let description = param.description { markdown += " — " + description }
+    } else if let (outline, namespace) = view(of: uri),
+      let task = outline.task(named, from: namespace) ?? outline.task(alias: named, from: namespace)
     {
       markdown = "**\(task.name(from: namespace))**"
       if let description = task.description { markdown += " — " + description }
@@ -87,6 +95,13 @@ extension LanguageServer {
       return nil
     }
     return .object([("contents", .object([("kind", .string("markdown")), ("value", .string(markdown))]))])
+  }
+
+  /// `build` in `deps.build.outputs.tag`.
+  static func dependencyInExpression(_ word: String) -> String? {
+    let parts = word.split(separator: ".")
+    guard parts.count >= 2, parts[0] == "deps" else { return nil }
+    return String(parts[1])
   }
 
   static func shown(_ param: ParamDeclaration) -> String {
@@ -119,9 +134,17 @@ extension LanguageServer {
     let ownKey = trimmed.firstIndex(of: ":").map { String(trimmed[..<$0]).trimmingQuotes() }
     // In a flow collection (`test: { deps: [`), the key of the innermost one still open.
     let flowKey = Self.openFlowKey(before)
-    let current = String(text.line(line))
+    if let inside = Self.openExpression(before) {
+      let task = enclosingTask(path, outline: outline, namespace: namespace)
+      return expressionCompletion(inside, task: task, outline: outline, namespace: namespace)
+    }
+    if path.count >= 2, path[0] == "tasks",
+      let steps = imageStepCompletion(line: line, before: before, path: path, text: text)
+    {
+      return steps
+    }
     // A call or a `deps` entry with `with:`: the params of the task it names.
-    if let called = Self.calledTask(in: current), flowKey == "with" || path.last == "with",
+    if let called = Self.calledTask(line: line, in: text), flowKey == "with" || path.last == "with",
       let task = outline.task(called, from: namespace)
     {
       if let param = Self.valueBeingWritten(before), let declaration = task.params.first(where: { $0.name == param }) {

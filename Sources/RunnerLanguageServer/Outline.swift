@@ -12,6 +12,9 @@ struct Outline: Sendable {
     var params: [ParamDeclaration]
     /// The namespace of the file it is written in (empty: the root file).
     var namespace = ""
+    /// The outputs it is known to write: an image task's, and the keys its commands append to
+    /// `$RUNNER_OUTPUT` as they are written (`echo "tag=…" >> "$RUNNER_OUTPUT"`).
+    var outputKeys: [String] = []
 
     /// Its name as a file of `namespace` writes it: its own tasks bare, the root's as `:name`.
     func name(from namespace: String) -> String {
@@ -24,6 +27,8 @@ struct Outline: Sendable {
   }
 
   var tasks: [Entry] = []
+  /// The root file's params.
+  var params: [ParamDeclaration] = []
   /// Where each task is named as written (`deps`, calls, `default`), by the task's full name.
   var references: [String: [SourceLocation]] = [:]
   /// The files the document includes (absolute, `FilePath.lexical`), and their namespaces.
@@ -44,11 +49,13 @@ struct Outline: Sendable {
       namespaces[FilePath.lexical(FilePath.resolve(scope.path, in: file.directory))] = scope.namespace
     }
     includes = file.includes
+    params = file.params
     tasks = file.tasks.map { task in
       Entry(
         name: task.name, location: task.location, description: task.description,
         dependencies: task.dependencies.map(\.name), params: file.params(of: task),
-        namespace: task.scope < file.scopes.count ? file.scopes[task.scope].namespace : "")
+        namespace: task.scope < file.scopes.count ? file.scopes[task.scope].namespace : "",
+        outputKeys: Self.outputKeys(of: task.action))
     }
     // Aliases name their task.
     var named: [String: String] = [:]
@@ -77,5 +84,37 @@ struct Outline: Sendable {
     if name.hasPrefix(":") { return tasks.first { $0.name == name.dropFirst() } }
     if !namespace.isEmpty, let own = tasks.first(where: { $0.name == namespace + ":" + name }) { return own }
     return tasks.first { $0.name == name }
+  }
+
+  /// The outputs a task's action is known to write: an image task's `width`, `height` and
+  /// (with a `save`) `path`; the keys a shell task's commands write as `KEY=` or `KEY<<` in an
+  /// `echo` or `printf` of a command that names `RUNNER_OUTPUT`.
+  static func outputKeys(of action: TaskAction) -> [String] {
+    switch action {
+    case .group: return []
+    case .image(let steps):
+      return ["width", "height"] + (steps.contains { $0.name == "save" } ? ["path"] : [])
+    case .shell(let commands):
+      var keys: [String] = []
+      for command in commands where command.text.contains("RUNNER_OUTPUT") {
+        for key in writtenKeys(command.text) where !keys.contains(key) { keys.append(key) }
+      }
+      return keys
+    }
+  }
+
+  /// `tag` and `notes` in `echo "tag=v1" …; printf 'notes<<EOF\n'`.
+  static func writtenKeys(_ script: String) -> [String] {
+    var keys: [String] = []
+    let words = script.split { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == ";" || $0 == "{" || $0 == "(" }
+    for (index, word) in words.enumerated() where word == "echo" || word == "printf" {
+      guard var argument = words[(index + 1)...].first(where: { !$0.hasPrefix("-") }) else { continue }
+      argument = argument.drop { $0 == "\"" || $0 == "'" }
+      let name = argument.prefix { $0.isLetter || $0.isNumber || "_-.".contains($0) }
+      let rest = argument.dropFirst(name.count)
+      guard !name.isEmpty, rest.hasPrefix("=") || rest.hasPrefix("<<") else { continue }
+      keys.append(String(name))
+    }
+    return keys
   }
 }

@@ -34,6 +34,9 @@ package struct ImageStep: Sendable, Hashable {
   package var kind: Kind
   package var location: SourceLocation
 
+  /// Each step's name → its parameters and the one a bare scalar sets (for editors).
+  package static var parameters: [String: (keys: [String], main: String?)] { ImageStepDecoder.steps }
+
   /// The step's name as written in the task file.
   package var name: String {
     switch kind {

@@ -339,3 +339,94 @@ async def test_an_open_include_completes_and_finds_names_as_it_writes_them(clien
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=lib_uri))
     )
     assert [s.name for s in symbols] == ["fmt", "check"]
+
+
+EXPRESSIONS = """\
+params: { mode: { default: debug, choices: [debug, release], desc: How to build } }
+tasks:
+  version:
+    run: |
+      echo "tag=$(git describe --tags)" >> "$RUNNER_OUTPUT"
+      { echo "notes<<EOF"; git log -1; echo EOF; } >> "$RUNNER_OUTPUT"
+  thumbs:
+    image:
+      - load: in.png
+      - save: out.png
+  release:
+    deps: [version, thumbs]
+    env:
+      TAG: ${{ deps.version.outputs.tag }}
+    run: echo "$TAG"
+"""
+
+
+async def test_expressions_complete_dependencies_their_outputs_and_params(client, tmp_path):
+    uri = project(tmp_path, root=EXPRESSIONS)
+    await open_and_wait(client, uri, EXPRESSIONS)
+    assert not client.diagnostics[uri]
+
+    def writing(value):
+        return EXPRESSIONS.replace("TAG: ${{ deps.version.outputs.tag }}", "TAG: " + value), len("      TAG: " + value)
+
+    text, at = writing("${{ ")
+    assert set(await complete(client, uri, 13, at, text)) == {"deps", "params", "runner", "matrix"}
+    text, at = writing("${{ deps.")
+    assert set(await complete(client, uri, 13, at, text)) == {"version", "thumbs"}
+    text, at = writing("${{ deps.version.outputs.")
+    assert set(await complete(client, uri, 13, at, text)) == {"tag", "notes"}
+    text, at = writing("x-${{ deps.thumbs.outputs.t")
+    assert set(await complete(client, uri, 13, at, text)) == {"width", "height", "path"}
+    text, at = writing("${{ params.")
+    params = await complete(client, uri, 13, at, text)
+    assert set(params) == {"mode"} and params["mode"].documentation.value == "How to build"
+    text, at = writing("${{ runner.")
+    assert {"os", "arch", "root", "args"} <= set(await complete(client, uri, 13, at, text))
+    # A closed expression is plain text again.
+    text, at = writing("${{ params.mode }} ")
+    assert not await complete(client, uri, 13, at, text)
+
+
+async def test_image_steps_and_their_parameters_complete(client, tmp_path):
+    uri = project(tmp_path, root=EXPRESSIONS)
+    await open_and_wait(client, uri, EXPRESSIONS)
+    steps = await complete(client, uri, 9, len("      - bl"), EXPRESSIONS.replace("      - save: out.png", "      - bl"))
+    assert {"blur", "resize", "save", "tilt_shift"} <= set(steps) and "deps" not in steps
+    assert steps["blur"].documentation.value == "parameters: sigma; a scalar sets sigma"
+    flow = EXPRESSIONS.replace("      - save: out.png", "      - resize: { wi")
+    assert set(await complete(client, uri, 9, len("      - resize: { wi"), flow)) == {"width", "height", "scale", "filter"}
+    block = EXPRESSIONS.replace("      - save: out.png", "      - sharpen:\n          am")
+    assert set(await complete(client, uri, 10, len("          am"), block)) == {"sigma", "amount"}
+    # The same list at the key's own indentation.
+    level = EXPRESSIONS.replace("      - load: in.png\n      - save: out.png", "    - load: in.png\n    - gr")
+    assert "grayscale" in await complete(client, uri, 9, len("    - gr"), level)
+
+
+async def test_definition_and_hover_of_params_and_of_a_dependency_in_an_expression(client, tmp_path):
+    text = EXPRESSIONS.replace("run: echo \"$TAG\"", "run: echo \"$TAG\"\n    dir: out-${{ params.mode }}") + (
+        "  ship:\n    deps:\n      - task: version\n        with:\n          mode: release\n"
+    )
+    uri = project(tmp_path, root=text)
+    await open_and_wait(client, uri, text)
+    assert not client.diagnostics[uri]
+
+    async def definition(line, character):
+        return await client.text_document_definition_async(
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=character),
+            )
+        )
+
+    # `${{ params.mode }}` in `dir`, and `mode:` in a block-style `with:`: the file's param.
+    for line, character in [(15, len("    dir: out-${{ params.mo")), (20, len("          mo"))]:
+        found = await definition(line, character)
+        assert found.uri == uri and found.range.start == types.Position(line=0, character=10)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=20, character=12)
+        )
+    )
+    assert hover.contents.value == "param `mode` (one of debug, release) — How to build"
+    # `deps.version.outputs.tag`: the task that writes it.
+    found = await definition(13, len("      TAG: ${{ deps.vers"))
+    assert found.range.start == types.Position(line=2, character=2)
