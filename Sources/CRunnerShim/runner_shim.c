@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -587,10 +588,28 @@ int runner_epoll_add(int epfd, int fd, uint64_t token) {
   return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : -errno;
 }
 
-int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
+int runner_epoll_remove(int epfd, int fd) {
+  return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
+}
+
+/* 0 unknown, 1 epoll_pwait2 works, -1 the kernel lacks it (before Linux 5.11). */
+static _Atomic int pwait2_state = 0;
+
+int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_ns) {
   struct epoll_event buffer[64];
   if (max > 64) max = 64;
-  int n = epoll_wait(epfd, buffer, max, timeout_ms);
+  int n;
+  if (timeout_ns > 0 && timeout_ns % 1000000 != 0 && pwait2_state >= 0) {
+    struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+    n = epoll_pwait2(epfd, buffer, max, &timeout, NULL);
+    if (n < 0 && errno == ENOSYS) {
+      pwait2_state = -1;
+      n = epoll_wait(epfd, buffer, max, (int)((timeout_ns + 999999) / 1000000));
+    }
+  } else {
+    int ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
+    n = epoll_wait(epfd, buffer, max, ms);
+  }
   if (n < 0) return -errno;
   for (int i = 0; i < n; i++) {
     tokens[i] = buffer[i].data.u64;

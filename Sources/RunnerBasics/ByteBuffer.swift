@@ -40,6 +40,27 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
     count += length
   }
 
+  /// Appends each line of `lines` (each ending in a newline, the last one too) with `head`
+  /// before it: a `memchr` and two copies a line, with the room checked once a line.
+  package mutating func appendLines(_ lines: UnsafeRawBufferPointer, eachAfter head: UnsafeRawBufferPointer) {
+    guard let source = lines.baseAddress else { return }
+    let total = lines.count
+    let headCount = head.count
+    let headStart = head.baseAddress ?? source
+    var start = 0
+    while start < total {
+      let newline = memchr(source + start, 0x0A, total - start)
+      let end = newline.map { source.distance(to: UnsafeRawPointer($0)) + 1 } ?? total
+      let length = end - start
+      if count + headCount + length > capacity { reserve(headCount + length) }
+      let target = base + count
+      memcpy(target, headStart, headCount)
+      memcpy(target + headCount, source + start, length)
+      count += headCount + length
+      start = end
+    }
+  }
+
   package mutating func append(_ bytes: UnsafeRawBufferPointer) {
     guard let start = bytes.baseAddress else { return }
     append(start, count: bytes.count)

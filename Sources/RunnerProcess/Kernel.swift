@@ -117,11 +117,15 @@ package enum Kernel {
     runner_epoll_add(epoll, fd, token)
   }
 
+  @discardableResult
+  static func epollRemove(_ epoll: Int32, fd: Int32) -> Int32 { runner_epoll_remove(epoll, fd) }
+
+  /// - Parameter timeoutNanoseconds: -1 waits until an event.
   static func epollWait(
     _ epoll: Int32, tokens: UnsafeMutablePointer<UInt64>, events: UnsafeMutablePointer<UInt32>, max: Int32,
-    timeoutMilliseconds: Int32
+    timeoutNanoseconds: Int64
   ) -> Int32 {
-    runner_epoll_wait(epoll, tokens, events, max, timeoutMilliseconds)
+    runner_epoll_wait(epoll, tokens, events, max, timeoutNanoseconds)
   }
 
   static func eventFD() -> Int32 { runner_eventfd_create() }

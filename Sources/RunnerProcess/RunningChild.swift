@@ -6,6 +6,8 @@ final class RunningChild {
   /// Runner's read ends, by `OutputStreamKind` index (0 stdout, 1 stderr); -1 once closed.
   var pipes: [Int32]
   var splitters: [LineSplitter]
+  /// Bytes read so far, by stream.
+  var delivered = [0, 0]
   let sink: any OutputLineSink
   let grace: Duration
   let ticket: JobTicket
@@ -39,6 +41,7 @@ final class RunningChild {
       if count > 0 {
         splitters[index].feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]), to: sink)
         total += count
+        delivered[index] += count
         if count < buffer.count { return true }  // the pipe is empty now; skip the EAGAIN read
       } else if count == -Int(Kernel.eagain) {
         return true

@@ -104,19 +104,7 @@ package final class ConsoleReporter: RunObserver {
 
   /// Appends each line with `head` before it: one `memchr` and two copies a line.
   static func compose(_ lines: OutputLines, head: [UInt8], into buffer: inout ByteBuffer) {
-    guard let base = lines.bytes.baseAddress else { return }
-    let total = lines.bytes.count
-    head.withUnsafeBytes { head in
-      let headStart = head.baseAddress!
-      var start = 0
-      while start < total {
-        let end = base.distance(to: UnsafeRawPointer(memchr(base + start, 0x0A, total - start)!)) + 1
-        buffer.reserve(head.count + end - start)
-        buffer.append(headStart, count: head.count)
-        buffer.append(base + start, count: end - start)
-        start = end
-      }
-    }
+    head.withUnsafeBytes { buffer.appendLines(lines.bytes, eachAfter: $0) }
   }
 
   package func record(_ event: RunEvent) {

@@ -120,7 +120,11 @@ int runner_kill_group(int pgid, int sig);
 int runner_epoll_create(void);
 int runner_epoll_add(int epfd, int fd, uint64_t token);
 /// Waits up to `timeout_ms` (-1 forever); fills `tokens[i]` and `events[i]` (EPOLLIN=1, EPOLLHUP/ERR=2).
-int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms);
+/* Removes fd from the epoll set (a pipe set aside for a moment); 0 or -errno. */
+int runner_epoll_remove(int epfd, int fd);
+/* Waits at most timeout_ns nanoseconds (-1: no limit; below a millisecond with epoll_pwait2
+   where the kernel has it). */
+int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_ns);
 int runner_eventfd_create(void);
 void runner_eventfd_signal(int fd);
 void runner_eventfd_drain(int fd);

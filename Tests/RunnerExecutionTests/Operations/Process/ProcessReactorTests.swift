@@ -90,6 +90,20 @@ struct ProcessReactorTests {
     #expect(lines.totals.bytes == total / 2)
   }
 
+  /// `head` writes 8 KiB at a time: after its first MiB the reactor sets its pipe aside for a
+  /// moment after each small read, so the rest arrives in few large reads, none lost, the last
+  /// ones read when it exits while set aside.
+  @Test func aFastWritersSmallWritesAreReadInBatches() async throws {
+    let sink = ReadCountingSink()
+    let total = 32 << 20
+    #expect(
+      try await reactor.run(Support.shell("yes | head -c \(total)"), sink: sink, grace: .seconds(1)) == .exited(0))
+    let (bytes, calls) = sink.totals
+    #expect(bytes == total)
+    // 4 096 writes; one read each would be 4 096 calls.
+    #expect(calls < total / 8192 / 4, "\(calls) reads for \(total / 8192) writes")
+  }
+
   @Test func environmentAndWorkingDirectory() async throws {
     let sink = CollectingSink()
     let spec = Support.shell(

@@ -72,6 +72,21 @@ final class CountingSink: OutputLineSink {
   var totals: (bytes: Int, calls: Int, largest: Int, newlines: Int) { state.withLock { $0 } }
 }
 
+/// A sink that counts bytes and calls only, costing next to nothing a call.
+final class ReadCountingSink: OutputLineSink {
+  private let state = Mutex<(bytes: Int, calls: Int)>((0, 0))
+
+  func receive(lines: OutputLines, stream: OutputStreamKind) {
+    state.withLock { $0 = ($0.bytes + lines.bytes.count, $0.calls + 1) }
+  }
+
+  func receive(fragment: UnsafeRawBufferPointer, stream: OutputStreamKind) {
+    state.withLock { $0 = ($0.bytes + fragment.count, $0.calls + 1) }
+  }
+
+  var totals: (bytes: Int, calls: Int) { state.withLock { $0 } }
+}
+
 enum ProcessTestSupport {
   static let path = "/usr/local/bin:/usr/bin:/bin"
 
