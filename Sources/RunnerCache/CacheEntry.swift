@@ -5,14 +5,16 @@ import RunnerBasics
 /// image task's final image (PNG).
 ///
 /// Stored as one file, in two parts:
-/// - the **head**: a text header (`runner-cache 3`, `K fingerprint`, then `V key value`, `F path mode size
+/// - the **head**: a text header (`runner-cache 4`, `K fingerprint`, then `V key value`, `F path mode size
 ///   sha256`, `L size` and `I size` lines, then `end`), the log and image blobs, and a raw
 ///   SHA-256 of everything before it. Read whole and checked before any byte of it is used;
 /// - the output files' contents, in header order, each checked against its own SHA-256 as it
-///   is copied out (`CacheFileSystem.copyOut`). So neither storing nor restoring holds a file
-///   in memory: a 300 MB output costs a 1 MiB buffer, and `peek` reads only the head.
+///   is copied out (`CacheFileSystem.restore`). A file of 64 KiB or more starts at a multiple
+///   of 4 096 bytes (zeros before it), so that its blocks can be shared with the output
+///   (`CacheFileSystem+Clone`). So neither storing nor restoring holds a file in memory: a
+///   300 MB output costs a 1 MiB buffer, and `peek` reads only the head.
 package struct CacheEntry: Sendable {
-  static let format = "runner-cache 3"
+  static let format = "runner-cache 4"
 
   package struct File: Sendable {
     /// As declared: relative to the task's directory, or absolute.
@@ -110,7 +112,9 @@ private struct HeadReader {
     var entry = CacheEntry()
     entry.path = path
     let first = try nextLine()
-    if ["runner-cache 1", "runner-cache 2"].contains(String(decoding: first, as: UTF8.self)) { return nil }
+    if ["runner-cache 1", "runner-cache 2", "runner-cache 3"].contains(String(decoding: first, as: UTF8.self)) {
+      return nil
+    }
     guard String(decoding: first, as: UTF8.self) == CacheEntry.format else {
       throw .corrupt(path, reason: "unknown format")
     }
@@ -141,12 +145,13 @@ private struct HeadReader {
       throw .corrupt(path, reason: "malformed size")
     }
     let headEnd = cursor + logSize + (imageSize ?? 0)
-    var contents: Int64 = 0
-    for file in entry.files {
-      contents += file.size
-      guard contents <= size else { throw .corrupt(path, reason: "truncated") }
+    // Each file where it starts (a big one at a block boundary: `contentOffset`).
+    var expected = Int64(headEnd) + 32
+    for index in entry.files.indices {
+      entry.files[index].offset = CacheFileSystem.contentOffset(after: expected, size: entry.files[index].size)
+      expected = entry.files[index].offset + entry.files[index].size
+      guard expected <= size else { throw .corrupt(path, reason: "truncated") }
     }
-    let expected = Int64(headEnd) + 32 + contents
     guard expected == size else {
       throw .corrupt(path, reason: expected > size ? "truncated" : "\(size - expected) trailing bytes")
     }
@@ -156,11 +161,6 @@ private struct HeadReader {
     guard digest[...] == bytes[headEnd..<(headEnd + 32)] else { throw .corrupt(path, reason: "checksum mismatch") }
     entry.log = try Self.chunks(bytes[cursor..<(cursor + logSize)], path: path)
     if imageSize != nil { entry.image = Array(bytes[(cursor + logSize)..<headEnd]) }
-    var offset = Int64(headEnd + 32)
-    for index in entry.files.indices {
-      entry.files[index].offset = offset
-      offset += entry.files[index].size
-    }
     return entry
   }
 

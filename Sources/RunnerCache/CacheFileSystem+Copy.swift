@@ -57,32 +57,75 @@ extension CacheFileSystem {
   }
 
   /// Writes an output file back from a cache entry, atomically, checking its content against
-  /// the hash the entry recorded before it replaces anything.
+  /// the hash the entry recorded before it replaces anything. A big file's blocks are shared
+  /// with the entry where the file system can (then only read, for the check).
   ///
   /// - Throws: `.corrupt` naming the entry if the content does not match.
   package static func restore(_ file: CacheEntry.File, from entryPath: String, to path: String) throws(CacheError) {
-    let (entry, _) = try openRegular(entryPath).get()
+    let (entry, info) = try openRegular(entryPath).get()
     defer { close(entry) }
     try writeAtomically(path, [], mode: mode_t(file.mode & 0o7777)) { target throws(CacheError) in
-      let hash = try copy(
-        from: entry, sourcePath: entryPath, offset: file.offset, count: file.size, exact: false, to: target,
-        targetPath: path)
+      let hash: String
+      if file.size >= cloneMinimum, file.offset % cloneAlignment == 0,
+        clone(
+          from: entry, sourceOffset: file.offset,
+          length: file.offset + rounded(file.size) <= Int64(info.st_size) ? rounded(file.size) : 0, to: target,
+          targetOffset: 0), ftruncate(target, off_t(file.size)) == 0
+      {
+        hash = try Self.hash(target, path: path, offset: 0, count: file.size)
+      } else {
+        hash = try copy(
+          from: entry, sourcePath: entryPath, offset: file.offset, count: file.size, exact: false, to: target,
+          targetPath: path)
+      }
       guard hash == file.hash else { throw .corrupt(entryPath, reason: "'\(file.path)' does not match its checksum") }
     }
   }
 
-  /// Appends each file's content to an entry being written, checking each against the size
-  /// and hash recorded for it (`sources[i]` holds `files[i]`).
-  static func storeContents(_ files: [CacheEntry.File], from sources: [String], to target: Int32, targetPath: String)
-    throws(CacheError)
-  {
+  /// `size` rounded up to whole blocks of `cloneAlignment`.
+  static func rounded(_ size: Int64) -> Int64 { (size + cloneAlignment - 1) / cloneAlignment * cloneAlignment }
+
+  /// Appends each file's content to an entry being written, whose head (`headSize` bytes) is
+  /// written already, checking each against the size recorded for it and, where the entry
+  /// names one, its hash. Each file is read once: copied and hashed in one pass, or, big and
+  /// on a file system that can, its blocks shared and then hashed from the entry.
+  ///
+  /// - Returns: each file's hash, as stored.
+  static func storeContents(
+    _ files: [CacheEntry.File], from sources: [String], to target: Int32, targetPath: String, headSize: Int64
+  ) throws(CacheError) -> [String] {
+    var end = headSize
+    var hashes: [String] = []
     for (file, source) in zip(files, sources) {
       let (descriptor, _) = try openRegular(source).get()
       defer { close(descriptor) }
-      let hash = try copy(
-        from: descriptor, sourcePath: source, offset: 0, count: file.size, exact: true, to: target,
-        targetPath: targetPath)
-      guard hash == file.hash else { throw .io(source, reason: "it changed while it was copied") }
+      let offset = contentOffset(after: end, size: file.size)
+      if offset > end {
+        guard ftruncate(target, off_t(offset)) == 0, lseek(target, off_t(offset), SEEK_SET) == off_t(offset) else {
+          throw .io(targetPath, reason: describe(errno))
+        }
+      }
+      var hash: String
+      var info = stat()
+      if file.size >= cloneMinimum,
+        clone(from: descriptor, sourceOffset: 0, length: 0, to: target, targetOffset: offset)
+      {
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) == file.size else {
+          throw .io(source, reason: "it changed while it was copied")
+        }
+        hash = try Self.hash(target, path: targetPath, offset: offset, count: file.size)
+        guard lseek(target, 0, SEEK_END) == off_t(offset + file.size) else {
+          throw .io(targetPath, reason: "the shared blocks end elsewhere than the file")
+        }
+      } else {
+        hash = try copy(
+          from: descriptor, sourcePath: source, offset: 0, count: file.size, exact: true, to: target,
+          targetPath: targetPath)
+      }
+      guard file.hash.isEmpty || hash == file.hash else { throw .io(source, reason: "it changed while it was copied") }
+      hashes.append(hash)
+      end = offset + file.size
     }
+    return hashes
   }
 }

@@ -174,7 +174,7 @@ package enum CacheFileSystem {
     then: (Int32) throws(CacheError) -> Void = { _ in }
   ) throws(CacheError) {
     let temporary = FilePath.temporaryName(for: path)
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
     guard descriptor >= 0 else { throw .io(temporary, reason: describe(errno)) }
     if let failure = writeAll(bytes, to: descriptor) {
       close(descriptor)

@@ -56,20 +56,49 @@ package struct CacheStore: Sendable {
   }
 
   /// Stores an entry; each file's content is streamed from `contents` (the path that holds
-  /// `entry.files[i]`) and checked against the size and hash recorded for it.
+  /// `entry.files[i]`) and checked against the size recorded for it, and against its hash
+  /// where the entry names one. A file without a hash gets the one of the bytes stored: the
+  /// file is read once, to store and to hash it.
   ///
-  /// - Returns: the entry's size in bytes.
+  /// - Returns: the entry's size in bytes, and its files with their hashes.
   @discardableResult
-  package func save(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError) -> Int64 {
+  package func store(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError)
+    -> (size: Int64, files: [CacheEntry.File])
+  {
     let path = path(for: fingerprint)
     try CacheFileSystem.makeDirectories(FilePath.parent(of: path))
     var entry = entry
     entry.key = fingerprint
-    let head = entry.encodedHead()
-    try CacheFileSystem.writeAtomically(path, head) { target throws(CacheError) in
-      try CacheFileSystem.storeContents(entry.files, from: contents, to: target, targetPath: path)
+    // Hashes are known once the contents are stored: the head is written with stand-ins of
+    // the same length first, and again over them at the end.
+    let known = entry.files.map(\.hash)
+    for index in entry.files.indices where known[index].isEmpty {
+      entry.files[index].hash = String(repeating: "0", count: 64)
     }
-    return Int64(head.count) + entry.files.reduce(0) { $0 + $1.size }
+    let head = entry.encodedHead()
+    var size = Int64(head.count)
+    try CacheFileSystem.writeAtomically(path, head) { target throws(CacheError) in
+      var files = entry.files
+      for index in files.indices { files[index].hash = known[index] }
+      let hashes = try CacheFileSystem.storeContents(
+        files, from: contents, to: target, targetPath: path, headSize: Int64(head.count))
+      for index in entry.files.indices { entry.files[index].hash = hashes[index] }
+      size = Int64(lseek(target, 0, SEEK_END))
+      guard known.contains(where: \.isEmpty) else { return }
+      let final = entry.encodedHead()
+      guard final.count == head.count,
+        final.withUnsafeBytes({ pwrite(target, $0.baseAddress, $0.count, 0) }) == final.count
+      else { throw .io(path, reason: "cannot write the entry's head") }
+    }
+    return (size, entry.files)
+  }
+
+  /// `store`, for an entry whose files' hashes are all known.
+  ///
+  /// - Returns: the entry's size in bytes.
+  @discardableResult
+  package func save(_ entry: CacheEntry, contents: [String], for fingerprint: String) throws(CacheError) -> Int64 {
+    try store(entry, contents: contents, for: fingerprint).size
   }
 
   /// `usage` in the cache directory: the cache's size as the last scan found it, plus what

@@ -357,28 +357,21 @@ struct CachingOperation: TaskOperation {
     let paths = SourceGlob.expand(Fingerprint.outputPatterns(of: task), in: context.workingDirectory)
     var entry = CacheEntry()
     var cacheable = store.settings.useCache && log != nil
-    var outputs: [FileRecord] = []
+    // Outputs that go into the entry are hashed as they are stored: read once.
     var contents: [String] = []
+    var stamps: [CacheFileSystem.Stamp?] = []
     let judge = store.disk.judge()
-    for path in paths {
+    for path in paths where cacheable {
       let full = FilePath.resolve(path, in: context.workingDirectory)
-      if cacheable, let status = store.disk.files.status(full, follow: true), status.isRegular,
-        let content = store.disk.files.hashContent(full)
-      {
-        entry.files.append(
-          CacheEntry.File(path: path, mode: status.mode & 0o7777, size: content.size, hash: content.hash))
-        contents.append(full)
-        outputs.append(
-          FileRecord(
-            path: path, content: content, executable: status.mode & 0o100 != 0, stamp: judge.stamp(status.stamp)))
-      } else {
+      guard let status = store.disk.files.status(full, follow: true), status.isRegular else {
         cacheable = false
-        outputs.append(
-          contentsOf: Fingerprint.hashFiles([path], in: context.workingDirectory, previous: [], disk: store.disk))
+        break
       }
+      entry.files.append(CacheEntry.File(path: path, mode: status.mode & 0o7777, size: status.stamp.size, hash: ""))
+      contents.append(full)
+      stamps.append(judge.stamp(status.stamp))
     }
     let sortedValues = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
-    let digest = Fingerprint.outputDigest(values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
     if cacheable {
       entry.values = sortedValues
       entry.log = log ?? []
@@ -391,14 +384,25 @@ struct CachingOperation: TaskOperation {
       }
     }
     var storedBytes: Int64 = 0
+    var outputs: [FileRecord] = []
     if cacheable {
       do {
-        storedBytes = try store.cache.save(entry, contents: contents, for: fingerprint.value)
+        let stored = try store.cache.store(entry, contents: contents, for: fingerprint.value)
+        storedBytes = stored.size
+        outputs = zip(stored.files, stamps).map { file, stamp in
+          FileRecord(
+            path: file.path, content: ContentDigest(hash: file.hash, size: file.size),
+            executable: file.mode & 0o100 != 0, stamp: stamp)
+        }
       } catch {
         store.warn("cannot store '\(task.name)' in the cache: \(error)")
         cacheable = false
       }
     }
+    if !cacheable {
+      outputs = Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], disk: store.disk)
+    }
+    let digest = Fingerprint.outputDigest(values: values, files: outputs, pixels: image.map(Fingerprint.pixelDigest))
     keep(
       decided(
         TaskRecord(
