@@ -17,6 +17,10 @@ enum WorkflowCommands {
 
   /// Appends each line, after `head` when one is given, with commands made inert.
   static func append(_ lines: OutputLines, head: [UInt8], to buffer: inout ByteBuffer) {
+    // A read without `::` or `##[` holds no command: its lines go on as they are.
+    if !holds(lines.bytes, 0x3A, 0x3A), !holds(lines.bytes, 0x23, 0x23) {
+      return head.withUnsafeBytes { buffer.appendLines(lines.bytes, eachAfter: $0) }
+    }
     lines.forEach { line in
       head.withUnsafeBytes { buffer.append($0) }
       appendLine(line, to: &buffer)
@@ -26,6 +30,18 @@ enum WorkflowCommands {
 
   /// One line (without its newline), neutralised. GitHub's runner reads lines with .NET's
   /// `ReadLine`, which also ends a line at a lone CR, so each CR starts a line of its own.
+  /// Whether `bytes` holds `first` followed by `second`.
+  static func holds(_ bytes: UnsafeRawBufferPointer, _ first: UInt8, _ second: UInt8) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    var at = 0
+    while at + 1 < bytes.count, let found = memchr(base + at, Int32(first), bytes.count - at - 1) {
+      let index = base.distance(to: UnsafeRawPointer(found))
+      if bytes[index + 1] == second { return true }
+      at = index + 1
+    }
+    return false
+  }
+
   static func appendLine(_ line: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
     // Where a zero-width space goes: before a command's `::`, between `##` and `[`.
     guard let base = line.baseAddress else { return }

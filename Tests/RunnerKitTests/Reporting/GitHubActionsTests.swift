@@ -207,7 +207,7 @@ import Testing
     let lines = [
       "::stop-commands::token", "  ::set-output name=x::y", "::endgroup::", "::error file=a.c,line=1::bad",
       "::Warning::w", "::add-mask::secret", "x ##[set-env name=A;]b", "plain :: text",
-      "progress\r::stop-commands::tok", "\u{00A0}::set-env name=A::b",
+      "progress\r::stop-commands::tok", "\u{00A0}::set-env name=A::b", "no command: # : here",
     ]
     let text = try transcript { reporter in
       Self.start(reporter, 0)
@@ -218,7 +218,8 @@ import Testing
     let expected = [
       "::group::a", "\(zwsp)::stop-commands::token", "  \(zwsp)::set-output name=x::y", "\(zwsp)::endgroup::",
       "::error file=a.c,line=1::bad", "::Warning::w", "::add-mask::secret", "x ##\(zwsp)[set-env name=A;]b",
-      "plain :: text", "progress\r\(zwsp)::stop-commands::tok", "\u{00A0}\(zwsp)::set-env name=A::b", "::endgroup::",
+      "plain :: text", "progress\r\(zwsp)::stop-commands::tok", "\u{00A0}\(zwsp)::set-env name=A::b",
+      "no command: # : here", "::endgroup::",
       "✓ a",
     ]
     #expect(text == expected.joined(separator: "\n") + "\n")
