@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -592,7 +593,18 @@ int runner_epoll_remove(int epfd, int fd) {
   return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
 }
 
-/* 0 unknown, 1 epoll_pwait2 works, -1 the kernel lacks it (before Linux 5.11). */
+/* Nanoseconds as epoll_wait's milliseconds, rounded up, at most INT_MAX. */
+static int timeout_ms(int64_t ns) {
+  int64_t ms = ns / 1000000 + (ns % 1000000 != 0);
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+int runner_pipe_capacity(int fd) {
+  int size = fcntl(fd, F_GETPIPE_SZ);
+  return size >= 0 ? size : 0;
+}
+
+/* 0 unknown, 1 epoll_pwait2 works, -1 it does not (before Linux 5.11, or a seccomp filter). */
 static _Atomic int pwait2_state = 0;
 
 int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int64_t timeout_ns) {
@@ -602,13 +614,13 @@ int runner_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int
   if (timeout_ns > 0 && timeout_ns % 1000000 != 0 && pwait2_state >= 0) {
     struct timespec timeout = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
     n = epoll_pwait2(epfd, buffer, max, &timeout, NULL);
-    if (n < 0 && errno == ENOSYS) {
+    if (n < 0 && errno != EINTR) {
+      /* ENOSYS before Linux 5.11; EPERM where a seccomp filter does not know it. */
       pwait2_state = -1;
-      n = epoll_wait(epfd, buffer, max, (int)((timeout_ns + 999999) / 1000000));
+      n = epoll_wait(epfd, buffer, max, timeout_ms(timeout_ns));
     }
   } else {
-    int ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
-    n = epoll_wait(epfd, buffer, max, ms);
+    n = epoll_wait(epfd, buffer, max, timeout_ns < 0 ? -1 : timeout_ms(timeout_ns));
   }
   if (n < 0) return -errno;
   for (int i = 0; i < n; i++) {

@@ -65,15 +65,22 @@ extension CacheFileSystem {
     let (entry, info) = try openRegular(entryPath).get()
     defer { close(entry) }
     try writeAtomically(path, [], mode: mode_t(file.mode & 0o7777)) { target throws(CacheError) in
-      let hash: String
+      var hash: String?
       if file.size >= cloneMinimum, file.offset % cloneAlignment == 0,
         clone(
           from: entry, sourceOffset: file.offset,
           length: file.offset + rounded(file.size) <= Int64(info.st_size) ? rounded(file.size) : 0, to: target,
-          targetOffset: 0), ftruncate(target, off_t(file.size)) == 0
+          targetOffset: 0)
       {
-        hash = try Self.hash(target, path: path, offset: 0, count: file.size)
-      } else {
+        // The clone took whole blocks: what follows the file in the entry goes. If it cannot
+        // (shortening a shared block needs a new one), the file is copied over from the start.
+        if ftruncate(target, off_t(file.size)) == 0 {
+          hash = try Self.hash(target, path: path, offset: 0, count: file.size)
+        } else if ftruncate(target, 0) != 0 || lseek(target, 0, SEEK_SET) != 0 {
+          throw .io(path, reason: describe(errno))
+        }
+      }
+      if hash == nil {
         hash = try copy(
           from: entry, sourcePath: entryPath, offset: file.offset, count: file.size, exact: false, to: target,
           targetPath: path)

@@ -25,8 +25,8 @@ extension LanguageServer {
     return outline.task(path[1], from: namespace)
   }
 
-  /// What may follow in `${{ deps.NAME.outputs.KEY }}`, `${{ params.NAME }}`,
-  /// `${{ matrix.NAME }}` and `${{ runner.NAME }}`, from the part being written.
+  /// What may follow in `${{ deps.NAME.outputs.KEY }}`, `${{ params.NAME }}` and
+  /// `${{ runner.NAME }}`, from the part being written (`matrix` itself, not its axes).
   func expressionCompletion(_ inside: Substring, task: Outline.Entry?, outline: Outline, namespace: String)
     -> JSONValue
   {
@@ -94,7 +94,8 @@ extension LanguageServer {
       return params.first { $0.name == name }
     }
     guard path.last == "with" || text.line(line).contains("with:"),
-      let called = Self.calledTask(line: line, in: text), let task = outline.task(called, from: namespace)
+      let called = Self.calledTask(line: line, in: text), called != word,
+      let task = outline.task(called, from: namespace)
     else { return nil }
     return task.params.first { $0.name == word }
   }

@@ -117,6 +117,9 @@ package enum Kernel {
     runner_epoll_add(epoll, fd, token)
   }
 
+  /// A pipe's capacity in bytes; 0 if unknown.
+  static func pipeCapacity(_ fd: Int32) -> Int { Int(runner_pipe_capacity(fd)) }
+
   @discardableResult
   static func epollRemove(_ epoll: Int32, fd: Int32) -> Int32 { runner_epoll_remove(epoll, fd) }
 

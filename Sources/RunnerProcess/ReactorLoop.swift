@@ -26,7 +26,8 @@ final class ReactorLoop {
   private var parked: [(at: Int64, token: UInt64, fd: Int32)] = []
   /// How long a pipe is set aside.
   static let parkNanoseconds: Int64 = 250_000
-  /// A read below this from a stream that has given at least `bulkStream` bytes sets it aside.
+  /// A read below this from a stream that has given at least `bulkStream` bytes sets it aside,
+  /// if its pipe holds at least half as much (a 64 KiB pipe would fill and stall its writer).
   static let smallRead = 64 << 10
   static let bulkStream = 1 << 20
   /// Spawns that failed for want of descriptors or processes (EMFILE, ENFILE, EAGAIN) while
@@ -114,7 +115,9 @@ final class ReactorLoop {
       let before = child.delivered[kind]
       guard child.read(stream: kind, buffer: readBuffer, limit: 4 * Self.readBufferSize) else { return }
       let got = child.delivered[kind] - before
-      if got > 0, got < Self.smallRead, child.delivered[kind] >= Self.bulkStream {
+      if got > 0, got < Self.smallRead, child.delivered[kind] >= Self.bulkStream,
+        child.pipeCapacity(kind) >= Self.bulkStream / 2
+      {
         let fd = child.pipes[kind]
         Kernel.epollRemove(epoll, fd: fd)
         parked.append((Kernel.now() + Self.parkNanoseconds, token, fd))

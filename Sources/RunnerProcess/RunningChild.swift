@@ -8,6 +8,13 @@ final class RunningChild {
   var splitters: [LineSplitter]
   /// Bytes read so far, by stream.
   var delivered = [0, 0]
+  /// Each pipe's capacity, asked once; -1 until then.
+  private var capacities = [-1, -1]
+
+  func pipeCapacity(_ index: Int) -> Int {
+    if capacities[index] < 0 { capacities[index] = Kernel.pipeCapacity(pipes[index]) }
+    return capacities[index]
+  }
   let sink: any OutputLineSink
   let grace: Duration
   let ticket: JobTicket

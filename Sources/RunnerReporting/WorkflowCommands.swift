@@ -28,8 +28,6 @@ enum WorkflowCommands {
     }
   }
 
-  /// One line (without its newline), neutralised. GitHub's runner reads lines with .NET's
-  /// `ReadLine`, which also ends a line at a lone CR, so each CR starts a line of its own.
   /// Whether `bytes` holds `first` followed by `second`.
   static func holds(_ bytes: UnsafeRawBufferPointer, _ first: UInt8, _ second: UInt8) -> Bool {
     guard let base = bytes.baseAddress else { return false }
@@ -42,6 +40,8 @@ enum WorkflowCommands {
     return false
   }
 
+  /// One line (without its newline), neutralised. GitHub's runner reads lines with .NET's
+  /// `ReadLine`, which also ends a line at a lone CR, so each CR starts a line of its own.
   static func appendLine(_ line: UnsafeRawBufferPointer, to buffer: inout ByteBuffer) {
     // Where a zero-width space goes: before a command's `::`, between `##` and `[`.
     guard let base = line.baseAddress else { return }

@@ -120,6 +120,8 @@ int runner_kill_group(int pgid, int sig);
 int runner_epoll_create(void);
 int runner_epoll_add(int epfd, int fd, uint64_t token);
 /// Waits up to `timeout_ms` (-1 forever); fills `tokens[i]` and `events[i]` (EPOLLIN=1, EPOLLHUP/ERR=2).
+/* A pipe's capacity in bytes (F_GETPIPE_SZ); 0 if unknown. */
+int runner_pipe_capacity(int fd);
 /* Removes fd from the epoll set (a pipe set aside for a moment); 0 or -errno. */
 int runner_epoll_remove(int epfd, int fd);
 /* Waits at most timeout_ns nanoseconds (-1: no limit; below a millisecond with epoll_pwait2
