@@ -41,21 +41,50 @@ package struct ByteBuffer: ~Copyable, @unchecked Sendable {
   }
 
   /// Appends each line of `lines` (each ending in a newline, the last one too) with `head`
-  /// before it: a `memchr` and two copies a line, with the room checked once a line.
+  /// before it, the room checked once a line. A head of up to 32 bytes is four word stores and
+  /// a line of up to 16 bytes two (one byte lines are 12 ns a line with a `memchr` and two
+  /// `memcpy` calls each); longer ones are found with `memchr` and copied with `memcpy`.
   package mutating func appendLines(_ lines: UnsafeRawBufferPointer, eachAfter head: UnsafeRawBufferPointer) {
     guard let source = lines.baseAddress else { return }
     let total = lines.count
     let headCount = head.count
     let headStart = head.baseAddress ?? source
+    var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    let headInWords = headCount <= 32
+    if headInWords, headCount > 0 {
+      withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: headStart, byteCount: headCount) }
+    }
     var start = 0
     while start < total {
-      let newline = memchr(source + start, 0x0A, total - start)
-      let end = newline.map { source.distance(to: UnsafeRawPointer($0)) + 1 } ?? total
+      var end = start
+      let near = min(total, start + 16)
+      while end < near, source.load(fromByteOffset: end, as: UInt8.self) != 0x0A { end += 1 }
+      if end < near {
+        end += 1
+      } else if end < total {
+        let newline = memchr(source + end, 0x0A, total - end)
+        end = newline.map { source.distance(to: UnsafeRawPointer($0)) + 1 } ?? total
+      }
       let length = end - start
-      if count + headCount + length > capacity { reserve(headCount + length) }
+      // 32 bytes of room past the line: the word stores may write beyond what they count.
+      if count + headCount + length + 32 > capacity { reserve(headCount + length + 32) }
       let target = base + count
-      memcpy(target, headStart, headCount)
-      memcpy(target + headCount, source + start, length)
+      if headInWords {
+        target.storeBytes(of: words.0, as: UInt64.self)
+        target.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
+        target.storeBytes(of: words.2, toByteOffset: 16, as: UInt64.self)
+        target.storeBytes(of: words.3, toByteOffset: 24, as: UInt64.self)
+      } else {
+        memcpy(target, headStart, headCount)
+      }
+      if length <= 16, start + 16 <= total {
+        let line = target + headCount
+        line.storeBytes(of: source.loadUnaligned(fromByteOffset: start, as: UInt64.self), as: UInt64.self)
+        line.storeBytes(
+          of: source.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self), toByteOffset: 8, as: UInt64.self)
+      } else {
+        memcpy(target + headCount, source + start, length)
+      }
       count += headCount + length
       start = end
     }
