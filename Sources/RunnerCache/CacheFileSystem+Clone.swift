@@ -2,7 +2,7 @@ import Glibc
 
 /// Reflinks: on a file system that shares blocks between files (XFS, Btrfs, bcachefs), a big
 /// output goes into a cache entry and back out without its bytes being copied — the blocks are
-/// shared (`FICLONERANGE`) and only read once, to check their hash. Elsewhere (ext4, tmpfs) the
+/// shared (`FICLONERANGE`) and only read once, to check their hash (`copy` to no target). Elsewhere (ext4, tmpfs) the
 /// call fails at once and the bytes are copied.
 extension CacheFileSystem {
   /// Files at least this big start at a multiple of `cloneAlignment` in an entry, so that their
@@ -15,9 +15,11 @@ extension CacheFileSystem {
 
   /// Where a file of `size` bytes starts in an entry, when the one before it ended at `end`.
   static func contentOffset(after end: Int64, size: Int64) -> Int64 {
-    guard size >= cloneMinimum else { return end }
-    return (end + cloneAlignment - 1) / cloneAlignment * cloneAlignment
+    size >= cloneMinimum ? rounded(end) : end
   }
+
+  /// `size` rounded up to whole blocks of `cloneAlignment`.
+  static func rounded(_ size: Int64) -> Int64 { (size + cloneAlignment - 1) / cloneAlignment * cloneAlignment }
 
   /// Shares `length` bytes of `source` from `sourceOffset` (0: up to its end) into `target` at
   /// `targetOffset`. False when the file system cannot (or the two are on different ones).
@@ -28,22 +30,5 @@ extension CacheFileSystem {
       Int64(source), UInt64(sourceOffset), UInt64(length), UInt64(targetOffset)
     )
     return withUnsafeMutableBytes(of: &range) { ioctl(target, ficlonerange, $0.baseAddress!) } == 0
-  }
-
-  /// The SHA-256 (hex) of `count` bytes of `descriptor` from `offset`, read through a 1 MiB buffer.
-  static func hash(_ descriptor: Int32, path: String, offset: Int64, count: Int64) throws(CacheError) -> String {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: copyChunk, alignment: 16)
-    defer { buffer.deallocate() }
-    var hasher = ContentHasher()
-    var done: Int64 = 0
-    while done < count {
-      let got = pread(descriptor, buffer.baseAddress, Int(min(Int64(copyChunk), count - done)), off_t(offset + done))
-      if got < 0, errno == EINTR { continue }
-      guard got >= 0 else { throw .io(path, reason: describe(errno)) }
-      guard got > 0 else { throw .corrupt(path, reason: "it ends early") }
-      hasher.stream(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
-      done += Int64(got)
-    }
-    return hasher.finalize()
   }
 }

@@ -5,14 +5,14 @@ import Glibc
 extension CacheFileSystem {
   static let copyChunk = 1 << 20
 
-  /// Copies `count` bytes of `source`, from `offset`, to the end of `target`, and returns
-  /// their SHA-256 in hex.
+  /// Copies `count` bytes of `source`, from `offset`, to the end of `target` (nil: only
+  /// reads them), and returns their SHA-256 in hex.
   ///
   /// - Throws: `.io` naming `sourcePath` if it ends before `count` bytes (or has more after
   ///   them, when `exact`: a file that changed while it was copied), naming `targetPath` if
   ///   the write fails.
   static func copy(
-    from source: Int32, sourcePath: String, offset: Int64, count: Int64, exact: Bool, to target: Int32,
+    from source: Int32, sourcePath: String, offset: Int64, count: Int64, exact: Bool, to target: Int32?,
     targetPath: String
   ) throws(CacheError) -> String {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: copyChunk, alignment: 16)
@@ -32,7 +32,7 @@ extension CacheFileSystem {
       }
       let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
       hasher.stream(chunk)
-      if let failure = writeAll(chunk, to: target) { throw .io(targetPath, reason: describe(failure)) }
+      if let target, let failure = writeAll(chunk, to: target) { throw .io(targetPath, reason: describe(failure)) }
       done += Int64(got)
     }
     if exact, pread(source, buffer.baseAddress, 1, off_t(offset + done)) > 0 {
@@ -75,7 +75,8 @@ extension CacheFileSystem {
         // The clone took whole blocks: what follows the file in the entry goes. If it cannot
         // (shortening a shared block needs a new one), the file is copied over from the start.
         if ftruncate(target, off_t(file.size)) == 0 {
-          hash = try Self.hash(target, path: path, offset: 0, count: file.size)
+          hash = try copy(
+            from: target, sourcePath: path, offset: 0, count: file.size, exact: false, to: nil, targetPath: path)
         } else if ftruncate(target, 0) != 0 || lseek(target, 0, SEEK_SET) != 0 {
           throw .io(path, reason: describe(errno))
         }
@@ -88,9 +89,6 @@ extension CacheFileSystem {
       guard hash == file.hash else { throw .corrupt(entryPath, reason: "'\(file.path)' does not match its checksum") }
     }
   }
-
-  /// `size` rounded up to whole blocks of `cloneAlignment`.
-  static func rounded(_ size: Int64) -> Int64 { (size + cloneAlignment - 1) / cloneAlignment * cloneAlignment }
 
   /// Appends each file's content to an entry being written, whose head (`headSize` bytes) is
   /// written already, checking each against the size recorded for it and, where the entry
@@ -120,7 +118,9 @@ extension CacheFileSystem {
         guard fstat(descriptor, &info) == 0, Int64(info.st_size) == file.size else {
           throw .io(source, reason: "it changed while it was copied")
         }
-        hash = try Self.hash(target, path: targetPath, offset: offset, count: file.size)
+        hash = try copy(
+          from: target, sourcePath: targetPath, offset: offset, count: file.size, exact: false, to: nil,
+          targetPath: targetPath)
         guard lseek(target, 0, SEEK_END) == off_t(offset + file.size) else {
           throw .io(targetPath, reason: "the shared blocks end elsewhere than the file")
         }
