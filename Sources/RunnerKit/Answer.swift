@@ -11,11 +11,16 @@ public struct Answer: Sendable {
   /// For standard error: each line ends in a newline.
   public var errors = ""
   public var exitCode: Int32 = ExitStatus.success
+  /// Where output goes as it is said once 1 MiB has gathered (nil: kept whole in `output`).
+  private let stream: Int32?
+  /// Output was written to `stream` already: `output` holds only what came after.
+  public private(set) var wroteOutput = false
 
-  init() {}
+  init(streamingTo stream: Int32? = nil) { self.stream = stream }
 
   /// An answer that is one error.
   init(error text: String) {
+    stream = nil
     report([Diagnostic(.error, text)])
     exitCode = ExitStatus.usage
   }
@@ -25,6 +30,16 @@ public struct Answer: Sendable {
 
   mutating func say(_ text: String) {
     output.append(contentsOf: text.utf8)
+    if let stream, output.count >= Self.piece { flush(to: stream) }
+  }
+
+  static let piece = 1 << 20
+
+  /// Writes the output gathered so far to `stream`, and keeps the buffer for the next piece.
+  private mutating func flush(to stream: Int32) {
+    output.withUnsafeBufferPointer { Terminal.write($0, to: stream) }
+    output.removeAll(keepingCapacity: true)
+    wroteOutput = true
   }
 
   /// Adds problems as the console words them (coloured when standard error is a terminal that

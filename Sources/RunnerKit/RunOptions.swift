@@ -43,6 +43,10 @@ public struct RunOptions: Sendable {
   /// kept until then rather than freed (`KeptUntilExit`). A host that runs many commands in one
   /// process leaves it false.
   public var exitsAfterRun = false
+  /// Commands that answer with text (`--list`, `--graph`, `-n`, …) write it to standard output
+  /// as it is made, in pieces of about 1 MiB, rather than hold it whole in `Answer.output`
+  /// (a million tasks' `--graph tree` is a gigabyte). The command line sets it.
+  public var streamsOutput = false
   /// `--check-inputs`: run the selected tasks traced, and report what each read and wrote
   /// that its `sources` and `outputs` do not declare.
   public var checkInputs = false

@@ -7,7 +7,7 @@ extension Runner {
   /// `runner --explain TASK`: why the task ran (or was restored) the last time it did, what a
   /// run would do with it now and why, and what makes it run again.
   public func explain(_ name: String) async -> Answer {
-    var answer = Answer()
+    var answer = newAnswer()
     guard let caching = cacheSettings(&answer), let graph = loadGraph(&answer) else { return answer.failing() }
     let selection: GraphSelection
     do {

@@ -180,9 +180,13 @@ public final class Runner: Sendable {
     return load(&answer)?.1
   }
 
+  /// An answer for a command that answers with text: written as it is made when the options say
+  /// so (`streamsOutput`).
+  func newAnswer() -> Answer { Answer(streamingTo: options.streamsOutput ? 1 : nil) }
+
   /// `runner -n`: the plan (what would run, what is up to date or cached); runs nothing.
   public func dryRun() async -> Answer {
-    var answer = Answer()
+    var answer = newAnswer()
     guard let caching = cacheSettings(&answer), let (graph, whole) = load(&answer) else { return answer.failing() }
     let narrowed = await affected(whole, dryRun: true, &answer)
     guard let selection = narrowed.selection else {
@@ -234,7 +238,7 @@ public final class Runner: Sendable {
 
   /// `runner --graph FORMAT`: the selected graph.
   public func graph(_ format: GraphFormat) async -> Answer {
-    var answer = Answer()
+    var answer = newAnswer()
     guard let caching = cacheSettings(&answer), let (graph, selection) = load(&answer, wholeFile: true) else {
       return answer.failing()
     }
@@ -253,7 +257,7 @@ public final class Runner: Sendable {
 
   /// `runner --list [--json]`: the tasks with their descriptions.
   public func list(json: Bool) -> Answer {
-    var answer = Answer()
+    var answer = newAnswer()
     guard let graph = loadGraph(&answer) else { return answer.failing() }
     ListRenderer().write(graph, json: json) { answer.say($0) }
     return answer
@@ -261,7 +265,7 @@ public final class Runner: Sendable {
 
   /// `runner --describe TASK`: everything about one task.
   public func describe(_ name: String) -> Answer {
-    var answer = Answer()
+    var answer = newAnswer()
     guard let graph = loadGraph(&answer) else { return answer.failing() }
     guard let index = graph.index(of: name) else {
       // Selecting the unknown name yields the usual "no task named … (did you mean …?)".

@@ -198,6 +198,7 @@ struct RunnerCommand: ParsableCommand {
     options.assumeYes = yes
     options.checkInputs = checkInputs
     options.exitsAfterRun = true
+    options.streamsOutput = true
     if affected { options.affected = .init(ref: affectedRef) }
     options.remote = remote.settings()
     let runner = Runner(options)

@@ -35,6 +35,28 @@ import Testing
     #expect(described.text.contains("build"), "\(described.text)")
   }
 
+  /// The command line's answers are written as they are made, past 1 MiB: `--graph tree` of a
+  /// million tasks is a gigabyte that was held whole.
+  @Test func aStreamingAnswerWritesItsOutputInPieces() throws {
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/streamed"
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    #expect(descriptor >= 0)
+    var answer = Answer(streamingTo: descriptor)
+    let line = String(repeating: "x", count: 99) + "\n"
+    for _ in 0..<30_000 { answer.say(line) }
+    close(descriptor)
+    let written = try #require(FileManager.default.contents(atPath: path))
+    #expect(answer.wroteOutput)
+    #expect(answer.output.count < Answer.piece)
+    #expect(written.count + answer.output.count == 3_000_000)
+    #expect(written.count % 100 == 0 && written.allSatisfy { $0 == UInt8(ascii: "x") || $0 == 10 })
+    // Not streaming (a test, a host): all of it stays in the answer.
+    var kept = Answer()
+    for _ in 0..<30_000 { kept.say(line) }
+    #expect(kept.output.count == 3_000_000 && !kept.wroteOutput)
+  }
+
   @Test func anUnknownTaskIsAnErrorInTheAnswer() {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let answer = runner().describe("tset")
