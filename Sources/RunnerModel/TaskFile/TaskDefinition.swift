@@ -17,18 +17,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   }
   /// Where the task's key is written.
   package var location: SourceLocation
-  /// Index in file order: the last tie-breaker of the scheduler, the order of listings.
-  package var index: Int
-  package var dependencies: [Dependency] = []
-  package var action: TaskAction = .group
-  package var environment: [EnvironmentEntry] = []
-  /// Working directory, relative to the task file's directory.
-  package var directory: String?
-  package var priority: Int = 0
-  package var sources: [String] = []
-  package var outputs: [String] = []
-  /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
-  package var scope = 0
+  // The flags next to the 12-byte location, in the 4 bytes it leaves: 120 bytes a task.
   /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
   package var isInternal = false
   /// `always: true`, a cleanup: it runs once its dependencies have ended, whatever their
@@ -41,6 +30,18 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// `interactive: true`: the command gets runner's terminal (stdin, stdout, stderr, the
   /// foreground), runs while no other task runs, and its output is not captured.
   package var isInteractive = false
+  /// Index in file order: the last tie-breaker of the scheduler, the order of listings.
+  package var index: Int
+  package var dependencies: [Dependency] = []
+  package var action: TaskAction = .group
+  package var environment: [EnvironmentEntry] = []
+  /// Working directory, relative to the task file's directory.
+  package var directory: String?
+  package var priority: Int = 0
+  package var sources: [String] = []
+  package var outputs: [String] = []
+  /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
+  package var scope = 0
   private var rare = RareBox.none
 
   /// The fields few tasks set, read and written as if they were the task's own
@@ -141,9 +142,11 @@ package struct TaskDefinition: Sendable, Identifiable {
 
 /// An edge as written: the name of the task depended on, and where; `with:` sets its params.
 package struct Dependency: Sendable, Hashable {
+  // Declared in this order so that the 12-byte location and the flag share the last 16 bytes:
+  // 40 bytes a dependency (48 with the location second), 2 000 000 of them in a large file.
   package var name: String
-  package var location: SourceLocation
   package var with: [ParamValue] = []
+  package var location: SourceLocation
   /// `args: pass`: the words after `--` this task gets, the task depended on or called gets too.
   package var passesArguments = false
 
@@ -199,10 +202,11 @@ package struct WholeTask: Sendable, Hashable {
 
 package struct Command: Sendable, Hashable {
   package var text: String
-  package var location: SourceLocation
   /// Empty, or the one call: an empty array costs a pointer, an optional `Dependency` its size
   /// in every command.
   private var calls: [Dependency]
+  /// After the pointers, beside the flag: 40 bytes a command rather than 48.
+  package var location: SourceLocation
   /// `- run: CMD` with `ignore_error: true`: the list goes on when it fails.
   package var ignoresError = false
 
