@@ -105,6 +105,12 @@ static _Atomic int pipe_size;
 
 void runner_set_pipe_size(int bytes) { pipe_size = bytes; }
 
+int runner_grow_pipe(int fd) {
+  int size = pipe_size;
+  if (size <= 0) return 0;
+  return fcntl(fd, F_SETPIPE_SZ, size) >= 0;  // a refusal leaves the default: no harm
+}
+
 void runner_reclaim_terminal(void) {
   if (!isatty(0)) return;
   sigset_t ttou, old;
@@ -242,8 +248,6 @@ static int make_pipes(int out[2], int err[2], struct runner_child *child) {
   child->stage = RUNNER_STAGE_PARENT;
   int rc = make_pipe(out);
   if (rc != 0) return child->error = -rc, rc;
-  int size = pipe_size;
-  if (size > 0) fcntl(out[0], F_SETPIPE_SZ, size);  // a refusal leaves the default: no harm
   rc = make_pipe(err);
   if (rc != 0) {
     close(out[0]);

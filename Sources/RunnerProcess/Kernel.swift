@@ -151,8 +151,15 @@ package enum Kernel {
   /// The orphan watchdog's pid, starting it if needed; -1 when it could not be started.
   static func orphanWatchdogPID() -> Int32 { runner_watchdog_pid() }
 
-  /// The size of pipes made from now on (`F_SETPIPE_SZ`); 0 keeps the kernel's default.
+  /// The size a chatty task's stdout pipe is given (`growPipe`); 0 keeps the kernel's default.
   package static func setPipeSize(_ bytes: Int32) { runner_set_pipe_size(bytes) }
+
+  /// The size of a new pipe on Linux.
+  static let defaultPipeSize = 64 << 10
+
+  /// Gives the pipe at `fd` the size `setPipeSize` set (`F_SETPIPE_SZ`); false when there is
+  /// none or the kernel refused.
+  static func growPipe(_ fd: Int32) -> Bool { runner_grow_pipe(fd) == 1 }
 
   /// An anonymous file in memory (`memfd_create`), or -1.
   package static func memoryFile(named name: String) -> Int32 { runner_memfd(name) }

@@ -115,6 +115,7 @@ final class ReactorLoop {
       let before = child.delivered[kind]
       guard child.read(stream: kind, buffer: readBuffer, limit: 4 * Self.readBufferSize) else { return }
       let got = child.delivered[kind] - before
+      if kind == 0 { child.growStdoutIfChatty() }
       if got > 0, got < Self.smallRead, child.delivered[kind] >= Self.bulkStream,
         child.pipeCapacity(kind) >= Self.bulkStream / 2
       {

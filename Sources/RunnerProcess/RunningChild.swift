@@ -11,9 +11,21 @@ final class RunningChild {
   /// Each pipe's capacity, asked once; -1 until then.
   private var capacities = [-1, -1]
 
+  /// stdout's pipe was given the run's big size (`growStdout`), or asked to be.
+  private var stdoutGrown = false
+
   func pipeCapacity(_ index: Int) -> Int {
     if capacities[index] < 0 { capacities[index] = Kernel.pipeCapacity(pipes[index]) }
     return capacities[index]
+  }
+
+  /// Gives stdout's pipe the run's big size once it has carried `Kernel.defaultPipeSize`: a
+  /// chatty task writes on while runner sleeps, and a quiet one (most tasks) never pays the
+  /// kernel for a pipe it does not fill.
+  func growStdoutIfChatty() {
+    guard !stdoutGrown, delivered[0] >= Kernel.defaultPipeSize, pipes[0] >= 0 else { return }
+    stdoutGrown = true
+    if Kernel.growPipe(pipes[0]) { capacities[0] = -1 }
   }
   let sink: any OutputLineSink
   let grace: Duration

@@ -162,12 +162,14 @@ import Testing
     if let watchdog { #expect(ProcScan.wait { !ProcScan.isAlive(watchdog) }, "the watchdog outlived runner") }
   }
 
-  /// After 10 000 tasks runner holds the same descriptors and no zombies as after one: the last
-  /// task looks at its runner through /proc.
+  /// After 10 000 tasks runner holds the descriptors it held after one, but for the jobserver
+  /// pools ended tasks left for the next (at most -j of them, three descriptors each in the
+  /// pipe form), and no zombies: the last task looks at its runner through /proc.
   @Test func tenThousandTasksLeakNoDescriptorsAndLeaveNoZombies() throws {
     let small = try Self.probe(tasks: 1)
     let large = try Self.probe(tasks: 10_000)
-    #expect(large.descriptors == small.descriptors, "descriptors: \(small.descriptors) → \(large.descriptors)")
+    #expect(
+      large.descriptors <= small.descriptors + 3 * 8, "descriptors: \(small.descriptors) → \(large.descriptors)")
     #expect(large.zombies == 0)
     #expect(small.zombies == 0)
   }

@@ -36,11 +36,16 @@ long runner_raise_fd_limit(void);
 // first `n` bytes of `s`, or NULL.
 const void *runner_memrchr(const void *s, int c, size_t n);
 
-/// The capacity runner asks for on the pipe of a task's stdout (0: the kernel's 64 KiB). A big
-/// pipe lets a chatty task write on while runner sleeps, with fewer wake-ups for both. Set by
-/// the scheduler from the run's concurrency: an unprivileged user's pipes count against
-/// fs.pipe-user-pages-soft, past which every new pipe of that user is cut to two pages.
+/// The capacity runner asks for on the pipe of a task's stdout once it has filled the kernel's
+/// 64 KiB (0: never). A big pipe lets a chatty task write on while runner sleeps, with fewer
+/// wake-ups for both; a quiet task never pays for one. Set by the scheduler from the run's
+/// concurrency: an unprivileged user's pipes count against fs.pipe-user-pages-soft, past which
+/// every new pipe of that user is cut to two pages.
 void runner_set_pipe_size(int bytes);
+
+/// Gives the pipe at `fd` the size `runner_set_pipe_size` set. 1 when it did, 0 when there is
+/// none to give or the kernel refused (the pipe keeps its size).
+int runner_grow_pipe(int fd);
 
 /// A signal ignored when runner started (SIGHUP under nohup, SIGTSTP): tasks keep it ignored;
 /// otherwise they get SIGHUP and SIGTSTP with their defaults although runner ignores them to

@@ -11,6 +11,11 @@ import Synchronization
 /// to it comes back, even tokens a killed make never wrote back or a server it left behind
 /// keeps: a leak ends with the task that made it. Slots go to the scheduler first: it lends
 /// only what no ready task can use (`lend`), and takes back lent tokens no tool holds.
+///
+/// An ended task's pool, emptied, is kept for the next task that asks for one of its form (up
+/// to `jobs` of them): making and removing one cost a spawn-bound task about a tenth of its
+/// time. A process the task left behind that still holds the pool may take tokens lent to the
+/// next task: it then runs within the run's budget, and the next task's tools wait for it.
 package final class Jobserver: JobSlots {
   package let jobs: Int
 
@@ -32,6 +37,8 @@ package final class Jobserver: JobSlots {
   private struct State {
     var free: Int
     var pools: [Int32: Pool] = [:]
+    /// Ended tasks' pools, empty, for the next tasks: fifos and pipes.
+    var idle: (fifos: [Pool], pipes: [Pool]) = ([], [])
     var directory: String?
     /// The directory, open and locked (`flock`) for as long as it is in use: the kernel drops
     /// the lock when runner dies, which is how another runner tells an orphan.
@@ -144,10 +151,38 @@ package final class Jobserver: JobSlots {
   }
 
   package func grant(_ style: JobGrant.Style) throws(JobserverError) -> JobGrant? {
+    let pool: Pool
+    if let kept = takeIdle(style) { pool = kept } else { pool = try makePool(style) }
+    lend()
+    let auth: MakeFlags.Auth =
+      pool.path.map { .fifo($0) } ?? .descriptors(read: pool.inherited[0], write: pool.inherited[1])
+    return JobGrant(auth: auth, inherited: pool.inherited, pool: pool.descriptor, jobs: jobs)
+  }
+
+  /// An ended task's pool of `style`, now the asking task's; nil when none is kept.
+  private func takeIdle(_ style: JobGrant.Style) -> Pool? {
+    state.withLock { state in
+      guard let pool = style == .fifo ? state.idle.fifos.popLast() : state.idle.pipes.popLast() else { return nil }
+      state.pools[pool.descriptor] = pool
+      return pool
+    }
+  }
+
+  /// A new pool, the asking task's.
+  private func makePool(_ style: JobGrant.Style) throws(JobserverError) -> Pool {
     // Pools may hold a quarter of the descriptors runner may open: the rest are for the
-    // tasks' own pipes, so that a spawn waits for descriptors rather than fails.
+    // tasks' own pipes, so that a spawn waits for descriptors rather than fails. Idle pools
+    // give theirs up first.
     let needed = style == .fifo ? 1 : 3
+    var dropped: [Pool] = []
+    defer { for pool in dropped { Self.remove(pool) } }
     try state.withLock { state throws(JobserverError) in
+      while state.descriptors + needed > descriptorLimit / 4,
+        let idle = state.idle.fifos.popLast() ?? state.idle.pipes.popLast()
+      {
+        state.descriptors -= 1 + idle.inherited.count
+        dropped.append(idle)
+      }
       guard state.descriptors + needed <= descriptorLimit / 4 else {
         throw JobserverError(description: "jobserver: too many open files", isExhaustion: true)
       }
@@ -161,10 +196,7 @@ package final class Jobserver: JobSlots {
       throw error
     }
     state.withLock { $0.pools[pool.descriptor] = pool }
-    lend()
-    let auth: MakeFlags.Auth =
-      pool.path.map { .fifo($0) } ?? .descriptors(read: pool.inherited[0], write: pool.inherited[1])
-    return JobGrant(auth: auth, inherited: pool.inherited, pool: pool.descriptor, jobs: jobs)
+    return pool
   }
 
   /// A fifo in runner's private directory (on a tmpfs when there is one: a fifo made and
@@ -216,12 +248,31 @@ package final class Jobserver: JobSlots {
     let pool = state.withLock { state -> Pool? in
       guard let pool = state.pools.removeValue(forKey: descriptor) else { return nil }
       state.free += pool.lent
-      state.descriptors -= 1 + pool.inherited.count
       return pool
     }
-    guard let pool else { return }
-    Self.remove(pool)
+    guard var pool else { return }
+    // Emptied (what its tools left in it came back above), then kept for the next task.
+    Self.drain(pool.descriptor)
+    pool.lent = 0
+    pool.idle = false
+    pool.offered = 0
+    let kept = state.withLock { state in
+      let fifo = pool.path != nil
+      guard (fifo ? state.idle.fifos : state.idle.pipes).count < jobs else {
+        state.descriptors -= 1 + pool.inherited.count
+        return false
+      }
+      if fifo { state.idle.fifos.append(pool) } else { state.idle.pipes.append(pool) }
+      return true
+    }
+    if !kept { Self.remove(pool) }
     watcher.wake()
+  }
+
+  /// Reads every token a pool holds (its descriptor does not block).
+  private static func drain(_ descriptor: Int32) {
+    var tokens = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    while withUnsafeMutableBytes(of: &tokens, { read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
   }
 
   package func close() {
@@ -229,10 +280,12 @@ package final class Jobserver: JobSlots {
       defer {
         state.free += state.pools.values.reduce(0) { $0 + $1.lent }
         state.pools = [:]
+        state.idle = ([], [])
+        state.descriptors = 0
         state.directory = nil
         state.directoryLock = -1
       }
-      return (Array(state.pools.values), state.directory, state.directoryLock)
+      return (Array(state.pools.values) + state.idle.fifos + state.idle.pipes, state.directory, state.directoryLock)
     }
     for pool in pools { Self.remove(pool) }
     if let directory { rmdir(directory) }

@@ -71,7 +71,9 @@ package enum MakeFlags {
   /// `value` (the task's own `MAKEFLAGS`, if any) with `-jN --jobserver-auth=AUTH` in place of
   /// whatever it said about jobs, as make writes it: ` -j4 --jobserver-auth=fifo:/tmp/…`.
   package static func adding(jobs: Int, auth: Auth, to value: String?) -> String {
-    let (options, variables) = split(value ?? "")
+    // The usual case, once a task: no flags of its own.
+    guard let value, !value.isEmpty else { return " -j\(jobs) --jobserver-auth=\(auth)" }
+    let (options, variables) = split(value)
     var kept = options.filter { !isJobserverWord($0) }
     if kept.isEmpty || kept[0].hasPrefix("-") { kept.insert("", at: 0) }
     kept += ["-j\(jobs)", "--jobserver-auth=\(auth)"]

@@ -54,7 +54,30 @@ import Testing
     server.give()
     #expect(server.counts.free == 3)
     #expect(server.take() && server.take() && server.take())
-    #expect(!FileManager.default.fileExists(atPath: path(grant)))
+  }
+
+  /// An ended task's pool goes to the next task that asks, empty: the token lent to the first
+  /// task and never taken is not in it twice.
+  @Test func anEndedTasksPoolIsEmptiedAndKeptForTheNext() throws {
+    let server = Jobserver(jobs: 2, temporaryDirectories: [directory])
+    #expect(server.take())
+    let first = try #require(try server.grant(.fifo))
+    #expect(server.counts.free == 0 && server.counts.lent == 1)
+    server.end(first)
+    #expect(server.counts.free == 1 && server.counts.lent == 0)
+    let second = try #require(try server.grant(.fifo))
+    #expect(path(second) == path(first))
+    #expect(server.counts.free == 0 && server.counts.lent == 1)
+    #expect(toolTakes(4, from: path(second)) == 1)
+    server.end(second)
+    let pipe = try #require(try server.grant(.pipe))
+    server.end(pipe)
+    #expect(try #require(try server.grant(.pipe)).inherited == pipe.inherited)
+    // The run's end removes the kept pools with the rest.
+    server.close()
+    #expect(!FileManager.default.fileExists(atPath: path(first)))
+    var status = stat()
+    #expect(fstat(pipe.inherited[0], &status) == -1)
   }
 
   @Test func aTokenNoToolHoldsGoesBackToTheScheduler() throws {

@@ -90,6 +90,29 @@ struct ProcessReactorTests {
     #expect(lines.totals.bytes == total / 2)
   }
 
+  /// A task's stdout starts as the kernel's 64 KiB pipe (a resize costs a spawn-bound task); once
+  /// it has carried 64 KiB it gets the run's size. The task asks its own stdout: before writing,
+  /// and after writing 400 KiB in two writes (the second cannot finish before runner has read
+  /// past the first, and grown the pipe).
+  @Test func aChattyTasksStdoutPipeGrows() async throws {
+    Kernel.setPipeSize(1 << 20)
+    let sink = CollectingSink()
+    let script = """
+      import fcntl, os, sys
+      size = lambda: fcntl.fcntl(1, 1032)
+      print(size(), file=sys.stderr, flush=True)
+      os.write(1, b"x" * 204800)
+      os.write(1, b"x" * 204800)
+      print(size(), file=sys.stderr, flush=True)
+      """
+    let spec = ProcessSpec(arguments: ["python3", "-c", script], environment: ["PATH": Support.path])
+    #expect(try await reactor.run(spec, sink: sink, grace: .seconds(1)) == .exited(0))
+    let sizes = sink.text(.stderr).compactMap { Int($0) }
+    #expect(sizes.count == 2, "\(sink.text(.stderr))")
+    #expect(sizes.first == 64 << 10)
+    #expect(sizes.last == 1 << 20)
+  }
+
   /// `head` writes 8 KiB at a time: after its first MiB the reactor sets its pipe aside for a
   /// moment after each small read, so the rest arrives in few large reads, none lost, the last
   /// ones read when it exits while set aside.
