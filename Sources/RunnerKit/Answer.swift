@@ -4,7 +4,8 @@ import RunnerReporting
 
 /// What a command that runs no task answers: what goes to standard output (text, or a
 /// picture's bytes), the problems and warnings for standard error, already worded, and the
-/// exit code. The executable writes it; the entry point that made it writes nothing.
+/// exit code. The executable writes it; the entry point that made it writes nothing, but for
+/// the command line's answers (`streamingTo`), whose output goes out in pieces as it is made.
 public struct Answer: Sendable {
   /// For standard output.
   public var output: [UInt8] = []

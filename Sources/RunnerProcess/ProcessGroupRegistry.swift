@@ -11,6 +11,8 @@ final class ProcessGroupRegistry: Sendable {
     var leftovers: Set<Int32> = []
     /// Groups whose leader is running.
     var live: Set<Int32> = []
+    /// How many groups outlived their leader so far.
+    var leftoversSeen = 0
   }
 
   func started(_ group: Int32) {
@@ -39,8 +41,14 @@ final class ProcessGroupRegistry: Sendable {
   }
 
   func addLeftover(_ group: Int32) {
-    state.withLock { _ = $0.leftovers.insert(group) }
+    state.withLock { state in
+      state.leftovers.insert(group)
+      state.leftoversSeen += 1
+    }
   }
+
+  /// How many groups outlived their leader since the reactor started.
+  var leftoversSeen: Int { state.withLock { $0.leftoversSeen } }
 
   func takeLeftovers() -> [Int32] {
     state.withLock { state in

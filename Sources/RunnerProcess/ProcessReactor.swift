@@ -18,7 +18,7 @@ package final class ProcessReactor: Sendable {
   /// switch in between — the single event loop that makes ninja fast, in Swift concurrency.
   /// Jobs on it must not block (CPU-heavy work goes to `ComputeExecutor`).
   package let executor: ReactorExecutor
-  private let groups = ProcessGroupRegistry()
+  let groups = ProcessGroupRegistry()
   private let locator = ExecutableLocator()
   private let nextID = Atomic<UInt64>(1)
 

@@ -11,7 +11,7 @@ final class RunningChild {
   /// Each pipe's capacity, asked once; -1 until then.
   private var capacities = [-1, -1]
 
-  /// stdout's pipe was given the run's big size (`growStdout`), or asked to be.
+  /// stdout's pipe was given the run's big size (`growStdoutIfChatty`), or asked to be.
   private var stdoutGrown = false
 
   func pipeCapacity(_ index: Int) -> Int {

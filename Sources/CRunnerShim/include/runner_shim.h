@@ -36,7 +36,7 @@ long runner_raise_fd_limit(void);
 // first `n` bytes of `s`, or NULL.
 const void *runner_memrchr(const void *s, int c, size_t n);
 
-/// The capacity runner asks for on the pipe of a task's stdout once it has filled the kernel's
+/// The capacity runner asks for on the pipe of a task's stdout once it has carried the kernel's
 /// 64 KiB (0: never). A big pipe lets a chatty task write on while runner sleeps, with fewer
 /// wake-ups for both; a quiet task never pays for one. Set by the scheduler from the run's
 /// concurrency: an unprivileged user's pipes count against fs.pipe-user-pages-soft, past which

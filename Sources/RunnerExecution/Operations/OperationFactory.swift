@@ -124,4 +124,6 @@ struct ChangeNotingProcesses: ProcessRunning {
     store.noteChange()
     return try await inner.run(spec, sink: sink, grace: grace)
   }
+
+  var leftoversSeen: Int { inner.leftoversSeen }
 }

@@ -60,7 +60,11 @@ package struct ShellOperation: TaskOperation {
     let jobs = await context.jobserver?.prepare(
       context.task.isService ? .off : context.task.jobserver, strict: context.task.sandboxStrict,
       environment: &environment, runnerEnvironment: context.baseEnvironment, processes: processes)
-    defer { if let jobs { context.jobserver?.slots.end(jobs) } }
+    let leftovers = processes.leftoversSeen
+    defer {
+      // Any group left behind meanwhile (perhaps another task's) keeps the pool from the next task.
+      if let jobs { context.jobserver?.slots.end(jobs, leftBehind: processes.leftoversSeen != leftovers) }
+    }
     // Most tasks write no outputs: once reading finds no file, there is nothing to remove.
     var written = true
     defer { if written { unlink(outputPath) } }

@@ -126,7 +126,7 @@ package final class JobClient: JobSlots {
     }
   }
 
-  package func end(_ grant: JobGrant) {}
+  package func end(_ grant: JobGrant, leftBehind: Bool) {}
 
   /// Gives back what it still holds (a run that stopped with tasks running).
   package func close() {

@@ -15,8 +15,10 @@ package protocol JobSlots: AnyObject, Sendable {
   func waitForSlot() async
   /// The jobserver a task starting now hands its processes in `style`; nil when it gets none.
   func grant(_ style: JobGrant.Style) throws(JobserverError) -> JobGrant?
-  /// The task ended: what was lent to it comes back whole.
-  func end(_ grant: JobGrant)
+  /// The task ended: what was lent to it comes back whole. Its pool may go to the next task
+  /// only when `leftBehind` is false: no process of the task outlived it (one that did may
+  /// still hold the pool, and write tokens into it that were never lent).
+  func end(_ grant: JobGrant, leftBehind: Bool)
   /// The run ended: the jobserver's files go.
   func close()
 }

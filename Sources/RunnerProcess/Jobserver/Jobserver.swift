@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// An ended task's pool, emptied, is kept for the next task that asks for one of its form (up
 /// to `jobs` of them): making and removing one cost a spawn-bound task about a tenth of its
-/// time. A process the task left behind that still holds the pool may take tokens lent to the
-/// next task: it then runs within the run's budget, and the next task's tools wait for it.
+/// time. Not when a process outlived its task meanwhile (`leftBehind`): one that holds the pool
+/// could write tokens into it that were never lent, and the next task's tools would take them.
 package final class Jobserver: JobSlots {
   package let jobs: Int
 
@@ -39,6 +39,8 @@ package final class Jobserver: JobSlots {
     var pools: [Int32: Pool] = [:]
     /// Ended tasks' pools, empty, for the next tasks: fifos and pipes.
     var idle: (fifos: [Pool], pipes: [Pool]) = ([], [])
+    /// `close` ran: a task that ends after keeps nothing.
+    var closed = false
     var directory: String?
     /// The directory, open and locked (`flock`) for as long as it is in use: the kernel drops
     /// the lock when runner dies, which is how another runner tells an orphan.
@@ -176,18 +178,21 @@ package final class Jobserver: JobSlots {
     let needed = style == .fifo ? 1 : 3
     var dropped: [Pool] = []
     defer { for pool in dropped { Self.remove(pool) } }
-    try state.withLock { state throws(JobserverError) in
+    let room = state.withLock { state -> Bool in
       while state.descriptors + needed > descriptorLimit / 4,
         let idle = state.idle.fifos.popLast() ?? state.idle.pipes.popLast()
       {
         state.descriptors -= 1 + idle.inherited.count
         dropped.append(idle)
       }
-      guard state.descriptors + needed <= descriptorLimit / 4 else {
-        throw JobserverError(description: "jobserver: too many open files", isExhaustion: true)
-      }
+      guard state.descriptors + needed <= descriptorLimit / 4 else { return false }
       state.descriptors += needed
+      return true
     }
+    // Closed before the new pool is opened, so that their descriptors are free for it.
+    for pool in dropped { Self.remove(pool) }
+    dropped = []
+    guard room else { throw JobserverError(description: "jobserver: too many open files", isExhaustion: true) }
     let pool: Pool
     do {
       pool = try style == .fifo ? makeFifo() : Self.makePipe()
@@ -243,7 +248,7 @@ package final class Jobserver: JobSlots {
     return Pool(path: nil, descriptor: own, inherited: ends)
   }
 
-  package func end(_ grant: JobGrant) {
+  package func end(_ grant: JobGrant, leftBehind: Bool) {
     guard let descriptor = grant.pool else { return }
     let pool = state.withLock { state -> Pool? in
       guard let pool = state.pools.removeValue(forKey: descriptor) else { return nil }
@@ -252,13 +257,13 @@ package final class Jobserver: JobSlots {
     }
     guard var pool else { return }
     // Emptied (what its tools left in it came back above), then kept for the next task.
-    Self.drain(pool.descriptor)
+    let emptied = !leftBehind && Self.drain(pool.descriptor)
     pool.lent = 0
     pool.idle = false
     pool.offered = 0
     let kept = state.withLock { state in
       let fifo = pool.path != nil
-      guard (fifo ? state.idle.fifos : state.idle.pipes).count < jobs else {
+      guard emptied, !state.closed, (fifo ? state.idle.fifos : state.idle.pipes).count < jobs else {
         state.descriptors -= 1 + pool.inherited.count
         return false
       }
@@ -269,10 +274,14 @@ package final class Jobserver: JobSlots {
     watcher.wake()
   }
 
-  /// Reads every token a pool holds (its descriptor does not block).
-  private static func drain(_ descriptor: Int32) {
+  /// Reads the tokens a pool holds (its descriptor does not block): true when it is empty
+  /// after, false when tokens still came (a process writing into it: it is not kept).
+  private static func drain(_ descriptor: Int32) -> Bool {
     var tokens = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-    while withUnsafeMutableBytes(of: &tokens, { read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+    for _ in 0..<4 {
+      if withUnsafeMutableBytes(of: &tokens, { read(descriptor, $0.baseAddress, $0.count) }) <= 0 { return true }
+    }
+    return runner_pipe_count(descriptor) == 0
   }
 
   package func close() {
@@ -282,6 +291,7 @@ package final class Jobserver: JobSlots {
         state.pools = [:]
         state.idle = ([], [])
         state.descriptors = 0
+        state.closed = true
         state.directory = nil
         state.directoryLock = -1
       }

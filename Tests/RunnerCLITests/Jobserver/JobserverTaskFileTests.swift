@@ -22,6 +22,36 @@ import Testing
     #expect(none.stdout.contains("none | []"), "\(none.stdout)")
   }
 
+  /// An ended task's fifo goes to the next task; not after a task left a process behind, which
+  /// may still hold it: the next task then gets a new one.
+  @Test func aPoolGoesToTheNextTaskUnlessAProcessWasLeftBehind() throws {
+    let project = try TaskFileProject(
+      """
+      tasks:
+        first: { run: 'echo "[$MAKEFLAGS]"', jobserver: fifo }
+        second: { deps: [first], run: 'echo "[$MAKEFLAGS]"', jobserver: fifo }
+        leaves: { run: 'sleep 2 & echo "[$MAKEFLAGS]"', jobserver: fifo }
+        after: { deps: [leaves], run: 'echo "[$MAKEFLAGS]"', jobserver: fifo }
+      """)
+    defer { project.remove() }
+    func fifos(_ output: String) -> [String: String] {
+      var found: [String: String] = [:]
+      for line in output.split(separator: "\n") where line.contains("fifo:") {
+        let task = line.split(separator: " ").first.map(String.init) ?? ""
+        found[task] = line.split(separator: "fifo:").last.map { String($0.dropLast()) }
+      }
+      return found
+    }
+    let kept = try project.run("-j1", "second")
+    #expect(kept.status == 0, "\(kept.stderr)")
+    let keptPaths = fifos(kept.stdout)
+    #expect(keptPaths.count == 2 && keptPaths["first"] == keptPaths["second"], "\(kept.stdout)")
+    let left = try project.run("-j1", "after")
+    #expect(left.status == 0, "\(left.stderr)")
+    let leftPaths = fifos(left.stdout)
+    #expect(leftPaths.count == 2 && leftPaths["leaves"] != leftPaths["after"], "\(left.stdout)")
+  }
+
   /// The descriptor form: the task inherits both ends and takes the slot runner lent it (bash:
   /// dash redirects only descriptors 0 to 9).
   @Test func thePipeFormHandsTheTaskTwoDescriptors() throws {

@@ -50,7 +50,7 @@ import Testing
     // The make took both and was killed.
     #expect(toolTakes(1, from: path(grant)) == 1)
     #expect(!server.take())
-    server.end(grant)
+    server.end(grant, leftBehind: false)
     server.give()
     #expect(server.counts.free == 3)
     #expect(server.take() && server.take() && server.take())
@@ -63,16 +63,20 @@ import Testing
     #expect(server.take())
     let first = try #require(try server.grant(.fifo))
     #expect(server.counts.free == 0 && server.counts.lent == 1)
-    server.end(first)
+    server.end(first, leftBehind: false)
     #expect(server.counts.free == 1 && server.counts.lent == 0)
     let second = try #require(try server.grant(.fifo))
     #expect(path(second) == path(first))
     #expect(server.counts.free == 0 && server.counts.lent == 1)
     #expect(toolTakes(4, from: path(second)) == 1)
-    server.end(second)
+    server.end(second, leftBehind: false)
     let pipe = try #require(try server.grant(.pipe))
-    server.end(pipe)
+    server.end(pipe, leftBehind: false)
     #expect(try #require(try server.grant(.pipe)).inherited == pipe.inherited)
+    // A task that left a process behind: its pool is not kept.
+    let third = try #require(try server.grant(.fifo))
+    server.end(third, leftBehind: true)
+    #expect(!FileManager.default.fileExists(atPath: path(third)))
     // The run's end removes the kept pools with the rest.
     server.close()
     #expect(!FileManager.default.fileExists(atPath: path(first)))
@@ -89,7 +93,7 @@ import Testing
     // A task becomes ready: the lent token is still in the fifo, so the scheduler takes it back.
     #expect(server.take())
     #expect(server.counts.lent == 0)
-    server.end(grant)
+    server.end(grant, leftBehind: false)
   }
 
   @Test func theSchedulerWaitsUntilAToolGivesATokenBack() async throws {
@@ -105,7 +109,7 @@ import Testing
     }
     toolGivesBack(1, to: path(grant))
     #expect(await waiting.value)
-    server.end(grant)
+    server.end(grant, leftBehind: false)
   }
 
   /// A spare sits in each pool; a freed slot goes to the pool whose tools took theirs, not
@@ -122,8 +126,8 @@ import Testing
     server.lend()
     #expect(toolTakes(2, from: path(first)) == 1)
     #expect(toolTakes(2, from: path(second)) == 1)
-    server.end(first)
-    server.end(second)
+    server.end(first, leftBehind: false)
+    server.end(second, leftBehind: false)
   }
 
   /// A spare no tool takes (a task that runs `sleep`) moves, at the next look, to a pool that
@@ -139,8 +143,8 @@ import Testing
     server.lend()
     #expect(toolTakes(1, from: path(builder)) == 1)
     #expect(toolTakes(1, from: path(sleeper)) == 0)
-    server.end(sleeper)
-    server.end(builder)
+    server.end(sleeper, leftBehind: false)
+    server.end(builder, leftBehind: false)
   }
 
   /// The fifo directory of a runner that was killed is removed by the next one that makes one.
@@ -167,7 +171,7 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: orphan))
     #expect(FileManager.default.fileExists(atPath: live))
     #expect(FileManager.default.fileExists(atPath: "\(target)/1"))
-    server.end(grant)
+    server.end(grant, leftBehind: false)
   }
 
   @Test func thePipeFormGivesTheToolDescriptorsOfItsOwn() throws {
@@ -185,7 +189,7 @@ import Testing
     var token: UInt8 = 0
     #expect(Glibc.read(read, &token, 1) == 1)
     #expect(Glibc.write(write, &token, 1) == 1)
-    server.end(grant)
+    server.end(grant, leftBehind: false)
   }
 
   @Test func closingRemovesTheFifos() throws {
