@@ -34,6 +34,17 @@ package struct PlanRenderer: Sendable {
       out += "\nstage \(number + 1)\n"
       for node in stage {
         let task = graph[node]
+        if predictions.isEmpty, placements.isEmpty, let command = Self.onlyLine(of: task) {
+          // Most tasks of a large file: one line, written without the list of lines.
+          out += "  "
+          out += task.name
+          for _ in task.name.count..<width { out += " " }
+          out += "  $ "
+          out += command
+          out += "\n"
+          TextPieces.flush(&out, to: emit)
+          continue
+        }
         let lines =
           describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
           + (placements[node].map { [$0] } ?? [])
@@ -47,6 +58,16 @@ package struct PlanRenderer: Sendable {
     }
     let path = selection.criticalPath.map { graph[$0].name }
     emit(out + "\ncritical path (\(path.count) task(s)): \(path.joined(separator: " -> "))\n")
+  }
+
+  /// The command of a task that runs one line and has nothing else to say (no directory,
+  /// environment, condition or other setting `describe` shows); nil for any other.
+  static func onlyLine(of task: TaskDefinition) -> String? {
+    guard case .shell(let commands) = task.action, commands.count == 1, task.directory == nil,
+      task.environment.isEmpty, !task.setsRareFields, !task.isService, !task.always,
+      !commands[0].text.contains("\n")
+    else { return nil }
+    return commands[0].text
   }
 
   func describe(_ task: TaskDefinition, node: Int, graph: TaskGraph) -> [String] {
@@ -75,12 +96,14 @@ package struct PlanRenderer: Sendable {
           ? "env \(entry.name) unset" : "env \(entry.name)=\(secrets.masking(entry.value.description))")
     }
     // What decides, at its turn, whether and how it runs.
-    if let condition = task.condition { lines.append("if \(condition)") }
-    for precondition in task.preconditions { lines.append("precondition $ \(precondition.command)") }
-    if let prompt = task.prompt { lines.append("prompt: \(prompt)") }
+    if task.setsRareFields {
+      if let condition = task.condition { lines.append("if \(condition)") }
+      for precondition in task.preconditions { lines.append("precondition $ \(precondition.command)") }
+      if let prompt = task.prompt { lines.append("prompt: \(prompt)") }
+    }
     if task.isService { lines.append("service: kept up while tasks that depend on it run") }
     if task.always { lines.append("always: a cleanup, run whatever its dependencies' outcome") }
-    for gate in task.waitFor { lines.append("waits for \(gate)") }
+    if task.setsRareFields { for gate in task.waitFor { lines.append("waits for \(gate)") } }
     return lines
   }
 }

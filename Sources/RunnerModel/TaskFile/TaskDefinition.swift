@@ -42,7 +42,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   package var outputs: [String] = []
   /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
   package var scope = 0
-  private var rare = RareBox.none
+  @usableFromInline var rare = RareBox.none
 
   /// The fields few tasks set, read and written as if they were the task's own
   /// (`task.timeout`, through `subscript(dynamicMember:)`).
@@ -114,19 +114,25 @@ package struct TaskDefinition: Sendable, Identifiable {
   }
 
   /// Shared while nobody writes; copied by the first write to a shared one.
-  final class RareBox: @unchecked Sendable {
-    var value: Rare
-    init(_ value: Rare) { self.value = value }
-    static let none = RareBox(Rare())
+  @usableFromInline final class RareBox: @unchecked Sendable {
+    @usableFromInline var value: Rare
+    @usableFromInline init(_ value: Rare) { self.value = value }
+    @usableFromInline static let none = RareBox(Rare())
   }
 
-  package subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
+  // Inlinable: where the key path is a literal the optimizer reads the field directly (through
+  // `swift_readAtKeyPath` a field cost more than the task's whole line in `-n`'s plan).
+  @inlinable package subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
     get { rare.value[keyPath: field] }
     set {
       if rare === RareBox.none || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
       rare.value[keyPath: field] = newValue
     }
   }
+
+  /// Whether any rarely set field is set: most tasks set none, and a reader that looks at
+  /// several skips them all on one comparison.
+  package var setsRareFields: Bool { rare !== RareBox.none }
 
   package init(name: String, location: SourceLocation, index: Int) {
     self.name = name

@@ -5,14 +5,14 @@ extension TaskFileDecoder {
   /// The calls `item` stands for: itself, or with a `for:`, one per value, `${{ item }}` standing
   /// for it (without the `for:` key). `found`: the values were found when the file loaded
   /// (`{ files: }`, `{ sh: }`), not written.
-  mutating func repeating(_ item: YAMLNode, what: String, task: inout TaskDefinition)
+  mutating func repeating(_ item: YAMLNode, what: @autoclosure () -> String, task: inout TaskDefinition)
     -> (calls: [YAMLNode], found: Bool)
   {
     guard case .mapping(let entries) = item.kind, let values = entries.first(where: { $0.name == "for" }) else {
       return ([item], false)
     }
     let call = YAMLNode(.mapping(entries.filter { $0.name != "for" }), at: item.location)
-    let what = "'for' in \(what)"
+    let what = "'for' in \(what())"
     let found: Bool
     let list: [(String, SourceLocation)]
     switch values.value.kind {

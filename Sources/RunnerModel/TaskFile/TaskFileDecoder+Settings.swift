@@ -267,8 +267,9 @@ extension TaskFileDecoder {
       reader.wrongType(what(), expected: "a list of task names", node)
       return []
     }
-    var seen = Set<String>()
+    var seen = SeenKeys()
     var result: [Dependency] = []
+    result.reserveCapacity(items.count)
     for item in items {
       if case .sequence = item.kind {
         reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "a list in the list"), at: item)
@@ -284,7 +285,7 @@ extension TaskFileDecoder {
         let key =
           dependency.with.isEmpty
           ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
-        guard seen.insert(key).inserted else {
+        guard seen.insert(key) else {
           // The same value twice in what a `for:` found: one edge, as for a task named twice.
           if !repeated.found {
             reader.fail(.duplicateDependency(task: task.name, dependency: dependency.name), at: dependency.location)
@@ -348,5 +349,24 @@ extension TaskFileDecoder {
       }
     }
     return result
+  }
+}
+
+/// The keys a task's `deps` named so far: a list while it is short (most tasks name a few,
+/// and a set per task cost a million-task file 5 % of its load), a set once it is long.
+struct SeenKeys {
+  private var few: [String] = []
+  private var many: Set<String>?
+
+  /// Adds `key`; false when it was there already.
+  mutating func insert(_ key: String) -> Bool {
+    if many != nil { return many!.insert(key).inserted }
+    if few.contains(key) { return false }
+    few.append(key)
+    if few.count > 16 {
+      many = Set(few)
+      few = []
+    }
+    return true
   }
 }
