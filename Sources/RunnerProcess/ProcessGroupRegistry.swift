@@ -11,7 +11,7 @@ final class ProcessGroupRegistry: Sendable {
     var leftovers: Set<Int32> = []
     /// Groups whose leader is running.
     var live: Set<Int32> = []
-    /// How many groups outlived their leader so far.
+    /// How many groups outlived their leader so far (cancelled ones too).
     var leftoversSeen = 0
   }
 
@@ -41,10 +41,12 @@ final class ProcessGroupRegistry: Sendable {
   }
 
   func addLeftover(_ group: Int32) {
-    state.withLock { state in
-      state.leftovers.insert(group)
-      state.leftoversSeen += 1
-    }
+    state.withLock { _ = $0.leftovers.insert(group) }
+  }
+
+  /// A group outlived its leader: left behind, or still dying after a cancelled task's SIGTERM.
+  func noteOutlived() {
+    state.withLock { $0.leftoversSeen += 1 }
   }
 
   /// How many groups outlived their leader since the reactor started.

@@ -8,9 +8,10 @@ package protocol ProcessRunning: Sendable {
   /// - Returns: how the direct child ended.
   /// - Throws: `SpawnError` when the process could not be started.
   func run(_ spec: ProcessSpec, sink: some OutputLineSink, grace: Duration) async throws(SpawnError) -> ProcessOutcome
-  /// How many process groups outlived their leader so far (their processes left behind, which
-  /// `reapLeftovers` ends): what a task hands on only when nothing of its own may still hold
-  /// it (its jobserver pool) compares this before and after.
+  /// How many process groups outlived their leader so far (processes left behind, which
+  /// `reapLeftovers` ends, or still dying after a cancelled task's SIGTERM): what a task hands
+  /// on only when nothing of its own may still hold it (its jobserver pool) compares this
+  /// before and after.
   var leftoversSeen: Int { get }
 }
 

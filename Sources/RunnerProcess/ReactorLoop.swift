@@ -239,6 +239,7 @@ final class ReactorLoop {
     groups.ended(child.pid)
     // A live group after its leader's exit means background processes: `reapLeftovers` ends them.
     let groupAlive = GroupLiveness.hasLiveMember(child.pid)
+    if groupAlive { groups.noteOutlived() }
     if !child.cancelled, groupAlive { groups.addLeftover(child.pid) }
     if child.cancelled, !groupAlive {
       // Nothing left to SIGKILL; dropping the deadline also avoids signalling a reused group id.

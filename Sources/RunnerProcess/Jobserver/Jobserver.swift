@@ -177,7 +177,6 @@ package final class Jobserver: JobSlots {
     // give theirs up first.
     let needed = style == .fifo ? 1 : 3
     var dropped: [Pool] = []
-    defer { for pool in dropped { Self.remove(pool) } }
     let room = state.withLock { state -> Bool in
       while state.descriptors + needed > descriptorLimit / 4,
         let idle = state.idle.fifos.popLast() ?? state.idle.pipes.popLast()
@@ -191,7 +190,6 @@ package final class Jobserver: JobSlots {
     }
     // Closed before the new pool is opened, so that their descriptors are free for it.
     for pool in dropped { Self.remove(pool) }
-    dropped = []
     guard room else { throw JobserverError(description: "jobserver: too many open files", isExhaustion: true) }
     let pool: Pool
     do {
@@ -264,7 +262,7 @@ package final class Jobserver: JobSlots {
     let kept = state.withLock { state in
       let fifo = pool.path != nil
       guard emptied, !state.closed, (fifo ? state.idle.fifos : state.idle.pipes).count < jobs else {
-        state.descriptors -= 1 + pool.inherited.count
+        if !state.closed { state.descriptors -= 1 + pool.inherited.count }
         return false
       }
       if fifo { state.idle.fifos.append(pool) } else { state.idle.pipes.append(pool) }
@@ -278,7 +276,8 @@ package final class Jobserver: JobSlots {
   /// after, false when tokens still came (a process writing into it: it is not kept).
   private static func drain(_ descriptor: Int32) -> Bool {
     var tokens = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-    for _ in 0..<4 {
+    // 64 tokens a read: up to 4 096, more than any -j lends.
+    for _ in 0..<64 {
       if withUnsafeMutableBytes(of: &tokens, { read(descriptor, $0.baseAddress, $0.count) }) <= 0 { return true }
     }
     return runner_pipe_count(descriptor) == 0
