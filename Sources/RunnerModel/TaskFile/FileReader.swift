@@ -45,6 +45,21 @@ package enum FileReader {
     return bytes
   }
 
+  /// A regular file of at least `atLeast` bytes, opened for a reader that takes it a piece at
+  /// a time; nil for anything else (smaller, not regular, missing: `read` says what).
+  package static func openLarge(_ path: String, atLeast: Int) -> (descriptor: Int32, size: Int)? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    guard descriptor >= 0 else { return nil }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) >= atLeast,
+      Int(info.st_size) <= maximumSize
+    else {
+      close(descriptor)
+      return nil
+    }
+    return (descriptor, Int(info.st_size))
+  }
+
   /// What a file that is not a regular one is, in words.
   package static func kind(of mode: mode_t) -> String {
     switch mode & S_IFMT {

@@ -12,10 +12,11 @@ extension TaskFileDecoder {
     var task = TaskDefinition(name: name, location: entry.key.location, index: streamed.count)
     decodeTask(&task, entry.value)
     streamed.append(task)
+    streamedNames.insert(streamed.count - 1, in: streamed)
   }
 
   func place(of name: String) -> SourceLocation? {
-    rejectedNames[name] ?? streamed.first { $0.name == name }?.location
+    rejectedNames[name] ?? streamedNames.index(of: name, in: streamed).map { streamed[$0].location }
   }
 
   /// The tasks taken so far, then those the `tasks` mapping still holds, taken out of `slot`
@@ -36,6 +37,7 @@ extension TaskFileDecoder {
     }
     var result: [TaskDefinition] = []
     swap(&result, &streamed)
+    streamedNames = NameIndex()
     return result
   }
 }

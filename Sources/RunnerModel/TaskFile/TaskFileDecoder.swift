@@ -21,6 +21,9 @@ struct TaskFileDecoder: YAMLEntrySink {
   let directory: String
   /// Tasks the parser handed over, decoded.
   var streamed: [TaskDefinition] = []
+  /// `streamed` by name: the parser's check for a key written twice asks it (`place(of:)`),
+  /// 8 bytes a task where a set of the keys cost 34.
+  var streamedNames = NameIndex()
   /// The tasks that write `sources` (a file's `sources: auto` leaves them as they are).
   var writeSources = Set<String>()
   /// The file's `sources: auto`.

@@ -1,3 +1,4 @@
+import Glibc
 import RunnerBasics
 
 /// Loads a task file into a validated, acyclic `TaskGraph`.
@@ -28,7 +29,8 @@ package struct TaskFileLoader: Sendable {
   /// - Parameter path: the file as the user named it; messages repeat it as given.
   /// - Throws: `DiagnosticList` (always with at least one error).
   package func load(path: String) throws(DiagnosticList) -> TaskGraph {
-    try load(bytes: Self.read(path, streams: true), path: path)
+    if let file = try decodeLarge(path: path) { return try graph(of: withIncludes(file, path: path)) }
+    return try load(bytes: Self.read(path, streams: true), path: path)
   }
 
   /// - Parameter streams: the root file may be a pipe (`runner -f <(generate)`); an include
@@ -49,8 +51,14 @@ package struct TaskFileLoader: Sendable {
   /// The file as written, its includes read and merged (namespaced names, every task's own
   /// location), nothing expanded and nothing run: what an editor outlines and completes.
   package func outline(bytes: consuming [UInt8], path: String) throws(DiagnosticList) -> TaskFile {
-    var file = try decode(bytes: bytes, path: path)
+    let file = try decode(bytes: bytes, path: path)
     _ = consume bytes
+    return try withIncludes(file, path: path)
+  }
+
+  /// `file` with its includes read and merged.
+  func withIncludes(_ written: consuming TaskFile, path: String) throws(DiagnosticList) -> TaskFile {
+    var file = written
     if !file.includes.isEmpty {
       var resolver = IncludeResolver(root: file, loader: self)
       file = try resolver.resolve(file)
@@ -166,7 +174,51 @@ package struct TaskFileLoader: Sendable {
   /// text of the file (`unsaved`) stands for what is on disk.
   func decode(path: String) throws(DiagnosticList) -> TaskFile {
     if !unsaved.isEmpty, let text = unsaved[FilePath.lexical(path)] { return try decode(bytes: text, path: path) }
+    if let file = try decodeLarge(path: path) { return file }
     return try decode(bytes: Self.read(path), path: path)
+  }
+
+  /// From this size on, a regular file is parsed as it is read (`decodeLarge`).
+  static let largeFileSize = 1 << 20
+
+  /// A regular file of `largeFileSize` or more, parsed as it is read: its text is never held
+  /// whole (56 MB of a million-task file's 400 at the end of the parse). The checks the whole
+  /// text gets first (UTF-8) and the explanations of a YAML error read the file again, only
+  /// when the parse fails. Nil when the file is not such a file (`decode(bytes:path:)` reads it).
+  func decodeLarge(path: String) throws(DiagnosticList) -> TaskFile? {
+    guard let opened = FileReader.openLarge(path, atLeast: Self.largeFileSize) else { return nil }
+    defer { close(opened.descriptor) }
+    var parser = YAMLParser(file: path)
+    parser.aliasBudget = aliasBudget
+    var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
+    decoder.matchFiles = matchFiles
+    decoder.commandOutput = commandOutput
+    let root: YAMLNode
+    do throws(Diagnostic) {
+      guard
+        let parsed = try parser.parse(
+          reading: opened.descriptor, size: opened.size, limit: FileReader.maximumSize, streaming: "tasks",
+          to: &decoder)
+      else { throw Diagnostic.error(.emptyFile, at: SourceLocation(file: path, line: 1, column: 1)) }
+      root = parsed
+    } catch {
+      throw explained(error, path: path)
+    }
+    return try decoder.decode(consume root)
+  }
+
+  /// A YAML error of a file parsed as it was read, with what the whole text shows: bytes that
+  /// are not UTF-8 (libyaml's reader stops there without a place), a tab, the line.
+  private func explained(_ error: Diagnostic, path: String) -> DiagnosticList {
+    guard let bytes = try? FileReader.read(path) else { return DiagnosticList([error]) }
+    if let invalid = Self.firstInvalidUTF8(bytes) {
+      return DiagnosticList([
+        .error(
+          .notUTF8(byte: bytes[invalid.offset]),
+          at: SourceLocation(file: path, line: invalid.line, column: invalid.column))
+      ])
+    }
+    return DiagnosticList([Self.explainYAML(Self.explainTab(error, bytes: bytes), bytes: bytes)])
   }
 
   package func decode(bytes: [UInt8], path: String) throws(DiagnosticList) -> TaskFile {

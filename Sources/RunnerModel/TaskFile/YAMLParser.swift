@@ -1,4 +1,5 @@
 import CYaml
+import Glibc
 
 /// Reads YAML text into a `YAMLNode` tree through libyaml's event API.
 ///
@@ -37,25 +38,65 @@ package struct YAMLParser {
   func parse<Sink: YAMLEntrySink>(_ bytes: [UInt8], streaming key: String, to sink: inout Sink) throws(Diagnostic)
     -> YAMLNode?
   {
+    try bytes.withUnsafeBufferPointer { buffer throws(Diagnostic) in
+      try parse(budget: bytes.count, streaming: key, to: &sink) {
+        yaml_parser_set_input_string(&$0, buffer.baseAddress, buffer.count)
+      }
+    }
+  }
+
+  /// Parses as `parse(_:streaming:to:)` does, reading the text from `descriptor` as the
+  /// parser needs it (libyaml's buffer: 16 KiB), so that it is never held whole.
+  ///
+  /// - Parameter size: the file's size, which sets the alias budget.
+  /// - Throws: `Diagnostic` as the other parse does; a read that fails or passes `limit`
+  ///   bytes is a syntax error at the place reached.
+  func parse<Sink: YAMLEntrySink>(
+    reading descriptor: Int32, size: Int, limit: Int, streaming key: String, to sink: inout Sink
+  ) throws(Diagnostic) -> YAMLNode? {
+    var source = DescriptorSource(descriptor: descriptor, limit: limit)
+    return try withUnsafeMutablePointer(to: &source) { pointer throws(Diagnostic) in
+      try parse(budget: size, streaming: key, to: &sink) {
+        yaml_parser_set_input(&$0, DescriptorSource.read, pointer)
+      }
+    }
+  }
+
+  private func parse<Sink: YAMLEntrySink>(
+    budget size: Int, streaming key: String, to sink: inout Sink, input: (inout yaml_parser_t) -> Void
+  ) throws(Diagnostic) -> YAMLNode? {
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else {
       throw Diagnostic.error(.syntax(problem: "libyaml could not be initialised", context: nil), at: nil)
     }
     defer { yaml_parser_delete(&parser) }
-    var builder = Builder(file: file, budget: max(aliasBudget, bytes.count), streamedKey: key, sink: sink)
+    var builder = Builder(file: file, budget: max(aliasBudget, size), streamedKey: key, sink: sink)
     defer { sink = builder.sink }
-    let result: Result<YAMLNode?, Diagnostic> = bytes.withUnsafeBufferPointer { buffer in
-      yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
-      do {
-        return .success(try builder.run(&parser))
-      } catch let error as Diagnostic {
-        return .failure(error)
-      } catch {
-        return .failure(Diagnostic(.error, "\(error)"))
-      }
-    }
-    return try result.get()
+    input(&parser)
+    return try builder.run(&parser)
   }
+}
+
+/// A file descriptor libyaml reads through its input handler.
+private struct DescriptorSource {
+  let descriptor: Int32
+  let limit: Int
+  var total = 0
+
+  static let read:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int, UnsafeMutablePointer<Int>?)
+      -> Int32 = { data, buffer, size, sizeRead in
+        guard let source = data?.assumingMemoryBound(to: DescriptorSource.self), let sizeRead else { return 0 }
+        while true {
+          let count = Glibc.read(source.pointee.descriptor, buffer, size)
+          if count < 0, errno == EINTR { continue }
+          guard count >= 0 else { return 0 }
+          source.pointee.total += count
+          guard source.pointee.total <= source.pointee.limit else { return 0 }
+          sizeRead.pointee = count
+          return 1
+        }
+      }
 }
 
 /// Receives the entries of a streamed mapping, in file order (`YAMLParser.parse(_:streaming:to:)`).
@@ -86,9 +127,8 @@ extension YAMLParser {
       var keys: [String: SourceLocation] = [:]
       var pendingKey: YAMLNode?
       var weight = 1
-      /// The streamed mapping: its entries go to the sink, only their names stay here.
+      /// The streamed mapping: its entries go to the sink, which knows their names.
       var streamed = false
-      var names: Set<String> = []
 
       static var searchedKeys: Int { 16 }
 
@@ -185,7 +225,9 @@ extension YAMLParser {
           if let anchor = frame.anchor { openAnchors.remove(anchor) }
           let kind: YAMLNode.Kind =
             frame.isMapping
-            ? .mapping(try YAMLParser.resolveMerges(frame.entries, present: frame.names)) : .sequence(frame.items)
+            ? .mapping(
+              try YAMLParser.resolveMerges(frame.entries) { frame.streamed && sink.place(of: $0) != nil })
+            : .sequence(frame.items)
           try add(YAMLNode(kind, at: frame.location, weight: frame.weight), anchor: frame.anchor)
         default:
           continue
@@ -213,8 +255,8 @@ extension YAMLParser {
         if YAMLParser.isMerge(key) {
           stack[top].entries.append(YAMLEntry(key: key, value: node))
         } else if stack[top].streamed {
-          guard stack[top].names.insert(name).inserted else {
-            throw Diagnostic.error(.duplicateKey(name, first: sink.place(of: name) ?? key.location), at: key.location)
+          if let first = sink.place(of: name) {
+            throw Diagnostic.error(.duplicateKey(name, first: first), at: key.location)
           }
           sink.take(YAMLEntry(key: key, value: node))
         } else {
@@ -266,13 +308,14 @@ extension YAMLParser {
   }
 
   /// Applies YAML merge keys: `<<: *base` or `<<: [*a, *b]`; keys written in the mapping win.
-  /// `present`: the names of entries streamed out of the mapping, which merges do not override.
-  static func resolveMerges(_ entries: [YAMLEntry], present streamed: Set<String> = []) throws(Diagnostic)
+  /// `streamed`: whether an entry of that name was streamed out of the mapping (merges do
+  /// not override it).
+  static func resolveMerges(_ entries: [YAMLEntry], streamed: (String) -> Bool = { _ in false }) throws(Diagnostic)
     -> [YAMLEntry]
   {
     guard entries.contains(where: { $0.name == "<<" && isPlain($0.key) }) else { return entries }
     var result = entries.filter { !($0.name == "<<" && isPlain($0.key)) }
-    var present = streamed.union(result.map(\.name))
+    var present = Set(result.map(\.name))
     for merge in entries where merge.name == "<<" && isPlain(merge.key) {
       let sources: [YAMLNode]
       switch merge.value.kind {
@@ -284,7 +327,7 @@ extension YAMLParser {
         guard case .mapping(let inherited) = source.kind else {
           throw Diagnostic.error(.badMerge, at: source.location)
         }
-        for entry in inherited where !present.contains(entry.name) {
+        for entry in inherited where !present.contains(entry.name) && !streamed(entry.name) {
           present.insert(entry.name)
           result.append(entry)
         }
