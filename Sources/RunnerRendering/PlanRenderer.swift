@@ -26,7 +26,9 @@ package struct PlanRenderer: Sendable {
   ) {
     let graph = selection.graph
     let stages = selection.stages
-    let width = selection.members.map { graph[$0].name.count }.max() ?? 0
+    // Not through a list of the lengths: 8 bytes a task at the plan's peak.
+    var width = 0
+    for node in selection.members { width = max(width, graph[node].name.count) }
     let targets = selection.targets.map { graph[$0].name }.joined(separator: ", ")
     var out =
       "plan for \(graph.file.path): \(selection.members.count) task(s) in \(stages.count) stage(s); targets: \(targets)\n"

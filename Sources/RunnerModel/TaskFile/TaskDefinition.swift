@@ -17,7 +17,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   }
   /// Where the task's key is written.
   package var location: SourceLocation
-  // The flags next to the 12-byte location, in the 4 bytes it leaves: 120 bytes a task.
+  // The flags next to the 12-byte location, in the 4 bytes it leaves.
   /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
   package var isInternal = false
   /// `always: true`, a cleanup: it runs once its dependencies have ended, whatever their
@@ -31,23 +31,33 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// foreground), runs while no other task runs, and its output is not captured.
   package var isInteractive = false
   /// Index in file order: the last tie-breaker of the scheduler, the order of listings.
-  package var index: Int
+  package var index: Int {
+    get { Int(storedIndex) }
+    set { storedIndex = Int32(newValue) }
+  }
+  /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
+  package var scope: Int {
+    get { Int(storedScope) }
+    set { storedScope = Int32(newValue) }
+  }
+  // Both 32-bit, in one word: 104 bytes a task.
+  private var storedIndex: Int32
+  private var storedScope: Int32 = 0
   package var dependencies: [Dependency] = []
   package var action: TaskAction = .group
   package var environment: [EnvironmentEntry] = []
   /// Working directory, relative to the task file's directory.
   package var directory: String?
-  package var priority: Int = 0
   package var sources: [String] = []
   package var outputs: [String] = []
-  /// The file the task is written in: an index into `TaskFile.scopes` (0: the root file).
-  package var scope = 0
   @usableFromInline var rare = RareBox.none
 
   /// The fields few tasks set, read and written as if they were the task's own
   /// (`task.timeout`, through `subscript(dynamicMember:)`).
   package struct Rare: Sendable {
     package var description: String? = nil
+    /// Higher starts first among ready tasks.
+    package var priority: Int = 0
     /// `aliases`: other names the command line (and `deps`, calls) may give the task.
     package var aliases: [String] = []
     /// `key_env`: inherited variables that count in this task's key.
@@ -137,7 +147,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   package init(name: String, location: SourceLocation, index: Int) {
     self.name = name
     self.location = location
-    self.index = index
+    self.storedIndex = Int32(index)
   }
 
   package var hasCommandCondition: Bool {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct TaskLayoutTests {
   @Test func theTaskAndItsListsHaveNoPadding() {
     #expect(MemoryLayout<RunnerModel.SourceLocation>.size == 12)
-    #expect(MemoryLayout<TaskDefinition>.stride == 120)
+    #expect(MemoryLayout<TaskDefinition>.stride == 104)
     #expect(MemoryLayout<Dependency>.stride == 40)
     #expect(MemoryLayout<Command>.stride == 40)
   }
