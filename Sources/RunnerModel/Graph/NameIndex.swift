@@ -1,49 +1,70 @@
 /// Task indices by name: an open-addressing table of indices into the tasks, which hold the
 /// names (a `[String: Int]` would store every name a second time: 50 MB for a million tasks,
 /// 8 MB here).
+///
+/// A slot holds a task's index in its low bits (as many as the table has slots: an index is
+/// less than half of them) and, in the bits above, a few bits of the name's hash: most probes
+/// that do not match are told apart there, without reading the task (a cache miss in a large
+/// file), and a name not in the index (each new key of the file) is mostly found absent so.
 struct NameIndex: Sendable {
-  /// `slots[hash & mask]`, probed linearly: a task's index, or -1.
-  private var slots: [Int32]
-  private var mask: Int
+  private static let empty = UInt32.max
+  private var slots: [UInt32]
+  /// log2 of the slots' count: the bits of a slot that hold the index.
+  private var shift: Int
   /// How many slots hold an index.
   private var count = 0
 
   /// An empty index, for tasks added one at a time (`insert(_:in:)`).
   init() {
-    slots = [Int32](repeating: -1, count: 8)
-    mask = 7
+    slots = [UInt32](repeating: Self.empty, count: 8)
+    shift = 3
   }
 
   /// Of two tasks of one name the later is found.
   init(_ tasks: [TaskDefinition]) {
     var capacity = 8
     while capacity < tasks.count * 2 { capacity *= 2 }
-    slots = [Int32](repeating: -1, count: capacity)
-    mask = capacity - 1
+    slots = [UInt32](repeating: Self.empty, count: capacity)
+    shift = capacity.trailingZeroBitCount
     for index in tasks.indices { insert(index, in: tasks) }
+  }
+
+  private var mask: Int { slots.count - 1 }
+
+  /// The bits of `hash` kept beside an index: its highest, which do not choose the slot.
+  private func tag(_ hash: Int) -> UInt32 {
+    shift >= 32 ? 0 : UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(hash)) >> UInt64(32 + shift))
   }
 
   /// Adds `tasks[index]`; a task of the same name already in the index is found no more.
   mutating func insert(_ index: Int, in tasks: [TaskDefinition]) {
-    if (count + 1) * 2 > slots.count { grow(tasks) }
+    // An index must leave the slot's top index bit clear (an empty slot is all ones).
+    while (count + 1) * 2 > slots.count || index * 2 >= slots.count { grow(tasks) }
     let name = tasks[index].name
-    var slot = name.hashValue & mask
-    while slots[slot] >= 0 {
-      if tasks[Int(slots[slot])].name == name {
-        slots[slot] = Int32(index)
+    let hash = name.hashValue
+    let tag = tag(hash)
+    let entry = tag << shift | UInt32(index)
+    var slot = hash & mask
+    while slots[slot] != Self.empty {
+      if slots[slot] >> shift == tag, tasks[Int(slots[slot] & UInt32(mask))].name == name {
+        slots[slot] = entry
         return
       }
       slot = (slot + 1) & mask
     }
-    slots[slot] = Int32(index)
+    slots[slot] = entry
     count += 1
   }
 
   func index(of name: String, in tasks: [TaskDefinition]) -> Int? {
-    var slot = name.hashValue & mask
-    while slots[slot] >= 0 {
-      let index = Int(slots[slot])
-      if tasks[index].name == name { return index }
+    let hash = name.hashValue
+    let tag = tag(hash)
+    var slot = hash & mask
+    while slots[slot] != Self.empty {
+      if slots[slot] >> shift == tag {
+        let index = Int(slots[slot] & UInt32(mask))
+        if tasks[index].name == name { return index }
+      }
       slot = (slot + 1) & mask
     }
     return nil
@@ -52,12 +73,15 @@ struct NameIndex: Sendable {
   /// Twice the slots, every index placed again.
   private mutating func grow(_ tasks: [TaskDefinition]) {
     let old = slots
-    slots = [Int32](repeating: -1, count: old.count * 2)
-    mask = slots.count - 1
-    for index in old where index >= 0 {
-      var slot = tasks[Int(index)].name.hashValue & mask
-      while slots[slot] >= 0 { slot = (slot + 1) & mask }
-      slots[slot] = index
+    let oldMask = UInt32(mask)
+    slots = [UInt32](repeating: Self.empty, count: old.count * 2)
+    shift += 1
+    for entry in old where entry != Self.empty {
+      let index = entry & oldMask
+      let hash = tasks[Int(index)].name.hashValue
+      var slot = hash & mask
+      while slots[slot] != Self.empty { slot = (slot + 1) & mask }
+      slots[slot] = tag(hash) << shift | index
     }
   }
 }
