@@ -90,6 +90,8 @@ let package = Package(
         "RunnerCache",
         "RunnerRemoteAPI",
         "Imaging",
+        // Ed25519: signing and checking remote cache results.
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRPCCore", package: "grpc-swift-2"),
         .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

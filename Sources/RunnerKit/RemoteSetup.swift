@@ -44,11 +44,18 @@ enum RemoteSetup {
       certificates = FilePath.resolve(ca, in: file.directory)
     }
     let timeout = options.timeout ?? written?.timeout ?? defaultTimeout
+    let signing: CacheSigningKey?
+    let trust: CacheTrust?
+    switch keys(file: file, environment: environment) {
+    case .success(let found): (signing, trust) = found
+    case .failure(let problem): return .failure(problem)
+    }
     var sessions = Sessions()
     do {
       let endpoint = try RemoteEndpoint(parsing: cacheText)
       PrintMask.hide(SecretMask(values: endpoint.secrets))
-      let cache = try RemoteActionCache.connect(endpoint, headers: headers, trustRoots: certificates, timeout: timeout)
+      let cache = try RemoteActionCache.connect(
+        endpoint, headers: headers, trustRoots: certificates, timeout: timeout, signing: signing, trust: trust)
       sessions.cache = RemoteCacheSession(cache, uploads: options.upload ?? written?.upload ?? true)
     } catch {
       return .failure(Problem(text: "\(cachePlace)remote cache: \(error)"))
@@ -64,6 +71,45 @@ enum RemoteSetup {
       return .failure(Problem(text: "\(execPlace)remote execution: \(error)"))
     }
     return .success(sessions)
+  }
+
+  /// The key results are signed with (`RUNNER_REMOTE_SIGNING_KEY`, a path: the key itself is
+  /// never on the command line) and the keys a restored result must be signed by
+  /// (`RUNNER_REMOTE_TRUST`, paths separated by `:`, else `remote.trust`, relative to the file).
+  static func keys(file: TaskFile, environment: [String: String]) -> Result<
+    (signing: CacheSigningKey?, trust: CacheTrust?), Problem
+  > {
+    let named = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+    var signing: CacheSigningKey?
+    if let path = named("RUNNER_REMOTE_SIGNING_KEY") {
+      do {
+        signing = try CacheSigningKey(pem: FileReader.read(path), path: path)
+      } catch let error as CacheKeyError {
+        return .failure(Problem(text: "RUNNER_REMOTE_SIGNING_KEY: \(error)"))
+      } catch {
+        return .failure(Problem(text: "RUNNER_REMOTE_SIGNING_KEY: \(error)"))
+      }
+    }
+    let paths: [String]
+    let place: String
+    if let list = named("RUNNER_REMOTE_TRUST") {
+      paths = list.split(separator: ":").map(String.init)
+      place = "RUNNER_REMOTE_TRUST: "
+    } else if let written = file.remote?.trust {
+      paths = written.map { FilePath.resolve($0, in: file.directory) }
+      place = file.remote?.trustLocation.map { "\($0): " } ?? ""
+    } else {
+      return .success((signing, nil))
+    }
+    do {
+      var files: [(path: String, pem: [UInt8])] = []
+      for path in paths { files.append((path, try FileReader.read(path))) }
+      return .success((signing, try CacheTrust(files)))
+    } catch let error as CacheKeyError {
+      return .failure(Problem(text: "\(place)remote.trust: \(error)"))
+    } catch {
+      return .failure(Problem(text: "\(place)remote.trust: \(error)"))
+    }
   }
 
   /// The executor's address as named (nil: none), for the plan.

@@ -123,9 +123,10 @@ public final class Runner: Sendable {
     if let remote = sessions.cache {
       let (hits, misses, stored) = remote.counts
       let state = remote.isOff ? " (turned off after a fault)" : ""
+      let untrusted = remote.untrusted > 0 ? " (\(remote.untrusted) untrusted)" : ""
       Terminal.write(
         "remote cache \(remote.cache.name)\(state): \(hits) hit\(hits == 1 ? "" : "s"), \(misses) "
-          + "miss\(misses == 1 ? "" : "es"), \(stored) stored\n", to: 2)
+          + "miss\(misses == 1 ? "" : "es")\(untrusted), \(stored) stored\n", to: 2)
       await remote.cache.close()
     }
   }

@@ -25,15 +25,21 @@ protocol BlobServer: Sendable {
 package final class RemoteActionCache: RemoteCache {
   package let name: String
   let server: any BlobServer
+  /// Signs each result stored (`RUNNER_REMOTE_SIGNING_KEY`).
+  let signing: CacheSigningKey?
+  /// Restores only results signed by these keys (`remote.trust`); nil: any result.
+  let trust: CacheTrust?
 
   /// The output file holding the task's values: `key NUL value NUL`, sorted by key.
   static let valuesPath = ".runner/values"
   /// The output file holding an image task's image (PNG).
   static let imagePath = ".runner/image.png"
 
-  init(name: String, server: any BlobServer) {
+  init(name: String, server: any BlobServer, signing: CacheSigningKey? = nil, trust: CacheTrust? = nil) {
     self.name = name
     self.server = server
+    self.signing = signing
+    self.trust = trust
   }
 
   /// Connects to `endpoint` (no exchange happens until the first lookup).
@@ -42,23 +48,38 @@ package final class RemoteActionCache: RemoteCache {
   ///   - headers: sent with every call (`Authorization: Bearer …`).
   ///   - trustRoots: a PEM file of the certificates a TLS server's must chain to.
   ///   - timeout: the deadline of each call.
+  ///   - signing: the key each stored result is signed with.
+  ///   - trust: the keys a result must be signed by to be restored; nil: any result is.
   package static func connect(
-    _ endpoint: RemoteEndpoint, headers: [(name: String, value: String)], trustRoots: String?, timeout: Duration
+    _ endpoint: RemoteEndpoint, headers: [(name: String, value: String)], trustRoots: String?, timeout: Duration,
+    signing: CacheSigningKey? = nil, trust: CacheTrust? = nil
   ) throws(RemoteError) -> RemoteActionCache {
     let server: any BlobServer =
       endpoint.scheme.isGRPC
       ? try REAPIConnection(endpoint, headers: headers, trustRoots: trustRoots, timeout: timeout)
       : try HTTPCache(endpoint, headers: headers, trustRoots: trustRoots, timeout: timeout)
-    return RemoteActionCache(name: endpoint.description, server: server)
+    return RemoteActionCache(name: endpoint.description, server: server, signing: signing, trust: trust)
   }
 
   package func close() async { await server.close() }
 
+  package var trustsOnlySigned: Bool { trust != nil }
+
   package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
     entry: CacheEntry, contents: [String]
   )? {
-    guard let result = try await server.actionResult(for: Digest(key.digest)), result.exitCode == 0 else { return nil }
-    guard var download = try await Self.download(result, from: server, name: name, scratch: scratch) else { return nil }
+    let action = Digest(key.digest)
+    guard let result = try await server.actionResult(for: action), result.exitCode == 0 else { return nil }
+    // Checked before any blob is fetched: an untrusted result costs one call.
+    if let trust, case .untrusted(let keyID) = trust.check(result, key: action) {
+      throw RemoteCacheError(
+        keyID.map { "holds a result signed by key \($0), which is not trusted" } ?? "holds a result that is not signed",
+        untrusted: true)
+    }
+    guard
+      var download = try await Self.download(
+        result, from: server, name: name, scratch: scratch, inlineNeedsDigest: trust != nil)
+    else { return nil }
     if let values = download.runnerFiles[Self.valuesPath] { download.entry.values = try Self.values(values) }
     download.entry.image = download.runnerFiles[Self.imagePath]
     return (download.entry, download.contents)
@@ -67,9 +88,11 @@ package final class RemoteActionCache: RemoteCache {
   /// An ActionResult's outputs, stdout and stderr downloaded: the output files into
   /// `scratch` as a local entry's, the files under `.runner/` (runner's own) in memory. nil
   /// when it holds what a local entry cannot (output directories, symlinks).
-  static func download(_ result: ActionResult, from server: any BlobServer, name: String, scratch: String)
-    async throws(RemoteError) -> (entry: CacheEntry, contents: [String], runnerFiles: [String: [UInt8]])?
-  {
+  /// - Parameter inlineNeedsDigest: stdout or stderr inlined without a digest is corrupt (a
+  ///   signed result's logs are covered by their digests).
+  static func download(
+    _ result: ActionResult, from server: any BlobServer, name: String, scratch: String, inlineNeedsDigest: Bool = false
+  ) async throws(RemoteError) -> (entry: CacheEntry, contents: [String], runnerFiles: [String: [UInt8]])? {
     guard result.outputDirectories.isEmpty, result.outputSymlinks.isEmpty else { return nil }
     var entry = CacheEntry()
     var contents: [String] = []
@@ -98,7 +121,7 @@ package final class RemoteActionCache: RemoteCache {
     ] {
       var bytes = [UInt8](raw)
       if bytes.isEmpty, digest.sizeBytes > 0 { bytes = try await need(digest, from: server, name: name) }
-      guard digest.sizeBytes == 0 || Digest(of: bytes) == digest else {
+      guard digest.sizeBytes == 0 ? !inlineNeedsDigest || bytes.isEmpty : Digest(of: bytes) == digest else {
         throw RemoteError("\(name) sent \(stream) that does not match its digest", corrupt: true)
       }
       guard !bytes.isEmpty else { continue }
@@ -138,6 +161,7 @@ package final class RemoteActionCache: RemoteCache {
       if stream == .stdout { result.stdoutDigest = Digest(of: bytes) } else { result.stderrDigest = Digest(of: bytes) }
     }
     result.outputFiles.sort { $0.path < $1.path }
+    try signing?.sign(&result, key: Digest(key.digest))
     try await server.putBlobs(blobs.filter { !$0.isEmpty })
     try await server.storeActionResult(result, for: Digest(key.digest))
     return true

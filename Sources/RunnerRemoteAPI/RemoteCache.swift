@@ -22,6 +22,14 @@ package protocol RemoteCache: Sendable {
 
   /// Ends its connections.
   func close() async
+
+  /// Whether it restores only results signed by a trusted key (`remote.trust`): a remote
+  /// executor's own cache of results, which nobody signs, is then not asked.
+  var trustsOnlySigned: Bool { get }
+}
+
+extension RemoteCache {
+  package var trustsOnlySigned: Bool { false }
 }
 
 /// Why an exchange with the remote cache failed.
@@ -30,10 +38,13 @@ package struct RemoteCacheError: Error, Sendable, CustomStringConvertible {
   /// The server answered with bytes that are not what it was asked for: this result is
   /// unusable, the server may still serve others.
   package var corrupt: Bool
+  /// The result is not signed by a key the run trusts (`remote.trust`): a miss, not a fault.
+  package var untrusted: Bool
 
-  package init(_ description: String, corrupt: Bool = false) {
+  package init(_ description: String, corrupt: Bool = false, untrusted: Bool = false) {
     self.description = description
     self.corrupt = corrupt
+    self.untrusted = untrusted
   }
 }
 
@@ -52,6 +63,8 @@ package final class RemoteCacheSession: Sendable {
     var hits = 0
     var misses = 0
     var stored = 0
+    /// Results found but not signed by a trusted key (misses too).
+    var untrusted = 0
   }
 
   package init(_ cache: any RemoteCache, uploads: Bool) {
@@ -66,6 +79,9 @@ package final class RemoteCacheSession: Sendable {
     state.withLock { ($0.hits, $0.misses, $0.stored) }
   }
 
+  /// Results found that no trusted key signed, so far (counted among the misses).
+  package var untrusted: Int { state.withLock { $0.untrusted } }
+
   /// The result for `key`; nil on a miss or a fault (warned about once).
   package func fetch(_ key: ActionKey, task: String, scratch: String, warn: (String) -> Void) async -> (
     entry: CacheEntry, contents: [String]
@@ -75,6 +91,19 @@ package final class RemoteCacheSession: Sendable {
       let found = try await cache.fetch(key, scratch: scratch)
       state.withLock { if found == nil { $0.misses += 1 } else { $0.hits += 1 } }
       return found
+    } catch  where error.untrusted {
+      // Said once a run, with the key found: the next ones are counted in the summary.
+      let first = state.withLock { state -> Bool in
+        state.misses += 1
+        state.untrusted += 1
+        return state.untrusted == 1
+      }
+      if first, !Task.isCancelled {
+        warn(
+          "remote cache \(cache.name): '\(task)' \(error), so it is not restored: running it "
+            + "(other untrusted results are counted, not named)")
+      }
+      return nil
     } catch {
       state.withLock { $0.misses += 1 }
       fault(error, doing: "reading '\(task)' from", warn: warn)

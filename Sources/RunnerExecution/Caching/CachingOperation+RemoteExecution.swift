@@ -52,7 +52,9 @@ extension CachingOperation {
       runnable = key.tracedRunnable(task: task.declaredName, extra: extra, tracer: tracer.digest)
       inputs[tracer.digest] = tracer.path
     }
-    let job = RemoteJob(runnable: runnable, inputs: inputs, skipCacheLookup: store.settings.forces(task.index))
+    // The executor's own cache is not signed: with `remote.trust` it is not asked.
+    let skipsCache = store.settings.forces(task.index) || remote.cache?.cache.trustsOnlySigned == true
+    let job = RemoteJob(runnable: runnable, inputs: inputs, skipCacheLookup: skipsCache)
     guard var run = await session.execute(job, task: task.name, scratch: scratch, warn: store.warn) else {
       if Task.isCancelled { throw .cancelled }
       throw .runLocally("remote execution failed")

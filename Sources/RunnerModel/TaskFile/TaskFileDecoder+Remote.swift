@@ -1,5 +1,5 @@
 extension TaskFileDecoder {
-  static let remoteKeys = ["cache", "exec", "jobs", "upload", "ca", "timeout"]
+  static let remoteKeys = ["cache", "exec", "jobs", "upload", "ca", "timeout", "trust"]
 
   /// `remote:`: the remote cache and executor a run uses unless the command line names them. Headers (tokens)
   /// are not written here: they come from `--remote-header` or `RUNNER_REMOTE_HEADERS`.
@@ -35,6 +35,15 @@ extension TaskFileDecoder {
       case "jobs": settings.jobs = reader.integer(entry.value, what: what, range: 1...100_000)
       case "upload": settings.upload = reader.boolean(entry.value, what: what)
       case "ca": settings.certificateAuthority = reader.string(entry.value, what: what)
+      case "trust":
+        guard let files = reader.strings(entry.value, what: what, expected: "a list of public key files")?.map(\.0)
+        else { continue }
+        guard !files.isEmpty, !files.contains(where: \.isEmpty) else {
+          reader.fail(.invalidValue(what: what, reason: "must name at least one public key file"), at: entry.value)
+          continue
+        }
+        settings.trust = files
+        settings.trustLocation = entry.value.location
       case "timeout":
         if let limit = reader.timeLimit(entry.value, what: what) { settings.timeout = limit == .zero ? nil : limit }
       default: break
@@ -61,6 +70,10 @@ package struct RemoteSettings: Sendable {
   package var certificateAuthority: String?
   /// The deadline of each exchange with the server.
   package var timeout: Duration?
+  /// PEM files of the Ed25519 public keys whose signed results are restored (relative to the
+  /// task file), and where the list is written.
+  package var trust: [String]?
+  package var trustLocation: SourceLocation?
   /// Where the address is written (or the section, without one).
   package var location: SourceLocation
 }

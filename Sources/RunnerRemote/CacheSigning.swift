@@ -1,0 +1,167 @@
+import Crypto
+import Foundation
+import REAPI
+import RunnerCache
+import RunnerRemoteAPI
+import SwiftProtobuf
+
+/// Ed25519 signatures on the results runner stores in a remote cache, and their check.
+///
+/// A writer holding a signing key signs, for each result it stores, the message
+/// `runner-cache-v1 NUL <task key hash>/<size> NUL <result hash>/<size>`: the task's key (the
+/// action's digest) and the digest of the result's canonical form — its output files (path,
+/// digest, executable bit, sorted by path), its stdout and stderr digests and its exit code,
+/// rebuilt by the reader, so that what a server adds (inlined logs, metadata) neither breaks
+/// nor escapes the signature. The signature travels inside the entry, as an `Any` in the
+/// result's `execution_metadata.auxiliary_metadata` (REAPI and the HTTP protocol store the
+/// same `ActionResult`): a `ResultSignature { bytes key_id = 1; bytes signature = 2; }`.
+package enum CacheSigning {
+  static let typeURL = "type.googleapis.com/runner.cache.v1.ResultSignature"
+  static let domain = Array("runner-cache-v1\0".utf8)
+  /// DER before the 32-byte seed of a PKCS#8 Ed25519 private key (`openssl genpkey -algorithm ed25519`).
+  static let privatePrefix: [UInt8] = [
+    0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+  ]
+  /// DER before the 32-byte key of an Ed25519 SubjectPublicKeyInfo (`openssl pkey -pubout`).
+  static let publicPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
+
+  /// A key's id: the first 8 bytes of the SHA-256 of its SubjectPublicKeyInfo, in hex
+  /// (`openssl pkey -pubin -in KEY.pub -outform DER | sha256sum | cut -c1-16`).
+  static func id(of publicKey: Curve25519.Signing.PublicKey) -> [UInt8] {
+    Array(SHA256.hash(data: publicPrefix + Array(publicKey.rawRepresentation)).prefix(8))
+  }
+
+  /// What is signed for `result` stored as `key`'s.
+  static func message(_ result: ActionResult, key: Digest) -> [UInt8] {
+    let canonical = canonicalDigest(result)
+    return domain + Array("\(key.hash)/\(key.sizeBytes)\0\(canonical.hash)/\(canonical.sizeBytes)".utf8)
+  }
+
+  /// The digest of the result's canonical form (see the type's comment).
+  static func canonicalDigest(_ result: ActionResult) -> Digest {
+    var canonical = ActionResult()
+    canonical.outputFiles = result.outputFiles.map { file in
+      var kept = Build_Bazel_Remote_Execution_V2_OutputFile()
+      kept.path = file.path
+      kept.digest = file.digest
+      kept.isExecutable = file.isExecutable
+      return kept
+    }.sorted { $0.path < $1.path }
+    if result.stdoutDigest.sizeBytes > 0 { canonical.stdoutDigest = result.stdoutDigest }
+    if result.stderrDigest.sizeBytes > 0 { canonical.stderrDigest = result.stderrDigest }
+    canonical.exitCode = result.exitCode
+    // Proto3 without maps or unknown fields: field order, the same bytes for the same result.
+    return Digest(of: (try? canonical.serializedBytes()) ?? [])
+  }
+
+  /// The signatures a result carries: each key id with its signature.
+  static func signatures(of result: ActionResult) -> [(keyID: [UInt8], signature: [UInt8])] {
+    result.executionMetadata.auxiliaryMetadata.compactMap { any in
+      guard any.typeURL == typeURL else { return nil }
+      let bytes = [UInt8](any.value)
+      guard bytes.count == 76, bytes[0] == 0x0A, bytes[1] == 8, bytes[10] == 0x12, bytes[11] == 64 else { return nil }
+      return (Array(bytes[2..<10]), Array(bytes[12...]))
+    }
+  }
+
+  /// The base64 body of a PEM block labelled `label`, decoded.
+  static func pemBody(_ text: [UInt8], label: String) -> [UInt8]? {
+    let pem = String(decoding: text, as: UTF8.self)
+    let begin = "-----BEGIN \(label)-----"
+    let end = "-----END \(label)-----"
+    guard let start = pem.range(of: begin), let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex)
+    else { return nil }
+    let body = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+    return Data(base64Encoded: String(body)).map { [UInt8]($0) }
+  }
+}
+
+/// A key file that is not what it must be. The message names the file, never its bytes.
+package struct CacheKeyError: Error, Sendable, CustomStringConvertible {
+  package var description: String
+}
+
+/// The key a writer signs its results with: an Ed25519 private key in PEM.
+package struct CacheSigningKey: Sendable {
+  let key: Curve25519.Signing.PrivateKey
+  let keyID: [UInt8]
+  /// The key's id in hex, as warnings name it.
+  package var id: String { ContentHasher.hex(keyID) }
+
+  /// - Parameter pem: the file's bytes, as `openssl genpkey -algorithm ed25519` writes them.
+  package init(pem: [UInt8], path: String) throws(CacheKeyError) {
+    guard let der = CacheSigning.pemBody(pem, label: "PRIVATE KEY"), der.count == 48,
+      Array(der.prefix(16)) == CacheSigning.privatePrefix,
+      let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: der[16...])
+    else {
+      throw CacheKeyError(
+        description:
+          "\(path) is not an Ed25519 private key in PEM, as `openssl genpkey -algorithm ed25519` writes it")
+    }
+    self.key = key
+    keyID = CacheSigning.id(of: key.publicKey)
+  }
+
+  /// `result` signed as `key`'s: its signature added to its auxiliary metadata.
+  func sign(_ result: inout ActionResult, key action: Digest) throws(RemoteCacheError) {
+    let signature: Data
+    do {
+      signature = try key.signature(for: CacheSigning.message(result, key: action))
+    } catch {
+      throw RemoteCacheError("cannot sign the result: \(error)")
+    }
+    var any = Google_Protobuf_Any()
+    any.typeURL = CacheSigning.typeURL
+    any.value = Data([0x0A, 8] + keyID + [0x12, 64] + [UInt8](signature))
+    result.executionMetadata.auxiliaryMetadata.append(any)
+  }
+}
+
+/// The keys whose results a reader restores: Ed25519 public keys in PEM.
+package struct CacheTrust: Sendable {
+  struct Key: Sendable {
+    let key: Curve25519.Signing.PublicKey
+    let id: [UInt8]
+  }
+
+  let keys: [Key]
+
+  /// - Parameter files: each file's path, as named, and its bytes (as `openssl pkey -pubout`
+  ///   writes them).
+  package init(_ files: [(path: String, pem: [UInt8])]) throws(CacheKeyError) {
+    var keys: [Key] = []
+    for (path, pem) in files {
+      guard let der = CacheSigning.pemBody(pem, label: "PUBLIC KEY"), der.count == 44,
+        Array(der.prefix(12)) == CacheSigning.publicPrefix,
+        let key = try? Curve25519.Signing.PublicKey(rawRepresentation: der[12...])
+      else {
+        throw CacheKeyError(
+          description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it")
+      }
+      keys.append(Key(key: key, id: CacheSigning.id(of: key)))
+    }
+    self.keys = keys
+  }
+
+  /// The trusted keys' ids, in hex.
+  package var ids: [String] { keys.map { ContentHasher.hex($0.id) } }
+
+  /// Whether `result`, stored as `key`'s, is signed by a trusted key; else why not.
+  enum Verdict: Equatable {
+    case trusted(keyID: String)
+    /// Signed by no trusted key: the id of the key that signed it, nil when unsigned.
+    case untrusted(keyID: String?)
+  }
+
+  func check(_ result: ActionResult, key action: Digest) -> Verdict {
+    let signatures = CacheSigning.signatures(of: result)
+    guard !signatures.isEmpty else { return .untrusted(keyID: nil) }
+    let message = CacheSigning.message(result, key: action)
+    for (keyID, signature) in signatures {
+      for trusted in keys where trusted.id == keyID {
+        if trusted.key.isValidSignature(signature, for: message) { return .trusted(keyID: ContentHasher.hex(keyID)) }
+      }
+    }
+    return .untrusted(keyID: ContentHasher.hex(signatures[0].keyID))
+  }
+}
