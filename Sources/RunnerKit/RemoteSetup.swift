@@ -56,7 +56,10 @@ enum RemoteSetup {
       PrintMask.hide(SecretMask(values: endpoint.secrets))
       let cache = try RemoteActionCache.connect(
         endpoint, headers: headers, trustRoots: certificates, timeout: timeout, signing: signing, trust: trust)
-      sessions.cache = RemoteCacheSession(cache, uploads: options.upload ?? written?.upload ?? true)
+      // A reader that trusts keys but holds none stores nothing: no reader that trusts could
+      // restore it, and it could replace a signed result.
+      let unsigned = trust != nil && signing == nil
+      sessions.cache = RemoteCacheSession(cache, uploads: !unsigned && (options.upload ?? written?.upload ?? true))
     } catch {
       return .failure(Problem(text: "\(cachePlace)remote cache: \(error)"))
     }
@@ -83,9 +86,11 @@ enum RemoteSetup {
     var signing: CacheSigningKey?
     if let path = named("RUNNER_REMOTE_SIGNING_KEY") {
       do {
-        signing = try CacheSigningKey(pem: FileReader.read(path), path: path)
-      } catch let error as CacheKeyError {
-        return .failure(Problem(text: "RUNNER_REMOTE_SIGNING_KEY: \(error)"))
+        let pem = try readKey(path)
+        // Should a task print the key file, its text is masked as a secret's value is.
+        let lines = String(decoding: pem, as: UTF8.self).split(whereSeparator: \.isNewline)
+        PrintMask.hide(SecretMask(values: lines.filter { !$0.hasPrefix("-----") && $0.count >= 8 }.map(String.init)))
+        signing = try CacheSigningKey(pem: pem, path: path)
       } catch {
         return .failure(Problem(text: "RUNNER_REMOTE_SIGNING_KEY: \(error)"))
       }
@@ -93,22 +98,37 @@ enum RemoteSetup {
     let paths: [String]
     let place: String
     if let list = named("RUNNER_REMOTE_TRUST") {
+      // Relative to the working directory, as any path in the environment.
       paths = list.split(separator: ":").map(String.init)
       place = "RUNNER_REMOTE_TRUST: "
     } else if let written = file.remote?.trust {
       paths = written.map { FilePath.resolve($0, in: file.directory) }
-      place = file.remote?.trustLocation.map { "\($0): " } ?? ""
+      place = (file.remote?.trustLocation.map { "\($0): " } ?? "") + "remote.trust: "
     } else {
-      return .success((signing, nil))
+      // A writer restores only its own results: it never signs one built on a result it
+      // cannot vouch for.
+      return .success((signing, signing.map(CacheTrust.init(signing:))))
     }
     do {
       var files: [(path: String, pem: [UInt8])] = []
-      for path in paths { files.append((path, try FileReader.read(path))) }
+      for path in paths { files.append((path, try readKey(path))) }
       return .success((signing, try CacheTrust(files)))
-    } catch let error as CacheKeyError {
-      return .failure(Problem(text: "\(place)remote.trust: \(error)"))
     } catch {
-      return .failure(Problem(text: "\(place)remote.trust: \(error)"))
+      return .failure(Problem(text: "\(place)\(error)"))
+    }
+  }
+
+  /// A key file's bytes; its error names it as a key, not a task file.
+  static func readKey(_ path: String) throws(CacheKeyError) -> [UInt8] {
+    do {
+      return try FileReader.read(path)
+    } catch {
+      switch error {
+      case .fileNotFound: throw CacheKeyError(description: "cannot find the key file \(path)")
+      case .isDirectory: throw CacheKeyError(description: "the key file \(path) is a directory")
+      case .unreadable(_, let reason): throw CacheKeyError(description: "cannot read the key file \(path): \(reason)")
+      default: throw CacheKeyError(description: "cannot read the key file \(path): \(error)")
+      }
     }
   }
 

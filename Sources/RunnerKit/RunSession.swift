@@ -162,6 +162,8 @@ package struct RunSession: Sendable {
   /// Runner's environment plus the file's `env`: the base of every task's environment.
   package static func environment(of graph: TaskGraph) -> [String: String] {
     var environment = ProcessEnvironment.current
+    // Where the remote cache's signing key is: runner's alone, not its tasks'.
+    environment["RUNNER_REMOTE_SIGNING_KEY"] = nil
     for entry in graph.file.environment {
       environment[entry.name] = entry.origin == .unset ? nil : entry.value.render { _, _ in nil }
     }

@@ -46,12 +46,13 @@ package enum CacheSigning {
       kept.digest = file.digest
       kept.isExecutable = file.isExecutable
       return kept
-    }.sorted { $0.path < $1.path }
+    }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     if result.stdoutDigest.sizeBytes > 0 { canonical.stdoutDigest = result.stdoutDigest }
     if result.stderrDigest.sizeBytes > 0 { canonical.stderrDigest = result.stderrDigest }
     canonical.exitCode = result.exitCode
-    // Proto3 without maps or unknown fields: field order, the same bytes for the same result.
-    return Digest(of: (try? canonical.serializedBytes()) ?? [])
+    // Proto3 without maps or unknown fields: field order, the same bytes for the same result
+    // (and a message of set fields alone always encodes).
+    return Digest(of: try! canonical.serializedBytes())
   }
 
   /// The signatures a result carries: each key id with its signature.
@@ -66,19 +67,33 @@ package enum CacheSigning {
 
   /// The base64 body of a PEM block labelled `label`, decoded.
   static func pemBody(_ text: [UInt8], label: String) -> [UInt8]? {
+    let blocks = pemBodies(text, label: label)
+    return blocks.count == 1 ? blocks[0] : nil
+  }
+
+  /// Every PEM block labelled `label`, decoded (nil for one that is not base64).
+  static func pemBodies(_ text: [UInt8], label: String) -> [[UInt8]?] {
     let pem = String(decoding: text, as: UTF8.self)
     let begin = "-----BEGIN \(label)-----"
     let end = "-----END \(label)-----"
-    guard let start = pem.range(of: begin), let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex)
-    else { return nil }
-    let body = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-    return Data(base64Encoded: String(body)).map { [UInt8]($0) }
+    var bodies: [[UInt8]?] = []
+    var rest = pem.startIndex..<pem.endIndex
+    while let start = pem.range(of: begin, range: rest),
+      let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex)
+    {
+      let body = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+      bodies.append(Data(base64Encoded: String(body)).map { [UInt8]($0) })
+      rest = stop.upperBound..<pem.endIndex
+    }
+    return bodies
   }
 }
 
 /// A key file that is not what it must be. The message names the file, never its bytes.
 package struct CacheKeyError: Error, Sendable, CustomStringConvertible {
   package var description: String
+
+  package init(description: String) { self.description = description }
 }
 
 /// The key a writer signs its results with: an Ed25519 private key in PEM.
@@ -127,20 +142,29 @@ package struct CacheTrust: Sendable {
   let keys: [Key]
 
   /// - Parameter files: each file's path, as named, and its bytes (as `openssl pkey -pubout`
-  ///   writes them).
+  ///   writes them; a file may hold several keys, one block each).
   package init(_ files: [(path: String, pem: [UInt8])]) throws(CacheKeyError) {
     var keys: [Key] = []
     for (path, pem) in files {
-      guard let der = CacheSigning.pemBody(pem, label: "PUBLIC KEY"), der.count == 44,
-        Array(der.prefix(12)) == CacheSigning.publicPrefix,
-        let key = try? Curve25519.Signing.PublicKey(rawRepresentation: der[12...])
-      else {
+      let blocks = CacheSigning.pemBodies(pem, label: "PUBLIC KEY")
+      let found = blocks.compactMap { block -> Curve25519.Signing.PublicKey? in
+        guard let der = block, der.count == 44, Array(der.prefix(12)) == CacheSigning.publicPrefix else { return nil }
+        return try? Curve25519.Signing.PublicKey(rawRepresentation: der[12...])
+      }
+      guard !found.isEmpty, found.count == blocks.count else {
         throw CacheKeyError(
           description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it")
       }
-      keys.append(Key(key: key, id: CacheSigning.id(of: key)))
+      keys += found.map { Key(key: $0, id: CacheSigning.id(of: $0)) }
     }
+    guard !keys.isEmpty else { throw CacheKeyError(description: "no public key file named") }
     self.keys = keys
+  }
+
+  /// Only the signing key's own results: what a writer restores when no keys are named, so
+  /// that it never signs a result built on one it cannot vouch for.
+  package init(signing: CacheSigningKey) {
+    keys = [Key(key: signing.key.publicKey, id: signing.keyID)]
   }
 
   /// The trusted keys' ids, in hex.
@@ -151,17 +175,22 @@ package struct CacheTrust: Sendable {
     case trusted(keyID: String)
     /// Signed by no trusted key: the id of the key that signed it, nil when unsigned.
     case untrusted(keyID: String?)
+    /// Signed by a trusted key, but not as it is now: changed after it was signed.
+    case altered(keyID: String)
   }
 
   func check(_ result: ActionResult, key action: Digest) -> Verdict {
     let signatures = CacheSigning.signatures(of: result)
     guard !signatures.isEmpty else { return .untrusted(keyID: nil) }
     let message = CacheSigning.message(result, key: action)
+    var altered: String?
     for (keyID, signature) in signatures {
       for trusted in keys where trusted.id == keyID {
         if trusted.key.isValidSignature(signature, for: message) { return .trusted(keyID: ContentHasher.hex(keyID)) }
+        altered = ContentHasher.hex(keyID)
       }
     }
+    if let altered { return .altered(keyID: altered) }
     return .untrusted(keyID: ContentHasher.hex(signatures[0].keyID))
   }
 }

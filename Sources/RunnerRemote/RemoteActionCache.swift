@@ -71,10 +71,14 @@ package final class RemoteActionCache: RemoteCache {
     let action = Digest(key.digest)
     guard let result = try await server.actionResult(for: action), result.exitCode == 0 else { return nil }
     // Checked before any blob is fetched: an untrusted result costs one call.
-    if let trust, case .untrusted(let keyID) = trust.check(result, key: action) {
-      throw RemoteCacheError(
-        keyID.map { "holds a result signed by key \($0), which is not trusted" } ?? "holds a result that is not signed",
-        untrusted: true)
+    switch trust?.check(result, key: action) {
+    case .untrusted(let keyID?):
+      throw RemoteCacheError("signed by key \(keyID), which is not trusted", untrusted: true)
+    case .untrusted(nil):
+      throw RemoteCacheError("that is not signed", untrusted: true)
+    case .altered(let keyID):
+      throw RemoteCacheError("that key \(keyID) signed but that was changed since", untrusted: true)
+    case .trusted, nil: break
     }
     guard
       var download = try await Self.download(

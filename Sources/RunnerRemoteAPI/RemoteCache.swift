@@ -39,6 +39,7 @@ package struct RemoteCacheError: Error, Sendable, CustomStringConvertible {
   /// unusable, the server may still serve others.
   package var corrupt: Bool
   /// The result is not signed by a key the run trusts (`remote.trust`): a miss, not a fault.
+  /// The description then completes "holds a result for 'TASK' …".
   package var untrusted: Bool
 
   package init(_ description: String, corrupt: Bool = false, untrusted: Bool = false) {
@@ -91,7 +92,7 @@ package final class RemoteCacheSession: Sendable {
       let found = try await cache.fetch(key, scratch: scratch)
       state.withLock { if found == nil { $0.misses += 1 } else { $0.hits += 1 } }
       return found
-    } catch  where error.untrusted {
+    } catch let error where error.untrusted {
       // Said once a run, with the key found: the next ones are counted in the summary.
       let first = state.withLock { state -> Bool in
         state.misses += 1
@@ -100,7 +101,7 @@ package final class RemoteCacheSession: Sendable {
       }
       if first, !Task.isCancelled {
         warn(
-          "remote cache \(cache.name): '\(task)' \(error), so it is not restored: running it "
+          "remote cache \(cache.name) holds a result for '\(task)' \(error), so it is not restored: running it "
             + "(other untrusted results are counted, not named)")
       }
       return nil

@@ -42,6 +42,8 @@ struct BinaryRunner {
     env.removeValue(forKey: "GITHUB_ACTIONS")
     // `make test` would make runner a client of make's jobserver.
     for name in ["MAKEFLAGS", "MFLAGS", "MAKELEVEL"] { env.removeValue(forKey: name) }
+    // A job that signs its own cache must not make the tests' writers sign.
+    for name in ["RUNNER_REMOTE_SIGNING_KEY", "RUNNER_REMOTE_TRUST"] { env.removeValue(forKey: name) }
     for (key, value) in environment { env[key] = value }
     for key in unsetting { env.removeValue(forKey: key) }
     process.environment = env

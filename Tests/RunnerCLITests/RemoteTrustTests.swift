@@ -12,16 +12,16 @@ import Testing
 struct RemoteTrustTests {
   /// One task whose output comes from a file its key does not cover: two checkouts that
   /// differ there have one key and different outputs, as a poisoned entry has.
-  static let tasks = """
-    remote:
-      trust: [keys/other.pub, keys/ci.pub]
+  /// The task fails if it is handed where the signing key is.
+  static let build = """
     default: [build]
     tasks:
       build:
-        run: mkdir -p out && cat undeclared.txt > out/app.bin && echo built
+        run: test -z "$RUNNER_REMOTE_SIGNING_KEY" && mkdir -p out && cat undeclared.txt > out/app.bin && echo built
         sources: [src/seed.txt]
         outputs: [out/app.bin]
     """
+  static let tasks = "remote:\n  trust: [keys/other.pub, keys/ci.pub]\n" + build
 
   /// Keys made for the run: `ci` and `other` (private and public), and `ci`'s id as openssl
   /// computes it.
@@ -49,8 +49,8 @@ struct RemoteTrustTests {
   }
 
   /// A checkout whose undeclared file says `content`, with the keys' public halves.
-  static func checkout(seed: String, content: String, keys: Keys) throws -> TaskFileProject {
-    let project = try TaskFileProject(tasks)
+  static func checkout(seed: String, content: String, keys: Keys, trusting: Bool = true) throws -> TaskFileProject {
+    let project = try TaskFileProject(trusting ? tasks : build)
     try project.write("src/seed.txt", seed + "\n")
     try project.write("undeclared.txt", content + "\n")
     for name in ["ci", "other"] {
@@ -75,8 +75,8 @@ struct RemoteTrustTests {
     defer { try? FileManager.default.removeItem(at: keys.directory) }
     var projects: [TaskFileProject] = []
     defer { projects.forEach { $0.remove() } }
-    func checkout(_ seed: String, _ content: String) throws -> TaskFileProject {
-      projects.append(try Self.checkout(seed: seed, content: content, keys: keys))
+    func checkout(_ seed: String, _ content: String, trusting: Bool = true) throws -> TaskFileProject {
+      projects.append(try Self.checkout(seed: seed, content: content, keys: keys, trusting: trusting))
       return projects[projects.count - 1]
     }
     var outputs: [BinaryRunner.Output] = []
@@ -92,19 +92,30 @@ struct RemoteTrustTests {
     #expect(reader.read("out/app.bin") == "good\n")
     outputs += [signed, restored]
 
-    // Stored without a key through the same server: a miss for a trusted reader, which runs
-    // the task and gets its own bytes; said once, as not signed.
+    // Stored without a key through the same server (by a job that trusts nothing): a miss for
+    // a trusted reader, which runs the task, gets its own bytes and, holding no key, stores
+    // nothing; said once, as not signed.
     let poisonedSeed = UUID().uuidString
-    let attacker = try checkout(poisonedSeed, "evil")
+    let attacker = try checkout(poisonedSeed, "evil", trusting: false)
     let poisoned = try run(attacker, server)
     #expect(poisoned.status == 0 && poisoned.stderr.contains("1 stored"), "\(poisoned.stderr)")
     let victim = try checkout(poisonedSeed, "good")
     let refused = try run(victim, server)
     #expect(refused.status == 0, "\(refused.stderr)")
-    #expect(refused.stderr.contains("0 hits, 1 miss (1 untrusted)"), "\(refused.stderr)")
-    #expect(refused.stderr.contains("'build' holds a result that is not signed, so it is not restored"))
+    #expect(refused.stderr.contains("0 hits, 1 miss (1 untrusted), 0 stored"), "\(refused.stderr)")
+    #expect(refused.stderr.contains("holds a result for 'build' that is not signed, so it is not restored"))
     #expect(victim.read("out/app.bin") == "good\n")
-    outputs += [poisoned, refused]
+    // A writer that names no trusted keys trusts its own: it does not restore the poisoned
+    // result (and sign what it builds on it); it runs the task and stores its own, signed.
+    let honest = try checkout(poisonedSeed, "good", trusting: false)
+    let replaced = try run(honest, server, environment: ["RUNNER_REMOTE_SIGNING_KEY": keys.ci])
+    #expect(replaced.stderr.contains("0 hits, 1 miss (1 untrusted), 1 stored"), "\(replaced.stderr)")
+    #expect(honest.read("out/app.bin") == "good\n")
+    let later = try checkout(poisonedSeed, "not this")
+    let healed = try run(later, server)
+    #expect(healed.stderr.contains("1 hit"), "\(healed.stderr)")
+    #expect(later.read("out/app.bin") == "good\n")
+    outputs += [poisoned, refused, replaced, healed]
 
     // Signed by a key the reader does not trust (RUNNER_REMOTE_TRUST replaces the file's
     // list, which names that key): a miss, said with the key's id.
@@ -120,7 +131,7 @@ struct RemoteTrustTests {
       ["--remote-upload=false"])
     #expect(onlyCI.status == 0, "\(onlyCI.stderr)")
     #expect(
-      onlyCI.stderr.contains("holds a result signed by key \(try keys.id("other")), which is not trusted"),
+      onlyCI.stderr.contains("holds a result for 'build' signed by key \(try keys.id("other")), which is not trusted"),
       "\(onlyCI.stderr)")
     #expect(careful.read("out/app.bin") == "good\n")
     // The file's list, which trusts that key too, restores it.
@@ -143,13 +154,17 @@ struct RemoteTrustTests {
       }
     }
   }
+}
 
+/// The keys' errors, read before any exchange with a server.
+@Suite struct RemoteKeyErrorTests {
   @Test func aKeyThatIsNotAnEd25519KeyIsAUsageErrorThatShowsNoKey() throws {
-    let project = try TaskFileProject(Self.tasks)
+    let project = try TaskFileProject(RemoteTrustTests.tasks)
     defer { project.remove() }
     _ = try project.shell("openssl genpkey -algorithm x25519 -out x.pem 2>/dev/null")
     let pem = try #require(project.read("x.pem"))
-    let server = ProcessInfo.processInfo.environment["RUNNER_TEST_HTTP_CACHE"]!
+    // No exchange happens before the keys are read: no server is needed.
+    let server = "http://127.0.0.1:9/cache"
     let result = try project.run(
       ["--remote-cache", server],
       environment: ["RUNNER_REMOTE_SIGNING_KEY": project.directory.appendingPathComponent("x.pem").path])
@@ -159,11 +174,20 @@ struct RemoteTrustTests {
     for line in pem.split(separator: "\n") where !line.hasPrefix("-----") {
       #expect(!result.stderr.contains(line) && !result.stdout.contains(line))
     }
-    // A trusted key that is not there: the file's place and the path.
-    try project.write("keys/ci.pub", "not a key\n")
+    // A trusted key file that holds no key: the file's place and the path.
+    try project.write("keys/other.pub", "not a key\n")
+    try project.write("keys/ci.pub", "not a key either\n")
+    let notKey = try project.run(["--remote-cache", server])
+    #expect(notKey.status == 2, "\(notKey.stderr)")
+    #expect(notKey.stderr.contains("tasks.yml:2:10: remote.trust: "), "\(notKey.stderr)")
+    #expect(notKey.stderr.contains("keys/other.pub is not an Ed25519 public key in PEM"), "\(notKey.stderr)")
+    // One that is not there.
+    try FileManager.default.removeItem(at: project.directory.appendingPathComponent("keys/other.pub"))
     let missing = try project.run(["--remote-cache", server])
-    #expect(missing.status == 2, "\(missing.stderr)")
-    #expect(missing.stderr.contains("tasks.yml:2:"), "\(missing.stderr)")
-    #expect(missing.stderr.contains("keys/other.pub") || missing.stderr.contains("keys/ci.pub"), "\(missing.stderr)")
+    #expect(missing.status == 2 && missing.stderr.contains("cannot find the key file "), "\(missing.stderr)")
+    #expect(missing.stderr.contains("keys/other.pub"), "\(missing.stderr)")
+    // A list of no paths.
+    let none = try project.run(["--remote-cache", server], environment: ["RUNNER_REMOTE_TRUST": ":"])
+    #expect(none.status == 2 && none.stderr.contains("RUNNER_REMOTE_TRUST: no public key file named"), "\(none.stderr)")
   }
 }

@@ -7,9 +7,11 @@ import Testing
 
 /// Signatures on remote cache results: keys as openssl writes them, signatures openssl
 /// verifies, and the check a trusted reader makes, on results that went through the servers.
-@Suite struct CacheSigningTests {
+@Suite final class CacheSigningTests {
   /// A directory with `a.pem`/`a.pub` and `b.pem`/`b.pub`, made by openssl.
   let directory: URL
+
+  deinit { try? FileManager.default.removeItem(at: directory) }
 
   init() throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("runner-keys-\(UUID().uuidString)")
@@ -89,7 +91,7 @@ import Testing
     #expect(try trust("a").check(signedByB, key: Self.action) == .untrusted(keyID: idB))
     #expect(try trust("a").check(Self.result(), key: Self.action) == .untrusted(keyID: nil))
     // Signed for another task's key: not this one's.
-    #expect(try trust("a").check(signedByA, key: Digest(of: [1])) == .untrusted(keyID: idA))
+    #expect(try trust("a").check(signedByA, key: Digest(of: [1])) == .altered(keyID: idA))
     // Any part the signature covers changed: an output's digest, its executable bit, a path,
     // the log's digest, an output added.
     let changes: [(inout ActionResult) -> Void] = [
@@ -102,7 +104,8 @@ import Testing
     for change in changes {
       var tampered = signedByA
       change(&tampered)
-      #expect(try trust("a").check(tampered, key: Self.action) == .untrusted(keyID: idA))
+      #expect(try trust("a").check(tampered, key: Self.action) == .altered(keyID: idA))
+      #expect(try trust("b").check(tampered, key: Self.action) == .untrusted(keyID: idA))
     }
     // What a server may add is not covered, and does not break the signature.
     var served = signedByA
@@ -127,6 +130,13 @@ import Testing
     }
     #expect(throws: CacheKeyError.self) { try CacheTrust([("x.pub", try bytes("x.pub"))]) }
     #expect(throws: CacheKeyError.self) { try CacheTrust([("a.pem", try bytes("a.pem"))]) }
+    #expect(throws: CacheKeyError.self) { try CacheTrust([]) }
+    // One file of two keys (with Windows line ends) trusts both; one of a key and a non-key, none.
+    let both =
+      try bytes("a.pub")
+      + Array(String(decoding: try bytes("b.pub"), as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+    #expect(try CacheTrust([("both.pub", both)]).ids == [try signing("a").id, try signing("b").id])
+    #expect(throws: CacheKeyError.self) { try CacheTrust([("mixed.pub", try bytes("a.pub") + bytes("x.pub"))]) }
   }
 
   /// The servers keep the signature as stored; one byte of the result changed through the
@@ -160,7 +170,7 @@ import Testing
       tampered.outputFiles[0].isExecutable.toggle()
       try await server.storeActionResult(tampered, for: action)
       let changed = try #require(try await server.actionResult(for: action))
-      #expect(trust.check(changed, key: action) == .untrusted(keyID: try signing("a").id))
+      #expect(trust.check(changed, key: action) == .altered(keyID: try signing("a").id))
       await server.close()
     }
   }

@@ -60,6 +60,10 @@ extension CachingOperation {
       throw .runLocally("remote execution failed")
     }
     if Task.isCancelled { throw .cancelled }
+    // A server that served its own (unsigned) cache despite `skip_cache_lookup`.
+    if run.cached, remote.cache?.cache.trustsOnlySigned == true {
+      throw .runLocally("its remote executor answered from its own cache, which is not signed")
+    }
     // Checked before the exit code: a run that failed for want of a file it was not sent
     // runs here.
     var prepared = prepared

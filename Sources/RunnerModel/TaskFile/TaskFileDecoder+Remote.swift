@@ -39,7 +39,8 @@ extension TaskFileDecoder {
         guard let files = reader.strings(entry.value, what: what, expected: "a list of public key files")?.map(\.0)
         else { continue }
         guard !files.isEmpty, !files.contains(where: \.isEmpty) else {
-          reader.fail(.invalidValue(what: what, reason: "must name at least one public key file"), at: entry.value)
+          let reason = files.isEmpty ? "must name at least one public key file" : "names an empty path"
+          reader.fail(.invalidValue(what: what, reason: reason), at: entry.value)
           continue
         }
         settings.trust = files
