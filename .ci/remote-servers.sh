@@ -186,6 +186,7 @@ export RUNNER_TEST_HTTPS_CACHE=https://127.0.0.1:$https_port/cache
 export RUNNER_TEST_HTTPS_CA=$dir/tls/ca.pem
 export RUNNER_TEST_PRIVATE_CACHE=http://127.0.0.1:$http_port/private
 export RUNNER_TEST_PRIVATE_TOKEN=runner-test-token
+export RUNNER_TEST_SERVER_DIR=$PWD
 export RUNNER_TEST_BASIC_CACHE='http://runner:test-pass@127.0.0.1:$http_port/basic?sig=signed'
 EOF
 echo "remote servers up: casd 127.0.0.1:$casd_port, BuildGrid 127.0.0.1:$buildgrid_port," \

@@ -33,7 +33,21 @@ enum RemoteSetup {
       cacheText = execText
       cachePlace = execPlace
     }
-    guard let cacheText else { return .success(Sessions()) }
+    var spotCheck: CacheSpotCheck?
+    if let text = options.verifyCache {
+      guard let parsed = CacheSpotCheck(percent: text, seed: options.verifyCacheSeed ?? "") else {
+        return .failure(
+          Problem(text: "--verify-cache: '\(text)' is not a share from 0 to 100 percent (e.g. 5 or 0.5%)"))
+      }
+      spotCheck = parsed.basisPoints > 0 ? parsed : nil
+    }
+    guard let cacheText else {
+      if spotCheck != nil {
+        return .failure(
+          Problem(text: "--verify-cache: no remote cache is named (--remote-cache, RUNNER_REMOTE_CACHE, remote.cache)"))
+      }
+      return .success(Sessions())
+    }
     let headers: [(name: String, value: String)]
     switch self.headers(options, environment: environment) {
     case .success(let found): headers = found
@@ -59,7 +73,8 @@ enum RemoteSetup {
       // A reader that trusts keys but holds none stores nothing: no reader that trusts could
       // restore it, and it could replace a signed result.
       let unsigned = trust != nil && signing == nil
-      sessions.cache = RemoteCacheSession(cache, uploads: !unsigned && (options.upload ?? written?.upload ?? true))
+      sessions.cache = RemoteCacheSession(
+        cache, uploads: !unsigned && (options.upload ?? written?.upload ?? true), spotCheck: spotCheck)
     } catch {
       return .failure(Problem(text: "\(cachePlace)remote cache: \(error)"))
     }

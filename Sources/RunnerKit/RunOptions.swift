@@ -66,6 +66,10 @@ public struct RunOptions: Sendable {
     public var certificateAuthority: String?
     /// `--remote-timeout`: the deadline of each exchange.
     public var timeout: Duration?
+    /// `--verify-cache PERCENT`: the share of remote results run here and compared instead.
+    public var verifyCache: String?
+    /// `--verify-cache-seed TEXT`: which results that share picks.
+    public var verifyCacheSeed: String?
     public init() {}
   }
 

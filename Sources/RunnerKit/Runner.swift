@@ -124,9 +124,11 @@ public final class Runner: Sendable {
       let (hits, misses, stored) = remote.counts
       let state = remote.isOff ? " (turned off after a fault)" : ""
       let untrusted = remote.untrusted > 0 ? " (\(remote.untrusted) untrusted)" : ""
+      let (checked, differed) = remote.checks
+      let checks = remote.spotCheck == nil ? "" : ", \(checked) spot-checked (\(differed) differed)"
       Terminal.write(
         "remote cache \(remote.cache.name)\(state): \(hits) hit\(hits == 1 ? "" : "s"), \(misses) "
-          + "miss\(misses == 1 ? "" : "es")\(untrusted), \(stored) stored\n", to: 2)
+          + "miss\(misses == 1 ? "" : "es")\(untrusted), \(stored) stored\(checks)\n", to: 2)
       await remote.cache.close()
     }
   }

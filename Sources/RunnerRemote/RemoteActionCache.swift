@@ -65,12 +65,11 @@ package final class RemoteActionCache: RemoteCache {
 
   package var trustsOnlySigned: Bool { trust != nil }
 
-  package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
-    entry: CacheEntry, contents: [String]
-  )? {
+  package func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> RemoteResult? {
     let action = Digest(key.digest)
     guard let result = try await server.actionResult(for: action), result.exitCode == 0 else { return nil }
     // Checked before any blob is fetched: an untrusted result costs one call.
+    let signer: String
     switch trust?.check(result, key: action) {
     case .untrusted(let keyID?):
       throw RemoteCacheError("signed by key \(keyID), which is not trusted", untrusted: true)
@@ -78,7 +77,13 @@ package final class RemoteActionCache: RemoteCache {
       throw RemoteCacheError("that is not signed", untrusted: true)
     case .altered(let keyID):
       throw RemoteCacheError("that key \(keyID) signed but that was changed since", untrusted: true)
-    case .trusted, nil: break
+    case .trusted(let keyID):
+      signer = "signed by key \(keyID)"
+    case nil:
+      signer =
+        CacheSigning.signatures(of: result).first.map {
+          "signed by key \(ContentHasher.hex($0.keyID)) (not checked: no remote.trust)"
+        } ?? "not signed"
     }
     guard
       var download = try await Self.download(
@@ -86,7 +91,7 @@ package final class RemoteActionCache: RemoteCache {
     else { return nil }
     if let values = download.runnerFiles[Self.valuesPath] { download.entry.values = try Self.values(values) }
     download.entry.image = download.runnerFiles[Self.imagePath]
-    return (download.entry, download.contents)
+    return RemoteResult(entry: download.entry, contents: download.contents, signer: signer)
   }
 
   /// An ActionResult's outputs, stdout and stderr downloaded: the output files into

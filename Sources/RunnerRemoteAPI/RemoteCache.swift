@@ -11,9 +11,7 @@ package protocol RemoteCache: Sendable {
   /// The result stored for `key` as a local cache entry: its output files downloaded into
   /// `scratch` (`contents[i]` holds `entry.files[i]`), every blob checked against its digest.
   /// nil when the remote cache holds no result for it.
-  func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> (
-    entry: CacheEntry, contents: [String]
-  )?
+  func fetch(_ key: ActionKey, scratch: String) async throws(RemoteCacheError) -> RemoteResult?
 
   /// Stores a local entry (read back from the local cache, its contents in its file) as `key`'s
   /// result: every blob first, the result last. False when the entry cannot be a result (an
@@ -30,6 +28,22 @@ package protocol RemoteCache: Sendable {
 
 extension RemoteCache {
   package var trustsOnlySigned: Bool { false }
+}
+
+/// A result found in the remote cache, as a local cache entry.
+package struct RemoteResult: Sendable {
+  package var entry: CacheEntry
+  /// Where each of `entry.files` was downloaded, in order.
+  package var contents: [String]
+  /// Who vouches for it, for a spot check's report: "signed by key ID", "not signed", or
+  /// "signed by key ID (not checked: no remote.trust)".
+  package var signer: String
+
+  package init(entry: CacheEntry, contents: [String], signer: String) {
+    self.entry = entry
+    self.contents = contents
+    self.signer = signer
+  }
 }
 
 /// Why an exchange with the remote cache failed.
@@ -57,6 +71,8 @@ package final class RemoteCacheSession: Sendable {
   package let cache: any RemoteCache
   /// Whether the run stores what it ran (`--remote-upload=false` makes it read-only).
   package let uploads: Bool
+  /// `--verify-cache`: the share of results found that are run here and compared instead.
+  package let spotCheck: CacheSpotCheck?
   private let faults = RemoteFaults()
   private let state = Mutex(State())
 
@@ -66,11 +82,16 @@ package final class RemoteCacheSession: Sendable {
     var stored = 0
     /// Results found but not signed by a trusted key (misses too).
     var untrusted = 0
+    /// Results found and picked for a spot check (not hits: run here instead).
+    var checked = 0
+    /// Spot-checked results that differed from the run here.
+    var differed = 0
   }
 
-  package init(_ cache: any RemoteCache, uploads: Bool) {
+  package init(_ cache: any RemoteCache, uploads: Bool, spotCheck: CacheSpotCheck? = nil) {
     self.cache = cache
     self.uploads = uploads
+    self.spotCheck = spotCheck
   }
 
   package var isOff: Bool { faults.isOff }
@@ -83,14 +104,33 @@ package final class RemoteCacheSession: Sendable {
   /// Results found that no trusted key signed, so far (counted among the misses).
   package var untrusted: Int { state.withLock { $0.untrusted } }
 
+  /// Results spot-checked so far, and how many of them differed.
+  package var checks: (checked: Int, differed: Int) { state.withLock { ($0.checked, $0.differed) } }
+
+  /// Whether the result stored as `key`'s, when found, is run here and compared rather than
+  /// restored (`--verify-cache`).
+  package func picksForCheck(_ key: ActionKey) -> Bool { spotCheck?.picks(key) ?? false }
+
+  /// Notes that a spot-checked result differed from the run here.
+  package func noteDifference() { state.withLock { $0.differed += 1 } }
+
   /// The result for `key`; nil on a miss or a fault (warned about once).
-  package func fetch(_ key: ActionKey, task: String, scratch: String, warn: (String) -> Void) async -> (
-    entry: CacheEntry, contents: [String]
-  )? {
+  /// - Parameter forCheck: a result found is counted as checked, not as a hit.
+  package func fetch(
+    _ key: ActionKey, task: String, scratch: String, forCheck: Bool = false, warn: (String) -> Void
+  ) async -> RemoteResult? {
     guard !isOff else { return nil }
     do {
       let found = try await cache.fetch(key, scratch: scratch)
-      state.withLock { if found == nil { $0.misses += 1 } else { $0.hits += 1 } }
+      state.withLock { state in
+        if found == nil {
+          state.misses += 1
+        } else if forCheck {
+          state.checked += 1
+        } else {
+          state.hits += 1
+        }
+      }
       return found
     } catch let error where error.untrusted {
       // Said once a run, with the key found: the next ones are counted in the summary.

@@ -44,6 +44,19 @@ struct RemoteOptions: ParsableArguments {
       valueName: "duration"))
   var remoteTimeout: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Spot-check the remote cache: run this share of the results it would restore here, and fail "
+        + "a task whose outputs differ (e.g. 5 or 0.5%).",
+      discussion: "Picked by task key: the same tasks each run until --verify-cache-seed changes.",
+      valueName: "percent"))
+  var verifyCache: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Pick other tasks for --verify-cache (e.g. the CI run's number).", valueName: "text"))
+  var verifyCacheSeed: String?
+
   func settings() -> RunOptions.Remote {
     var settings = RunOptions.Remote()
     settings.cache = remoteCache
@@ -53,6 +66,8 @@ struct RemoteOptions: ParsableArguments {
     settings.upload = remoteUpload
     settings.certificateAuthority = remoteCa
     settings.timeout = remoteTimeout.flatMap(RunOptions.parseDuration)
+    settings.verifyCache = verifyCache
+    settings.verifyCacheSeed = verifyCacheSeed
     return settings
   }
 }

@@ -75,6 +75,28 @@ struct RemoteExecutionTests {
     #expect(noOp.status == 0 && noOp.stderr.contains("0 executed"), "\(noOp.stderr)")
   }
 
+  /// A spot check runs here what the remote cache holds, even for tasks given remote slots: each
+  /// is handed back to a local slot, run, and found the same.
+  @Test func aSpotCheckRunsTasksHereNotOnTheExecutor() throws {
+    let seed = UUID().uuidString
+    let projects = try (0..<2).map { _ in
+      let project = try TaskFileProject(RemoteCacheTests.graph(20))
+      try project.write("src/seed.txt", seed + "\n")
+      return project
+    }
+    defer { projects.forEach { $0.remove() } }
+    let remote = try run(projects[0], ["-j", "2", "--remote-exec", Self.casd])
+    #expect(remote.status == 0 && remote.stderr.contains("20 executed"), "\(remote.stderr)")
+    let checked = try run(projects[1], ["-j", "2", "--remote-exec", Self.casd, "--verify-cache=100"])
+    #expect(checked.status == 0, "\(checked.stdout)\n\(checked.stderr)")
+    #expect(checked.stderr.contains("0 executed, 0 from its cache"), "\(checked.stderr)")
+    #expect(checked.stderr.contains("0 hits, 0 misses, 0 stored, 20 spot-checked (0 differed)"), "\(checked.stderr)")
+    for index in 0..<20 {
+      let name = "out/t\(index).txt"
+      #expect(projects[1].read(name) != nil && projects[1].read(name) == projects[0].read(name), "\(name)")
+    }
+  }
+
   /// examples/remote-cache runs remotely, each task seeing its dependencies' outputs, with
   /// the bytes of a local run (the executable bit included).
   @Test func theExampleRunsRemotelyWithTheBytesOfALocalRun() throws {

@@ -65,6 +65,7 @@ struct RemoteTrustTests {
   ) throws -> BinaryRunner.Output {
     var words = ["--remote-cache", ProcessInfo.processInfo.environment[server]!] + extra
     words += ["--events", project.directory.appendingPathComponent("events.jsonl").path]
+    words += ["--junit", project.directory.appendingPathComponent("report.xml").path]
     if let ca = ProcessInfo.processInfo.environment["RUNNER_TEST_HTTPS_CA"] { words += ["--remote-ca", ca] }
     return try BinaryRunner.run(words, in: project.directory, environment: environment, deadline: .seconds(300))
   }
@@ -141,10 +142,20 @@ struct RemoteTrustTests {
     #expect(trusting.read("out/app.bin") == "evil\n")
     outputs += [other, onlyCI, rotated]
 
-    // The private keys are found in no output, event or cache file.
+    try Self.expectNoKey(keys, in: outputs, projects)
+  }
+
+  /// The private keys are found in no output, report, event or cache file, nor in what the
+  /// servers that keep their data on disk (casd, nginx) were sent.
+  static func expectNoKey(_ keys: Keys, in outputs: [BinaryRunner.Output], _ projects: [TaskFileProject]) throws {
     let secrets = try [keys.ci, keys.other].flatMap { path -> [String] in
       let pem = try String(contentsOfFile: path, encoding: .utf8)
       return pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.map(String.init)
+    }
+    #expect(!secrets.isEmpty)
+    let serverData = ProcessInfo.processInfo.environment["RUNNER_TEST_SERVER_DIR"]
+    for place in ["casd/cas", "http/data/cache"] {
+      #expect(serverData.map { FileManager.default.fileExists(atPath: "\($0)/\(place)") } != false, "no \(place)")
     }
     for secret in secrets {
       for output in outputs { #expect(!output.stdout.contains(secret) && !output.stderr.contains(secret)) }
@@ -152,7 +163,93 @@ struct RemoteTrustTests {
         let found = try project.shell("grep -rlF -- '\(secret)' . || true")
         #expect(found.isEmpty, "the key is in \(found)")
       }
+      if let serverData, let project = projects.first {
+        let found = try project.shell("grep -rlF -- '\(secret)' '\(serverData)/casd' '\(serverData)/http/data' || true")
+        #expect(found.isEmpty, "the key was uploaded: \(found)")
+      }
     }
+  }
+
+  /// Remote execution's own cache of results is not signed: a reader that trusts keys sends
+  /// its jobs with `skip_cache_lookup`, so a result an untrusted job left there is run again.
+  @Test func aTrustedReaderDoesNotTakeTheExecutorsUnsignedCache() throws {
+    let keys = try Self.keys()
+    defer { try? FileManager.default.removeItem(at: keys.directory) }
+    let casd = ProcessInfo.processInfo.environment["RUNNER_TEST_CASD"]!
+    let task = """
+      tasks:
+        build:
+          run: mkdir -p out && date +%s%N > out/app.bin
+          sources: [src/seed.txt]
+          outputs: [out/app.bin]
+      """
+    let seed = UUID().uuidString
+    let untrusted = try TaskFileProject(task)
+    let trusting = try TaskFileProject("remote:\n  trust: [keys/ci.pub]\n" + task)
+    defer { [untrusted, trusting].forEach { $0.remove() } }
+    for project in [untrusted, trusting] { try project.write("src/seed.txt", seed + "\n") }
+    try trusting.write("keys/ci.pub", String(contentsOfFile: keys.directory.path + "/ci.pub", encoding: .utf8))
+    let first = try BinaryRunner.run(
+      ["--remote-exec", casd, "build"], in: untrusted.directory, deadline: .seconds(300))
+    #expect(first.status == 0 && first.stderr.contains("1 executed, 0 from its cache"), "\(first.stderr)")
+    let second = try BinaryRunner.run(
+      ["--remote-exec", casd, "build"], in: trusting.directory, deadline: .seconds(300))
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(second.stderr.contains("0 hits, 1 miss (1 untrusted), 0 stored"), "\(second.stderr)")
+    #expect(second.stderr.contains("1 executed, 0 from its cache"), "\(second.stderr)")
+    #expect(trusting.read("out/app.bin") != nil && trusting.read("out/app.bin") != untrusted.read("out/app.bin"))
+  }
+
+  /// A writer whose key is trusted but whose machine is compromised stores a result that
+  /// differs from what the task builds: a trusted reader restores it, a spot check
+  /// (`--verify-cache=100`) runs the task, fails it naming the key and the file, and keeps the
+  /// bytes it made. An honest result passes the same check.
+  @Test(arguments: RemoteCacheTests.servers)
+  func aSpotCheckCatchesWhatACompromisedTrustedKeySigned(server: String) throws {
+    let keys = try Self.keys()
+    defer { try? FileManager.default.removeItem(at: keys.directory) }
+    var projects: [TaskFileProject] = []
+    defer { projects.forEach { $0.remove() } }
+    func checkout(_ seed: String, _ content: String) throws -> TaskFileProject {
+      projects.append(try Self.checkout(seed: seed, content: content, keys: keys))
+      return projects[projects.count - 1]
+    }
+    let seed = UUID().uuidString
+    let compromised = try checkout(seed, "evil")
+    let stored = try run(compromised, server, environment: ["RUNNER_REMOTE_SIGNING_KEY": keys.ci])
+    #expect(stored.status == 0 && stored.stderr.contains("1 stored"), "\(stored.stderr)")
+    // Signed by a trusted key: without a check, restored.
+    let trusting = try checkout(seed, "good")
+    let fooled = try run(trusting, server)
+    #expect(fooled.stderr.contains("1 hit"), "\(fooled.stderr)")
+    #expect(trusting.read("out/app.bin") == "evil\n")
+
+    let checking = try checkout(seed, "good")
+    let caught = try run(checking, server, ["--verify-cache=100%"])
+    #expect(caught.status == 1, "\(caught.stderr)")
+    #expect(
+      caught.stdout.contains(
+        "✗ build (tasks.yml:5:3): spot check failed: the remote cache's result (signed by key \(try keys.id("ci"))) "
+          + "differs from the run here: 'out/app.bin' differs from byte 0; it was not restored"), "\(caught.stdout)")
+    #expect(caught.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (1 differed)"), "\(caught.stderr)")
+    #expect(checking.read("out/app.bin") == "good\n")
+    // The run here is kept in the local cache, which a later run restores (the remote result
+    // is never asked for again here).
+    let again = try run(checking, server)
+    #expect(again.status == 0 && again.stderr.contains("0 hits, 0 misses"), "\(again.stderr)")
+    #expect(checking.read("out/app.bin") == "good\n")
+
+    // An honest result passes the check, and is not replaced.
+    let honestSeed = UUID().uuidString
+    let writer = try checkout(honestSeed, "good")
+    let signed = try run(writer, server, environment: ["RUNNER_REMOTE_SIGNING_KEY": keys.ci])
+    #expect(signed.stderr.contains("1 stored"), "\(signed.stderr)")
+    let reader = try checkout(honestSeed, "good")
+    let passed = try run(reader, server, ["--verify-cache", "100"])
+    #expect(passed.status == 0, "\(passed.stderr)")
+    #expect(passed.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (0 differed)"), "\(passed.stderr)")
+    #expect(reader.read("out/app.bin") == "good\n")
+    try Self.expectNoKey(keys, in: [stored, fooled, caught, again, signed, passed], projects)
   }
 }
 
@@ -186,6 +283,13 @@ struct RemoteTrustTests {
     let missing = try project.run(["--remote-cache", server])
     #expect(missing.status == 2 && missing.stderr.contains("cannot find the key file "), "\(missing.stderr)")
     #expect(missing.stderr.contains("keys/other.pub"), "\(missing.stderr)")
+    // A spot check's share that is not one.
+    for share in ["101", "-5", "ten", "0.125", "5%%"] {
+      let wrong = try project.run(["--remote-cache", server, "--verify-cache=\(share)"])
+      #expect(wrong.status == 2, "\(wrong.stderr)")
+      #expect(
+        wrong.stderr.contains("--verify-cache: '\(share)' is not a share from 0 to 100 percent"), "\(wrong.stderr)")
+    }
     // A list of no paths.
     let none = try project.run(["--remote-cache", server], environment: ["RUNNER_REMOTE_TRUST": ":"])
     #expect(none.status == 2 && none.stderr.contains("RUNNER_REMOTE_TRUST: no public key file named"), "\(none.stderr)")

@@ -149,11 +149,11 @@ import Testing
     var servers: [any BlobServer] = []
     for variable in TestServers.grpc {
       if let address = TestServers.address(variable) {
-        servers.append(try REAPIConnection(RemoteEndpoint(parsing: address), timeout: .seconds(120)))
+        servers.append(try REAPIConnection(RemoteEndpoint(parsing: address), timeout: REAPIConnectionTests.deadline))
       }
     }
     if let address = TestServers.address("RUNNER_TEST_HTTP_CACHE") {
-      servers.append(try HTTPCache(RemoteEndpoint(parsing: address), timeout: .seconds(120)))
+      servers.append(try HTTPCache(RemoteEndpoint(parsing: address), timeout: REAPIConnectionTests.deadline))
     }
     let trust = try trust("a")
     for server in servers {

@@ -91,8 +91,8 @@ extension CachingOperation {
     let scratch = context.scratchDirectory + "/paths-\(task.index)-\(context.attempt)"
     guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
     defer { CacheFileSystem.removeTree(scratch) }
-    guard let (entry, _) = await remote.fetch(key, task: task.name, scratch: scratch, warn: store.warn),
-      let paths = PathSet.paths(in: entry)
+    guard let found = await remote.fetch(key, task: task.name, scratch: scratch, warn: store.warn),
+      let paths = PathSet.paths(in: found.entry)
     else { return nil }
     next.fingerprint = prepared.fingerprint.discovering(
       Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: [], disk: store.disk), task: task)

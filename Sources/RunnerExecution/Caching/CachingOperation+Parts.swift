@@ -12,6 +12,8 @@ final class WholeTaskRuns: Sendable {
     var remoteKey: ActionKey?
     /// Every part's output so far; nil once too long to keep.
     var log: [CacheEntry.LogChunk]?
+    /// The remote result the whole is compared with when its last part ends (`--verify-cache`).
+    var check: SpotCheckRun?
   }
 
   private let runs = Mutex<[String: Run]>([:])
@@ -70,15 +72,17 @@ extension CachingOperation {
   }
 
   /// The first part, not up to date: runs its commands and leaves the recording to the last part.
-  func runFirstPart(_ prepared: Prepared, _ context: OperationContext) async throws(TaskFailure)
-    -> any OperationResult
+  func runFirstPart(_ prepared: Prepared, _ context: OperationContext, check: SpotCheckRun? = nil)
+    async throws(TaskFailure) -> any OperationResult
   {
     guard let whole = context.task.wholeTask else { return try await inner.run(context) }
     // Until the last part records the whole, no record may call it up to date.
     store.update(context.task.name, nil)
     store.update(whole.name, nil)
     let (result, log) = try await capturing(context)
-    parts.begin(whole.name, WholeTaskRuns.Run(prepared: prepared, remoteKey: remoteKey(prepared, context), log: log))
+    parts.begin(
+      whole.name,
+      WholeTaskRuns.Run(prepared: prepared, remoteKey: remoteKey(prepared, context), log: log, check: check))
     return result
   }
 
@@ -97,6 +101,10 @@ extension CachingOperation {
       return recordUncached(result, context)
     }
     let recorded = record(result, begun.prepared.fingerprint, log: begun.log, context, because: begun.prepared.reason)
+    if let check = begun.check {
+      try finishCheck(check, begun.prepared.fingerprint, context)
+      return recorded
+    }
     await storeRemote(begun.prepared, context, key: begun.remoteKey)
     return recorded
   }

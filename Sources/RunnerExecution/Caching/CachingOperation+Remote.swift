@@ -1,6 +1,26 @@
 import Glibc
+import RunnerBasics
 import RunnerCache
+import RunnerEvents
 import RunnerRemoteAPI
+
+/// What the remote cache gave for a task that neither was up to date nor in the local cache.
+enum RemoteLookup {
+  /// Its result, restored.
+  case restored(any OperationResult)
+  /// Its result, picked for a spot check (`--verify-cache`): the task runs here, then
+  /// `finishCheck` compares.
+  case check(SpotCheckRun)
+  /// Picked for a spot check in a remote slot: run in a local one (it is fetched there).
+  case handBack
+}
+
+/// A result found in the remote cache and picked for a spot check, downloaded into `scratch`
+/// until the run here ends.
+struct SpotCheckRun: Sendable {
+  var found: RemoteResult
+  var scratch: String
+}
 
 /// The remote cache (`RunSettings.remote`): asked after the local cache misses, given what
 /// runs. A remote result goes through the local cache — saved there, then restored as a local
@@ -31,26 +51,67 @@ extension CachingOperation {
     return key.digest.hash == prepared.fingerprint.value ? key : nil
   }
 
-  /// The remote result for this task, restored; nil on a miss or a fault.
-  func restoreRemote(_ prepared: Prepared, _ context: OperationContext) async -> (any OperationResult)? {
+  /// The remote result for this task, restored, or picked for a spot check; nil on a miss or
+  /// a fault.
+  func restoreRemote(_ prepared: Prepared, _ context: OperationContext) async -> RemoteLookup? {
     guard let remote = remote.cache, let key = remoteKey(prepared, context) else { return nil }
+    let forCheck = remote.picksForCheck(key)
+    // Fetched in the local slot it runs in: a remote slot hands it back first.
+    if forCheck, context.remoteSlot { return .handBack }
     let scratch = context.scratchDirectory + "/remote-\(context.task.index)-\(context.attempt)"
     guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
+    guard
+      let found = await remote.fetch(
+        key, task: context.task.name, scratch: scratch, forCheck: forCheck, warn: store.warn)
+    else {
+      CacheFileSystem.removeTree(scratch)
+      return nil
+    }
+    if forCheck { return .check(SpotCheckRun(found: found, scratch: scratch)) }
     defer { CacheFileSystem.removeTree(scratch) }
-    guard let (entry, contents) = await remote.fetch(key, task: context.task.name, scratch: scratch, warn: store.warn)
-    else { return nil }
     let stored: Int64
     do {
-      stored = try store.cache.save(entry, contents: contents, for: prepared.fingerprint.value)
+      stored = try store.cache.save(found.entry, contents: found.contents, for: prepared.fingerprint.value)
     } catch {
       store.warn("cannot keep '\(context.task.name)' from the remote cache: \(error); running it")
       return nil
     }
-    return restore(
+    let result = restore(
       prepared.fingerprint, context, concluded: .restoredRemotely, stored: stored, outcome: .restoredRemotely,
       because: prepared.reason)
+    return result.map(RemoteLookup.restored)
   }
 
+  /// Ends a spot check after the task ran here and was recorded under `fingerprint`: the
+  /// outputs of its local entry compared with the remote result's. A difference fails the
+  /// task, naming the key that signed the result and the first differing file; the files in
+  /// place are this run's, and no record calls the task up to date.
+  func finishCheck(_ check: SpotCheckRun, _ fingerprint: Fingerprint, _ context: OperationContext)
+    throws(TaskFailure)
+  {
+    defer { CacheFileSystem.removeTree(check.scratch) }
+    let task = context.task
+    guard let here = try? store.cache.load(fingerprint.value) else {
+      return store.warn("\(task.name): not spot-checked: its run here left no cache entry to compare with")
+    }
+    guard let difference = CacheSpotCheck.firstDifference(found: check.found.entry, here: here) else { return }
+    remote.cache?.noteDifference()
+    store.update(task.name, nil)
+    if let whole = task.wholeTask {
+      store.update(whole.name, nil)
+      store.update(whole.firstPart, nil)
+    }
+    var at = ""
+    if let path = difference.path, let index = check.found.entry.files.firstIndex(where: { $0.path == path }),
+      let offset = CacheFileSystem.firstDifference(
+        check.found.contents[index], FilePath.resolve(path, in: context.workingDirectory))
+    {
+      at = " from byte \(offset)"
+    }
+    throw .message(
+      "spot check failed: the remote cache's result (\(check.found.signer)) differs from the run here: "
+        + "\(difference)\(at); it was not restored")
+  }
   /// Gives what the task's run stored in the local cache to the remote cache. Until the upload
   /// is done, `.runner/uploads` names it (`IncrementalStore.markUploadPending`): one cut short
   /// is made by a later run.

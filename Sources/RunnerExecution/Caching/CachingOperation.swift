@@ -180,20 +180,27 @@ struct CachingOperation: TaskOperation {
     }
     prepared.reason = reason
     // A task with a depfile no record has read is looked up by the files its path set names.
+    var check: SpotCheckRun?
+    var handBack = false
     if !store.settings.forces(task.index), let lookup = await lookupKey(prepared, context) {
       if store.settings.useCache, let result = restore(lookup.fingerprint, context, because: reason) {
         if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
       }
-      if let result = await restoreRemote(lookup, context) {
+      switch await restoreRemote(lookup, context) {
+      case .restored(let result):
         if isNew { context.output.recordDecision(.restore(because: reason)) }
         return standsForParts(result, context)
+      case .check(let picked): check = picked
+      case .handBack: handBack = true
+      case nil: break
       }
     }
     if Task.isCancelled { throw .cancelled }
     if isNew { context.output.recordDecision(.run(because: reason)) }
+    if handBack { throw .runLocally("picked for a spot check of the remote cache") }
     if context.remoteSlot { return try await executeRemotely(prepared, context) }
-    if Self.decides(task) { return try await runFirstPart(prepared, context) }
+    if Self.decides(task) { return try await runFirstPart(prepared, context, check: check) }
     let capture = LogCapture(forward: context.output)
     var running = context
     running.output = TaskOutput(
@@ -217,6 +224,11 @@ struct CachingOperation: TaskOperation {
       throw error
     }
     let recorded = record(result, prepared.fingerprint, log: capture.lines, context, because: reason)
+    // A spot-checked result is in the remote cache already: compared, not replaced.
+    if let check {
+      try finishCheck(check, prepared.fingerprint, context)
+      return recorded
+    }
     await storeRemote(prepared, context)
     await storePathSet(prepared, context)
     return recorded

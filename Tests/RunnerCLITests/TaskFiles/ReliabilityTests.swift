@@ -127,8 +127,13 @@ import Testing
       runner=$!
       while [ ! -s pid ]; do sleep 0.05; done
       kill -TSTP $runner
-      sleep 0.3
-      echo "runner=$(cut -d' ' -f3 /proc/$runner/stat) task=$(cut -d' ' -f3 /proc/$(cat pid)/stat)"
+      # Both stopped, within 10 s (a loaded machine may catch the task in a system call first).
+      for _ in $(seq 1 200); do
+        r=$(cut -d' ' -f3 /proc/$runner/stat) t=$(cut -d' ' -f3 /proc/$(cat pid)/stat)
+        [ "$r$t" = TT ] && break
+        sleep 0.05
+      done
+      echo "runner=$r task=$t"
       touch go
       kill -CONT $runner
       wait $runner
