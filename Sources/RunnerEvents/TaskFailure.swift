@@ -15,6 +15,9 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
   case interrupted(Int32)
   /// Any other reason, already worded (image steps use it).
   case message(String)
+  /// A spot check found the remote cache's result different from the run here (`--verify-cache`):
+  /// not retried, since another attempt would restore the run's own entry and pass.
+  case spotCheck(String)
   /// The task was given a remote slot but must run here (why): the scheduler queues it again
   /// for a local one. Never a final outcome.
   case runLocally(String)
@@ -29,7 +32,16 @@ package enum TaskFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case .cancelled: return "cancelled"
     case .interrupted: return "interrupted at its terminal"
     case .message(let text): return text
+    case .spotCheck(let text): return text
     case .runLocally(let reason): return "runs here: \(reason)"
+    }
+  }
+
+  /// Whether another attempt could end otherwise (`retries:`).
+  package var isRetryable: Bool {
+    switch self {
+    case .cancelled, .runLocally, .spotCheck: false
+    default: true
     }
   }
 

@@ -40,6 +40,8 @@ enum RemoteSetup {
           Problem(text: "--verify-cache: '\(text)' is not a share from 0 to 100 percent (e.g. 5 or 0.5%)"))
       }
       spotCheck = parsed.basisPoints > 0 ? parsed : nil
+    } else if options.verifyCacheSeed != nil {
+      return .failure(Problem(text: "--verify-cache-seed picks tasks for --verify-cache, which is not given"))
     }
     guard let cacheText else {
       if spotCheck != nil {

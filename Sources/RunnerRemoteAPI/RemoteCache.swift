@@ -111,23 +111,27 @@ package final class RemoteCacheSession: Sendable {
   /// restored (`--verify-cache`).
   package func picksForCheck(_ key: ActionKey) -> Bool { spotCheck?.picks(key) ?? false }
 
-  /// Notes that a spot-checked result differed from the run here.
-  package func noteDifference() { state.withLock { $0.differed += 1 } }
+  /// Notes a spot check made: a result compared with the run here.
+  package func noteCheck(differed: Bool) {
+    state.withLock { state in
+      state.checked += 1
+      if differed { state.differed += 1 }
+    }
+  }
 
   /// The result for `key`; nil on a miss or a fault (warned about once).
-  /// - Parameter forCheck: a result found is counted as checked, not as a hit.
+  /// - Parameter forCheck: a result found is not a hit: it is counted when its check ends.
   package func fetch(
     _ key: ActionKey, task: String, scratch: String, forCheck: Bool = false, warn: (String) -> Void
   ) async -> RemoteResult? {
     guard !isOff else { return nil }
     do {
       let found = try await cache.fetch(key, scratch: scratch)
+      // A result picked for a check is counted when the check ends (`noteCheck`).
       state.withLock { state in
         if found == nil {
           state.misses += 1
-        } else if forCheck {
-          state.checked += 1
-        } else {
+        } else if !forCheck {
           state.hits += 1
         }
       }

@@ -20,6 +20,7 @@ struct RemoteTrustTests {
         run: test -z "$RUNNER_REMOTE_SIGNING_KEY" && mkdir -p out && cat undeclared.txt > out/app.bin && echo built
         sources: [src/seed.txt]
         outputs: [out/app.bin]
+        retries: 1
     """
   static let tasks = "remote:\n  trust: [keys/other.pub, keys/ci.pub]\n" + build
 
@@ -200,6 +201,86 @@ struct RemoteTrustTests {
     #expect(trusting.read("out/app.bin") != nil && trusting.read("out/app.bin") != untrusted.read("out/app.bin"))
   }
 
+  /// A task with calls is checked as a whole, when its last part ends: the output its first
+  /// part wrote differs from the compromised result's, and the task fails.
+  @Test func aTaskWithCallsIsCheckedWhenItsLastPartEnds() throws {
+    let keys = try Self.keys()
+    defer { try? FileManager.default.removeItem(at: keys.directory) }
+    let casd = ProcessInfo.processInfo.environment["RUNNER_TEST_CASD"]!
+    let task = """
+      remote:
+        trust: [keys/ci.pub]
+      tasks:
+        helper:
+          run: echo helping
+        build:
+          sources: [src/seed.txt]
+          outputs: [out/app.bin, out/note.txt]
+          run:
+            - mkdir -p out && cat undeclared.txt > out/app.bin
+            - task: helper
+            - echo "v=$(cat undeclared.txt)" >> "$RUNNER_OUTPUT" && echo same > out/note.txt
+      """
+    let seed = UUID().uuidString
+    func checkout(_ content: String) throws -> TaskFileProject {
+      let project = try TaskFileProject(task)
+      try project.write("src/seed.txt", seed + "\n")
+      try project.write("undeclared.txt", content + "\n")
+      try project.write("keys/ci.pub", String(contentsOfFile: keys.directory.path + "/ci.pub", encoding: .utf8))
+      return project
+    }
+    let projects = try [checkout("evil"), checkout("evil"), checkout("good")]
+    defer { projects.forEach { $0.remove() } }
+    let stored = try BinaryRunner.run(
+      ["--remote-cache", casd, "build"], in: projects[0].directory,
+      environment: ["RUNNER_REMOTE_SIGNING_KEY": keys.ci])
+    #expect(stored.status == 0 && stored.stderr.contains("1 stored"), "\(stored.stdout)\n\(stored.stderr)")
+    // The same bytes: the whole passes.
+    let same = try BinaryRunner.run(["--remote-cache", casd, "--verify-cache=100", "build"], in: projects[1].directory)
+    #expect(same.status == 0, "\(same.stdout)\n\(same.stderr)")
+    #expect(same.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (0 differed)"), "\(same.stderr)")
+    #expect(same.stdout.contains("helping"), "the calls ran: \(same.stdout)")
+    let caught = try BinaryRunner.run(
+      ["--remote-cache", casd, "--verify-cache=100", "build"], in: projects[2].directory)
+    #expect(caught.status == 1, "\(caught.stdout)\n\(caught.stderr)")
+    #expect(
+      caught.stdout.contains(
+        "spot check failed: the remote cache's result (signed by key \(try keys.id("ci"))) differs from the run "
+          + "here: 'out/app.bin' differs from byte 0"), "\(caught.stdout)")
+    #expect(caught.stderr.contains("1 spot-checked (1 differed)"), "\(caught.stderr)")
+    #expect(projects[2].read("out/app.bin") == "good\n")
+  }
+
+  /// An image task's result passes a spot check: its image and its saved file compared byte
+  /// for byte.
+  @Test func anImageTaskPassesASpotCheck() throws {
+    let casd = ProcessInfo.processInfo.environment["RUNNER_TEST_CASD"]!
+    let task = """
+      tasks:
+        gray:
+          image:
+            - load: in.png
+            - resize: { width: \(Int.random(in: 2...64)) }
+            - grayscale
+            - save: out/gray.png
+      """
+    let png = try #require(
+      Data(
+        base64Encoded:
+          "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="))
+    let projects = try (0..<2).map { _ in try TaskFileProject(task) }
+    defer { projects.forEach { $0.remove() } }
+    for project in projects { try png.write(to: project.directory.appendingPathComponent("in.png")) }
+    let stored = try BinaryRunner.run(["--remote-cache", casd, "gray"], in: projects[0].directory)
+    #expect(stored.status == 0, "\(stored.stdout)\n\(stored.stderr)")
+    let checked = try BinaryRunner.run(
+      ["--remote-cache", casd, "--verify-cache=100", "gray"], in: projects[1].directory)
+    #expect(checked.status == 0, "\(checked.stdout)\n\(checked.stderr)")
+    #expect(checked.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (0 differed)"), "\(checked.stderr)")
+    let images = try projects.map { try Data(contentsOf: $0.directory.appendingPathComponent("out/gray.png")) }
+    #expect(!images[1].isEmpty && images[1] == images[0])
+  }
+
   /// A writer whose key is trusted but whose machine is compromised stores a result that
   /// differs from what the task builds: a trusted reader restores it, a spot check
   /// (`--verify-cache=100`) runs the task, fails it naming the key and the file, and keeps the
@@ -232,6 +313,8 @@ struct RemoteTrustTests {
         "✗ build (tasks.yml:5:3): spot check failed: the remote cache's result (signed by key \(try keys.id("ci"))) "
           + "differs from the run here: 'out/app.bin' differs from byte 0; it was not restored"), "\(caught.stdout)")
     #expect(caught.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (1 differed)"), "\(caught.stderr)")
+    // Not retried: another attempt would restore the run's own entry and pass.
+    #expect(!caught.stdout.contains("attempt 2"), "\(caught.stdout)")
     #expect(checking.read("out/app.bin") == "good\n")
     // The run here is kept in the local cache, which a later run restores (the remote result
     // is never asked for again here).
@@ -290,6 +373,9 @@ struct RemoteTrustTests {
       #expect(
         wrong.stderr.contains("--verify-cache: '\(share)' is not a share from 0 to 100 percent"), "\(wrong.stderr)")
     }
+    let seedAlone = try project.run(["--remote-cache", server, "--verify-cache-seed=7"])
+    #expect(seedAlone.status == 2, "\(seedAlone.stderr)")
+    #expect(seedAlone.stderr.contains("--verify-cache-seed picks tasks for --verify-cache"), "\(seedAlone.stderr)")
     // A list of no paths.
     let none = try project.run(["--remote-cache", server], environment: ["RUNNER_REMOTE_TRUST": ":"])
     #expect(none.status == 2 && none.stderr.contains("RUNNER_REMOTE_TRUST: no public key file named"), "\(none.stderr)")

@@ -102,7 +102,7 @@ extension CachingOperation {
     }
     let recorded = record(result, begun.prepared.fingerprint, log: begun.log, context, because: begun.prepared.reason)
     if let check = begun.check {
-      try finishCheck(check, begun.prepared.fingerprint, context)
+      try finishCheck(check, result, begun.prepared.fingerprint, context)
       return recorded
     }
     await storeRemote(begun.prepared, context, key: begun.remoteKey)

@@ -1,4 +1,5 @@
 import Glibc
+import Imaging
 import RunnerBasics
 import RunnerCache
 import RunnerEvents
@@ -20,6 +21,8 @@ enum RemoteLookup {
 struct SpotCheckRun: Sendable {
   var found: RemoteResult
   var scratch: String
+  /// The fingerprint the result was looked up under: the run here must be recorded under it.
+  var key: String
 }
 
 /// The remote cache (`RunSettings.remote`): asked after the local cache misses, given what
@@ -56,8 +59,6 @@ extension CachingOperation {
   func restoreRemote(_ prepared: Prepared, _ context: OperationContext) async -> RemoteLookup? {
     guard let remote = remote.cache, let key = remoteKey(prepared, context) else { return nil }
     let forCheck = remote.picksForCheck(key)
-    // Fetched in the local slot it runs in: a remote slot hands it back first.
-    if forCheck, context.remoteSlot { return .handBack }
     let scratch = context.scratchDirectory + "/remote-\(context.task.index)-\(context.attempt)"
     guard mkdir(scratch, 0o700) == 0 || errno == EEXIST else { return nil }
     guard
@@ -67,7 +68,15 @@ extension CachingOperation {
       CacheFileSystem.removeTree(scratch)
       return nil
     }
-    if forCheck { return .check(SpotCheckRun(found: found, scratch: scratch)) }
+    if forCheck {
+      // Run here, never on the executor: a remote slot hands the task back to a local one,
+      // where it is fetched again.
+      if context.remoteSlot {
+        CacheFileSystem.removeTree(scratch)
+        return .handBack
+      }
+      return .check(SpotCheckRun(found: found, scratch: scratch, key: prepared.fingerprint.value))
+    }
     defer { CacheFileSystem.removeTree(scratch) }
     let stored: Int64
     do {
@@ -82,20 +91,37 @@ extension CachingOperation {
     return result.map(RemoteLookup.restored)
   }
 
-  /// Ends a spot check after the task ran here and was recorded under `fingerprint`: the
-  /// outputs of its local entry compared with the remote result's. A difference fails the
-  /// task, naming the key that signed the result and the first differing file; the files in
-  /// place are this run's, and no record calls the task up to date.
-  func finishCheck(_ check: SpotCheckRun, _ fingerprint: Fingerprint, _ context: OperationContext)
-    throws(TaskFailure)
-  {
+  /// Ends a spot check after the task ran here: what its run left — the output files in place
+  /// (path, content, executable bit), its values and its image — compared with the remote
+  /// result. A difference fails the task (not retried), naming the key that signed the result
+  /// and the first differing file; the files in place are this run's, and no record calls the
+  /// task up to date.
+  ///
+  /// - Parameter fingerprint: the key the run was recorded under; nil when it was not
+  ///   (a traced run that was not whole).
+  func finishCheck(
+    _ check: SpotCheckRun, _ result: any OperationResult, _ fingerprint: Fingerprint?, _ context: OperationContext
+  ) throws(TaskFailure) {
     defer { CacheFileSystem.removeTree(check.scratch) }
     let task = context.task
-    guard let here = try? store.cache.load(fingerprint.value) else {
-      return store.warn("\(task.name): not spot-checked: its run here left no cache entry to compare with")
+    guard let fingerprint, fingerprint.value == check.key else {
+      // The run read other files than those the result's key names: not the same action.
+      return store.warn(
+        "\(task.name): not spot-checked: its run here read other inputs than the remote cache's result was stored for")
     }
-    guard let difference = CacheSpotCheck.firstDifference(found: check.found.entry, here: here) else { return }
-    remote.cache?.noteDifference()
+    var here = CacheEntry()
+    let paths = SourceGlob.expand(Fingerprint.outputPatterns(of: task), in: context.workingDirectory)
+    let previous = store.record(task.name)?.outputs ?? []
+    for file in Fingerprint.hashFiles(paths, in: context.workingDirectory, previous: previous, disk: store.disk) {
+      guard let content = file.content else { continue }
+      here.files.append(
+        CacheEntry.File(path: file.path, mode: file.executable ? 0o755 : 0o644, size: content.size, hash: content.hash))
+    }
+    here.values = ((result as? any OutputProviding)?.outputs ?? [:]).map { (key: $0.key, value: $0.value) }
+    here.image = ((result as? any ImageProviding)?.image).flatMap { try? ImageCodec.encodePNG($0, fast: true) }
+    let difference = CacheSpotCheck.firstDifference(found: check.found.entry, here: here)
+    remote.cache?.noteCheck(differed: difference != nil)
+    guard let difference else { return }
     store.update(task.name, nil)
     if let whole = task.wholeTask {
       store.update(whole.name, nil)
@@ -108,10 +134,11 @@ extension CachingOperation {
     {
       at = " from byte \(offset)"
     }
-    throw .message(
+    throw .spotCheck(
       "spot check failed: the remote cache's result (\(check.found.signer)) differs from the run here: "
         + "\(difference)\(at); it was not restored")
   }
+
   /// Gives what the task's run stored in the local cache to the remote cache. Until the upload
   /// is done, `.runner/uploads` names it (`IncrementalStore.markUploadPending`): one cut short
   /// is made by a later run.

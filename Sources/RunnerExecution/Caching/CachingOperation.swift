@@ -196,6 +196,8 @@ struct CachingOperation: TaskOperation {
       case nil: break
       }
     }
+    // A check's download goes when the run ends, whichever way (a whole task's with its last part).
+    defer { if let check, !Self.decides(task) { CacheFileSystem.removeTree(check.scratch) } }
     if Task.isCancelled { throw .cancelled }
     if isNew { context.output.recordDecision(.run(because: reason)) }
     if handBack { throw .runLocally("picked for a spot check of the remote cache") }
@@ -216,6 +218,7 @@ struct CachingOperation: TaskOperation {
       guard let found = try discovering(fingerprint, context, before: before) else {
         // Traced, but not whole: never recorded (nor cached) as if it were.
         store.update(task.name, nil)
+        if let check { try finishCheck(check, result, nil, context) }
         return recordUncached(result, context)
       }
       prepared.fingerprint = found
@@ -226,10 +229,10 @@ struct CachingOperation: TaskOperation {
     let recorded = record(result, prepared.fingerprint, log: capture.lines, context, because: reason)
     // A spot-checked result is in the remote cache already: compared, not replaced.
     if let check {
-      try finishCheck(check, prepared.fingerprint, context)
-      return recorded
+      try finishCheck(check, result, prepared.fingerprint, context)
+    } else {
+      await storeRemote(prepared, context)
     }
-    await storeRemote(prepared, context)
     await storePathSet(prepared, context)
     return recorded
   }

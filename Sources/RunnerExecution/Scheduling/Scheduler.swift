@@ -332,8 +332,7 @@ package struct Scheduler: Sendable {
     let task = context.task.index
     while true {
       let result = await runOnce(operation, context: context)
-      guard case .failure(let failure) = result, failure != .cancelled, context.attempt <= retries,
-        !Task.isCancelled, !failure.isRunLocally
+      guard case .failure(let failure) = result, failure.isRetryable, context.attempt <= retries, !Task.isCancelled
       else {
         return .finished(task, result, tail: context.output.tail, attempts: context.attempt)
       }
