@@ -37,7 +37,9 @@ enum RemoteSetup {
     if let text = options.verifyCache {
       guard let parsed = CacheSpotCheck(percent: text, seed: options.verifyCacheSeed ?? "") else {
         return .failure(
-          Problem(text: "--verify-cache: '\(text)' is not a share from 0 to 100 percent (e.g. 5 or 0.5%)"))
+          Problem(
+            text: "--verify-cache: '\(text)' is not a share from 0 to 100 percent, to two decimals at most "
+              + "(e.g. 5 or 0.5%)"))
       }
       spotCheck = parsed.basisPoints > 0 ? parsed : nil
     } else if options.verifyCacheSeed != nil {
@@ -73,8 +75,15 @@ enum RemoteSetup {
       let cache = try RemoteActionCache.connect(
         endpoint, headers: headers, trustRoots: certificates, timeout: timeout, signing: signing, trust: trust)
       // A reader that trusts keys but holds none stores nothing: no reader that trusts could
-      // restore it, and it could replace a signed result.
-      let unsigned = trust != nil && signing == nil
+      // restore it, and it could replace a signed result. Nor does a writer whose key the same
+      // list does not trust (a key rotated in before the readers trust it).
+      var unsigned = trust != nil && signing == nil
+      if let signing, let trust, !trust.trusts(signing) {
+        unsigned = true
+        Terminal.write(
+          "warning: RUNNER_REMOTE_SIGNING_KEY: key \(signing.id) is not among the trusted keys ("
+            + trust.ids.joined(separator: ", ") + "): nothing is stored in the remote cache\n", to: 2)
+      }
       sessions.cache = RemoteCacheSession(
         cache, uploads: !unsigned && (options.upload ?? written?.upload ?? true), spotCheck: spotCheck)
     } catch {

@@ -109,9 +109,12 @@ package struct CacheSigningKey: Sendable {
       Array(der.prefix(16)) == CacheSigning.privatePrefix,
       let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: der[16...])
     else {
+      let hint =
+        !CacheSigning.pemBodies(pem, label: "ENCRYPTED PRIVATE KEY").isEmpty
+        ? " (it is encrypted: runner takes no passphrase)" : ""
       throw CacheKeyError(
         description:
-          "\(path) is not an Ed25519 private key in PEM, as `openssl genpkey -algorithm ed25519` writes it")
+          "\(path) is not an Ed25519 private key in PEM, as `openssl genpkey -algorithm ed25519` writes it\(hint)")
     }
     self.key = key
     keyID = CacheSigning.id(of: key.publicKey)
@@ -152,8 +155,14 @@ package struct CacheTrust: Sendable {
         return try? Curve25519.Signing.PublicKey(rawRepresentation: der[12...])
       }
       guard !found.isEmpty, found.count == blocks.count else {
+        // The usual mistakes, named: the private half, or a key under a passphrase.
+        let hint =
+          !CacheSigning.pemBodies(pem, label: "ENCRYPTED PRIVATE KEY").isEmpty
+          ? " (it holds an encrypted private key)"
+          : !CacheSigning.pemBodies(pem, label: "PRIVATE KEY").isEmpty
+            ? " (it holds a private key: give its public half, `openssl pkey -in KEY -pubout`)" : ""
         throw CacheKeyError(
-          description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it")
+          description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it\(hint)")
       }
       keys += found.map { Key(key: $0, id: CacheSigning.id(of: $0)) }
     }
@@ -169,6 +178,9 @@ package struct CacheTrust: Sendable {
 
   /// The trusted keys' ids, in hex.
   package var ids: [String] { keys.map { ContentHasher.hex($0.id) } }
+
+  /// Whether results `signing` signs are trusted here.
+  package func trusts(_ signing: CacheSigningKey) -> Bool { keys.contains { $0.id == signing.keyID } }
 
   /// Whether `result`, stored as `key`'s, is signed by a trusted key; else why not.
   enum Verdict: Equatable {

@@ -246,7 +246,7 @@ struct RemoteTrustTests {
     #expect(
       caught.stdout.contains(
         "spot check failed: the remote cache's result (signed by key \(try keys.id("ci"))) differs from the run "
-          + "here: 'out/app.bin' differs from byte 0"), "\(caught.stdout)")
+          + "here: 'out/app.bin' differs at byte offset 0; it was not restored (its action: "), "\(caught.stdout)")
     #expect(caught.stderr.contains("1 spot-checked (1 differed)"), "\(caught.stderr)")
     #expect(projects[2].read("out/app.bin") == "good\n")
   }
@@ -311,7 +311,8 @@ struct RemoteTrustTests {
     #expect(
       caught.stdout.contains(
         "✗ build (tasks.yml:5:3): spot check failed: the remote cache's result (signed by key \(try keys.id("ci"))) "
-          + "differs from the run here: 'out/app.bin' differs from byte 0; it was not restored"), "\(caught.stdout)")
+          + "differs from the run here: 'out/app.bin' differs at byte offset 0; it was not restored (its action: "),
+      "\(caught.stdout)")
     #expect(caught.stderr.contains("0 hits, 0 misses, 0 stored, 1 spot-checked (1 differed)"), "\(caught.stderr)")
     // Not retried: another attempt would restore the run's own entry and pass.
     #expect(!caught.stdout.contains("attempt 2"), "\(caught.stdout)")
@@ -354,6 +355,40 @@ struct RemoteTrustTests {
     for line in pem.split(separator: "\n") where !line.hasPrefix("-----") {
       #expect(!result.stderr.contains(line) && !result.stdout.contains(line))
     }
+    // The usual mistakes are named: a key under a passphrase, a private key given as public.
+    _ = try project.shell(
+      """
+      openssl genpkey -algorithm ed25519 -aes256 -pass pass:secret -out locked.pem 2>/dev/null
+      openssl genpkey -algorithm ed25519 -out ci.pem 2>/dev/null
+      openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null
+      mkdir -p keys && openssl pkey -in ci.pem -pubout -out keys/ci.pub && cp other.pem keys/other.pub
+      """)
+    let locked = try project.run(
+      ["--remote-cache", server],
+      environment: ["RUNNER_REMOTE_SIGNING_KEY": project.directory.appendingPathComponent("locked.pem").path])
+    #expect(locked.status == 2, "\(locked.stderr)")
+    #expect(locked.stderr.contains("(it is encrypted: runner takes no passphrase)"), "\(locked.stderr)")
+    let privateAsPublic = try project.run(["--remote-cache", server])
+    #expect(privateAsPublic.status == 2, "\(privateAsPublic.stderr)")
+    #expect(
+      privateAsPublic.stderr.contains("keys/other.pub is not an Ed25519 public key in PEM")
+        && privateAsPublic.stderr.contains("(it holds a private key: give its public half"), "\(privateAsPublic.stderr)"
+    )
+    // A writer whose key the list does not trust stores nothing, and says so.
+    let ciID = try project.shell("openssl pkey -in ci.pem -pubout -outform DER | sha256sum | cut -c1-16")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let otherID = try project.shell("openssl pkey -in other.pem -pubout -outform DER | sha256sum | cut -c1-16")
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    let untrustedWriter = try project.run(
+      ["--remote-cache", server],
+      environment: [
+        "RUNNER_REMOTE_SIGNING_KEY": project.directory.appendingPathComponent("other.pem").path,
+        "RUNNER_REMOTE_TRUST": project.directory.appendingPathComponent("keys/ci.pub").path,
+      ])
+    #expect(
+      untrustedWriter.stderr.contains(
+        "warning: RUNNER_REMOTE_SIGNING_KEY: key \(otherID) is not among the trusted keys (\(ciID)): nothing is stored"),
+      "\(untrustedWriter.stderr)")
     // A trusted key file that holds no key: the file's place and the path.
     try project.write("keys/other.pub", "not a key\n")
     try project.write("keys/ci.pub", "not a key either\n")

@@ -23,6 +23,8 @@ struct SpotCheckRun: Sendable {
   var scratch: String
   /// The fingerprint the result was looked up under: the run here must be recorded under it.
   var key: String
+  /// The result's action digest (`hash/size`), which names it in the remote cache.
+  var action: String
 }
 
 /// The remote cache (`RunSettings.remote`): asked after the local cache misses, given what
@@ -75,7 +77,10 @@ extension CachingOperation {
         CacheFileSystem.removeTree(scratch)
         return .handBack
       }
-      return .check(SpotCheckRun(found: found, scratch: scratch, key: prepared.fingerprint.value))
+      return .check(
+        SpotCheckRun(
+          found: found, scratch: scratch, key: prepared.fingerprint.value,
+          action: "\(key.digest.hash)/\(key.digest.size)"))
     }
     defer { CacheFileSystem.removeTree(scratch) }
     let stored: Int64
@@ -132,11 +137,11 @@ extension CachingOperation {
       let offset = CacheFileSystem.firstDifference(
         check.found.contents[index], FilePath.resolve(path, in: context.workingDirectory))
     {
-      at = " from byte \(offset)"
+      at = " at byte offset \(offset)"
     }
     throw .spotCheck(
       "spot check failed: the remote cache's result (\(check.found.signer)) differs from the run here: "
-        + "\(difference)\(at); it was not restored")
+        + "\(difference)\(at); it was not restored (its action: \(check.action))")
   }
 
   /// Gives what the task's run stored in the local cache to the remote cache. Until the upload
