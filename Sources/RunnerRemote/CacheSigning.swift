@@ -31,14 +31,15 @@ package enum CacheSigning {
     Array(SHA256.hash(data: publicPrefix + Array(publicKey.rawRepresentation)).prefix(8))
   }
 
-  /// What is signed for `result` stored as `key`'s.
-  static func message(_ result: ActionResult, key: Digest) -> [UInt8] {
-    let canonical = canonicalDigest(result)
+  /// What is signed for `result` stored as `key`'s; nil when its canonical form does not encode.
+  static func message(_ result: ActionResult, key: Digest) -> [UInt8]? {
+    guard let canonical = canonicalDigest(result) else { return nil }
     return domain + Array("\(key.hash)/\(key.sizeBytes)\0\(canonical.hash)/\(canonical.sizeBytes)".utf8)
   }
 
-  /// The digest of the result's canonical form (see the type's comment).
-  static func canonicalDigest(_ result: ActionResult) -> Digest {
+  /// The digest of the result's canonical form (see the type's comment); nil when it does not
+  /// encode — never a digest of nothing, which every such result would share.
+  static func canonicalDigest(_ result: ActionResult) -> Digest? {
     var canonical = ActionResult()
     canonical.outputFiles = result.outputFiles.map { file in
       var kept = Build_Bazel_Remote_Execution_V2_OutputFile()
@@ -50,9 +51,9 @@ package enum CacheSigning {
     if result.stdoutDigest.sizeBytes > 0 { canonical.stdoutDigest = result.stdoutDigest }
     if result.stderrDigest.sizeBytes > 0 { canonical.stderrDigest = result.stderrDigest }
     canonical.exitCode = result.exitCode
-    // Proto3 without maps or unknown fields: field order, the same bytes for the same result
-    // (and a message of set fields alone always encodes).
-    return Digest(of: try! canonical.serializedBytes())
+    // Proto3 without maps or unknown fields: field order, the same bytes for the same result.
+    guard let bytes: [UInt8] = try? canonical.serializedBytes() else { return nil }
+    return Digest(of: bytes)
   }
 
   /// The signatures a result carries: each key id with its signature.
@@ -69,6 +70,18 @@ package enum CacheSigning {
   static func pemBody(_ text: [UInt8], label: String) -> [UInt8]? {
     let blocks = pemBodies(text, label: label)
     return blocks.count == 1 ? blocks[0] : nil
+  }
+
+  /// The usual mistake a key file that is not the `wanted` block shows, as a clause to add to
+  /// its error: a key under a passphrase, or the private half where the public one belongs.
+  static func mistake(in pem: [UInt8], wanted: String) -> String {
+    if !pemBodies(pem, label: "ENCRYPTED PRIVATE KEY").isEmpty {
+      return " (it holds an encrypted private key: runner takes no passphrase)"
+    }
+    if wanted == "PUBLIC KEY", !pemBodies(pem, label: "PRIVATE KEY").isEmpty {
+      return " (it holds a private key: give its public half, `openssl pkey -in KEY -pubout`)"
+    }
+    return ""
   }
 
   /// Every PEM block labelled `label`, decoded (nil for one that is not base64).
@@ -109,12 +122,9 @@ package struct CacheSigningKey: Sendable {
       Array(der.prefix(16)) == CacheSigning.privatePrefix,
       let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: der[16...])
     else {
-      let hint =
-        !CacheSigning.pemBodies(pem, label: "ENCRYPTED PRIVATE KEY").isEmpty
-        ? " (it is encrypted: runner takes no passphrase)" : ""
       throw CacheKeyError(
-        description:
-          "\(path) is not an Ed25519 private key in PEM, as `openssl genpkey -algorithm ed25519` writes it\(hint)")
+        description: "\(path) is not an Ed25519 private key in PEM, as `openssl genpkey -algorithm ed25519` writes it"
+          + CacheSigning.mistake(in: pem, wanted: "PRIVATE KEY"))
     }
     self.key = key
     keyID = CacheSigning.id(of: key.publicKey)
@@ -122,9 +132,12 @@ package struct CacheSigningKey: Sendable {
 
   /// `result` signed as `key`'s: its signature added to its auxiliary metadata.
   func sign(_ result: inout ActionResult, key action: Digest) throws(RemoteCacheError) {
+    guard let message = CacheSigning.message(result, key: action) else {
+      throw RemoteCacheError("cannot sign the result: it does not encode")
+    }
     let signature: Data
     do {
-      signature = try key.signature(for: CacheSigning.message(result, key: action))
+      signature = try key.signature(for: message)
     } catch {
       throw RemoteCacheError("cannot sign the result: \(error)")
     }
@@ -155,14 +168,9 @@ package struct CacheTrust: Sendable {
         return try? Curve25519.Signing.PublicKey(rawRepresentation: der[12...])
       }
       guard !found.isEmpty, found.count == blocks.count else {
-        // The usual mistakes, named: the private half, or a key under a passphrase.
-        let hint =
-          !CacheSigning.pemBodies(pem, label: "ENCRYPTED PRIVATE KEY").isEmpty
-          ? " (it holds an encrypted private key)"
-          : !CacheSigning.pemBodies(pem, label: "PRIVATE KEY").isEmpty
-            ? " (it holds a private key: give its public half, `openssl pkey -in KEY -pubout`)" : ""
         throw CacheKeyError(
-          description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it\(hint)")
+          description: "\(path) is not an Ed25519 public key in PEM, as `openssl pkey -pubout` writes it"
+            + CacheSigning.mistake(in: pem, wanted: "PUBLIC KEY"))
       }
       keys += found.map { Key(key: $0, id: CacheSigning.id(of: $0)) }
     }
@@ -194,7 +202,9 @@ package struct CacheTrust: Sendable {
   func check(_ result: ActionResult, key action: Digest) -> Verdict {
     let signatures = CacheSigning.signatures(of: result)
     guard !signatures.isEmpty else { return .untrusted(keyID: nil) }
-    let message = CacheSigning.message(result, key: action)
+    guard let message = CacheSigning.message(result, key: action) else {
+      return .untrusted(keyID: ContentHasher.hex(signatures[0].keyID))
+    }
     var altered: String?
     for (keyID, signature) in signatures {
       for trusted in keys where trusted.id == keyID {

@@ -367,7 +367,8 @@ struct RemoteTrustTests {
       ["--remote-cache", server],
       environment: ["RUNNER_REMOTE_SIGNING_KEY": project.directory.appendingPathComponent("locked.pem").path])
     #expect(locked.status == 2, "\(locked.stderr)")
-    #expect(locked.stderr.contains("(it is encrypted: runner takes no passphrase)"), "\(locked.stderr)")
+    #expect(
+      locked.stderr.contains("(it holds an encrypted private key: runner takes no passphrase)"), "\(locked.stderr)")
     let privateAsPublic = try project.run(["--remote-cache", server])
     #expect(privateAsPublic.status == 2, "\(privateAsPublic.stderr)")
     #expect(

@@ -69,12 +69,13 @@ import Testing
     try key.sign(&result, key: Self.action)
     let (keyID, signature) = try #require(CacheSigning.signatures(of: result).first)
     #expect(ContentHasher.hex(keyID) == key.id)
-    try Data(CacheSigning.message(result, key: Self.action)).write(to: directory.appendingPathComponent("message"))
+    let signed = try #require(CacheSigning.message(result, key: Self.action))
+    try Data(signed).write(to: directory.appendingPathComponent("message"))
     try Data(signature).write(to: directory.appendingPathComponent("signature"))
     let verified = try shell("openssl pkeyutl -verify -pubin -inkey a.pub -rawin -in message -sigfile signature")
     #expect(verified.contains("Signature Verified Successfully"), "\(verified)")
     // The message names the task's key and the canonical result's digest.
-    let message = String(decoding: CacheSigning.message(result, key: Self.action), as: UTF8.self)
+    let message = String(decoding: signed, as: UTF8.self)
     #expect(message.hasPrefix("runner-cache-v1\0\(Self.action.hash)/\(Self.action.sizeBytes)\0"))
   }
 

@@ -53,35 +53,31 @@ import Testing
     var logged = made
     logged.log = [CacheEntry.LogChunk(stream: .stdout, bytes: Array("built at 12:00\n".utf8))]
     #expect(CacheSpotCheck.firstDifference(found: logged, here: made) == nil)
-    func difference(_ found: CacheEntry) -> String? {
-      CacheSpotCheck.firstDifference(found: found, here: made)?.description
+    /// The difference `made`, changed by `change`, has from `made` as found: its text and file.
+    func difference(_ change: (inout CacheEntry) -> Void) -> CacheSpotCheck.Difference? {
+      var found = made
+      change(&found)
+      return CacheSpotCheck.firstDifference(found: found, here: made)
     }
-    // Files in byte order: the first of two that differ.
-    #expect(
-      difference(Self.entry([("b/x", "0ne", 0o644), ("a", "tw0", 0o755)], values: [("v", "1")], image: [1, 2]))
-        == "'a' differs")
-    #expect(
-      difference(Self.entry([("b/x", "one", 0o644), ("a", "two", 0o644)], values: [("v", "1")], image: [1, 2]))
-        == "'a' is executable here")
-    #expect(
-      difference(Self.entry([("b/x", "one", 0o644)], values: [("v", "1")], image: [1, 2]))
-        == "'a' is written here, not in the cached result")
-    #expect(
-      difference(
-        Self.entry(
-          [("b/x", "one", 0o644), ("a", "two", 0o755), ("c", "", 0o644)], values: [("v", "1")], image: [1, 2]))
-        == "'c' is in the cached result, not written here")
-    #expect(
-      difference(Self.entry([("b/x", "one", 0o644), ("a", "two", 0o755)], values: [("v", "2")], image: [1, 2]))
-        == "the output value 'v' differs")
-    #expect(
-      difference(Self.entry([("b/x", "one", 0o644), ("a", "two", 0o755)], values: [("v", "1")], image: [1, 3]))
-        == "the image differs")
-    #expect(CacheSpotCheck.firstDifference(found: made, here: made)?.path == nil)
-    #expect(
-      CacheSpotCheck.firstDifference(
-        found: Self.entry([("b/x", "onf", 0o644), ("a", "two", 0o755)], values: [("v", "1")], image: [1, 2]), here: made
-      )?.path == "b/x")
+    let changedFile = Self.entry([("x", "0ne", 0o644)])
+    let cases: [(change: (inout CacheEntry) -> Void, said: String, path: String?)] = [
+      // Files in byte order: the first of two that differ.
+      (
+        {
+          $0.files[0].hash = changedFile.files[0].hash; $0.files[1].hash = changedFile.files[0].hash
+        }, "'a' differs", "a"
+      ),
+      ({ $0.files[0].hash = changedFile.files[0].hash }, "'b/x' differs", "b/x"),
+      ({ $0.files[1].mode = 0o644 }, "'a' is executable here", "a"),
+      ({ $0.files.remove(at: 1) }, "'a' is written here, not in the cached result", "a"),
+      ({ $0.files += Self.entry([("c", "", 0o644)]).files }, "'c' is in the cached result, not written here", "c"),
+      ({ $0.values = [(key: "v", value: "2")] }, "the output value 'v' differs", nil),
+      ({ $0.image = [1, 3] }, "the image differs", nil),
+    ]
+    for (change, said, path) in cases {
+      let found = difference(change)
+      #expect(found?.description == said && found?.path == path, "\(String(describing: found)) for \(said)")
+    }
   }
 
   /// Where two files first differ, read in pieces: past the first piece, at the end of the
