@@ -175,8 +175,9 @@ public final class Runner: Sendable {
       return answer
     }
     let predictions = predictions(graph, selection, caching, &answer)
-    PlanRenderer(secrets: Self.secrets(of: graph)).write(
-      selection.namesMasked(by: Self.secrets(of: graph)), predictions: predictions,
+    let secrets = Self.secrets(of: graph)
+    PlanRenderer(secrets: secrets).write(
+      selection.namesMasked(by: secrets), predictions: predictions,
       placements: placements(selection, caching)
     ) { answer.say($0) }
     return answer

@@ -122,7 +122,7 @@ package struct JSONGraphRenderer: Sendable {
     out += "\n    }"
   }
 
-  func names(_ nodes: [Int], _ graph: TaskGraph) -> JSONValue {
+  func names(_ nodes: some Collection<Int>, _ graph: TaskGraph) -> JSONValue {
     .array(nodes.map { .string(graph[$0].name) })
   }
 

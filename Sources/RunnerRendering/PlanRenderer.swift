@@ -26,27 +26,33 @@ package struct PlanRenderer: Sendable {
   ) {
     let graph = selection.graph
     let stages = selection.stages
+    // Through the array, not `graph[node]`, whose getter is not always inlined here: a task
+    // read whole is copied (every reference it holds retained and released).
+    let tasks = graph.tasks
     // Not through a list of the lengths: 8 bytes a task at the plan's peak.
     var width = 0
-    for node in selection.members { width = max(width, graph[node].name.count) }
+    for node in selection.members { width = max(width, tasks[node].name.count) }
     let targets = selection.targets.map { graph[$0].name }.joined(separator: ", ")
     var out =
       "plan for \(graph.file.path): \(selection.members.count) task(s) in \(stages.count) stage(s); targets: \(targets)\n"
     for (number, stage) in stages.enumerated() {
       out += "\nstage \(number + 1)\n"
       for node in stage {
-        let task = graph[node]
-        if predictions.isEmpty, placements.isEmpty, let command = Self.onlyLine(of: task) {
+        if predictions.isEmpty, placements.isEmpty,
+          let command = Self.onlyLine(of: tasks, at: node)
+        {
           // Most tasks of a large file: one line, written without the list of lines.
+          let name = tasks[node].name
           out += "  "
-          out += task.name
-          for _ in task.name.count..<width { out += " " }
+          out += name
+          for _ in name.count..<width { out += " " }
           out += "  $ "
           out += command
           out += "\n"
           TextPieces.flush(&out, to: emit)
           continue
         }
+        let task = graph[node]
         let lines =
           describe(task, node: node, graph: graph) + (predictions[node].map { [$0.summary] } ?? [])
           + (placements[node].map { [$0] } ?? [])
@@ -63,11 +69,14 @@ package struct PlanRenderer: Sendable {
   }
 
   /// The command of a task that runs one line and has nothing else to say (no directory,
-  /// environment, condition or other setting `describe` shows); nil for any other.
-  static func onlyLine(of task: TaskDefinition) -> String? {
-    guard case .shell(let commands) = task.action, commands.count == 1, task.directory == nil,
-      task.environment.isEmpty, !task.setsRareFields, !task.isService, !task.always,
-      !commands[0].text.contains("\n")
+  /// environment, condition or other setting `describe` shows); nil for any other. Its fields
+  /// are read one at a time: a whole task passed on is copied (every reference it holds
+  /// retained and released), a million times in a large plan.
+  static func onlyLine(of tasks: [TaskDefinition], at index: Int) -> String? {
+    guard !tasks[index].setsRareFields, !tasks[index].isService, !tasks[index].always,
+      tasks[index].directory == nil, tasks[index].environment.isEmpty
+    else { return nil }
+    guard case .shell(let commands) = tasks[index].action, commands.count == 1, !commands[0].text.contains("\n")
     else { return nil }
     return commands[0].text
   }

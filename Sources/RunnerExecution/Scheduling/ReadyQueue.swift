@@ -3,9 +3,9 @@
 struct ReadyQueue {
   private var heap: [Int] = []
   private let priority: [Int]
-  private let height: [Int]
+  private let height: [Int32]
 
-  init(priority: [Int], height: [Int]) {
+  init(priority: [Int], height: [Int32]) {
     self.priority = priority
     self.height = height
   }

@@ -41,14 +41,17 @@ package struct CycleDetector {
 
   func stronglyConnectedComponents() -> [[Int]] {
     let count = graph.count
-    var index = [Int](repeating: -1, count: count)
-    var lowLink = [Int](repeating: 0, count: count)
+    // 32-bit: a graph's tasks are numbered so (`TaskDefinition.index`), and these are held
+    // beside the whole graph of a large file.
+    var index = [Int32](repeating: -1, count: count)
+    var lowLink = [Int32](repeating: 0, count: count)
     var onStack = [Bool](repeating: false, count: count)
     var stack: [Int] = []
     var components: [[Int]] = []
-    var nextIndex = 0
+    var nextIndex: Int32 = 0
+    var work: [(node: Int, edge: Int)] = []
     for root in 0..<count where index[root] == -1 {
-      var work: [(node: Int, edge: Int)] = [(root, 0)]
+      work.append((root, 0))
       index[root] = nextIndex
       lowLink[root] = nextIndex
       nextIndex += 1
@@ -73,7 +76,12 @@ package struct CycleDetector {
         }
         work.removeLast()
         if let parent = work.last { lowLink[parent.node] = min(lowLink[parent.node], lowLink[node]) }
-        if lowLink[node] == index[node] {
+        if lowLink[node] == index[node], stack.last == node {
+          // A component of one task (every task of an acyclic graph): no list made for it.
+          stack.removeLast()
+          onStack[node] = false
+          if graph.dependencies[node].contains(node) { components.append([node]) }
+        } else if lowLink[node] == index[node] {
           var component: [Int] = []
           while let member = stack.popLast() {
             onStack[member] = false

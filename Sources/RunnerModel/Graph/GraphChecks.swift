@@ -9,22 +9,35 @@ struct GraphChecks {
   mutating func run() {
     // `default:` is checked when it is used (GraphSelection): a run naming its targets does not read it.
     var savedBy: [String: (task: String, location: SourceLocation)] = [:]
-    for task in graph.tasks {
-      checkExpressions(task)
-      guard case .image(let steps) = task.action else { continue }
-      checkImageInput(task, steps)
-      for step in steps {
-        guard case .save(let path, _) = step.kind else { continue }
-        let key = Self.normalize(path, in: task.directory)
-        if let first = savedBy[key] {
-          diagnostics.append(
-            .error(
-              .invalidValue(
-                what: "task '\(task.name)'", reason: "saves to '\(path)', which task '\(first.task)' saves to too"),
-              at: step.location, notes: [.note("'\(first.task)' saves it here", at: first.location)]))
-        } else {
-          savedBy[key] = (task.name, step.location)
-        }
+    let tasks = graph.tasks
+    for node in tasks.indices {
+      // Only a task with an environment, a condition (a rare field) or image steps has anything
+      // to check: the others are passed over on a few fields, not copied whole (a copy retains
+      // and releases every reference a task holds).
+      let isImage: Bool
+      if case .image = tasks[node].action { isImage = true } else { isImage = false }
+      guard isImage || !tasks[node].environment.isEmpty || tasks[node].setsRareFields else { continue }
+      check(tasks[node], savedBy: &savedBy)
+    }
+  }
+
+  private mutating func check(
+    _ task: TaskDefinition, savedBy: inout [String: (task: String, location: SourceLocation)]
+  ) {
+    checkExpressions(task)
+    guard case .image(let steps) = task.action else { return }
+    checkImageInput(task, steps)
+    for step in steps {
+      guard case .save(let path, _) = step.kind else { continue }
+      let key = Self.normalize(path, in: task.directory)
+      if let first = savedBy[key] {
+        diagnostics.append(
+          .error(
+            .invalidValue(
+              what: "task '\(task.name)'", reason: "saves to '\(path)', which task '\(first.task)' saves to too"),
+            at: step.location, notes: [.note("'\(first.task)' saves it here", at: first.location)]))
+      } else {
+        savedBy[key] = (task.name, step.location)
       }
     }
   }

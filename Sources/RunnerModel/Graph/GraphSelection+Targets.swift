@@ -80,7 +80,8 @@ extension GraphSelection {
     // A run (or a dry run) needs every required param of what it runs; drawing the graph does not.
     guard !wholeFile else { return }
     var reported = Set<String>()
-    for member in members {
+    // Missing params are among the rarely set fields: a task without them is skipped unread.
+    for member in members where graph.file.tasks[member].setsRareFields {
       let name = graph[member].taskName ?? graph[member].name
       for param in graph[member].missingParams where reported.insert(name + "\u{0}" + param.name).inserted {
         // The dependents that asked without a value: not the task's own parts or matrix group.

@@ -1,3 +1,5 @@
+import RunnerBasics
+
 /// What task calls (`- task: NAME` in a `run` list) add to the graph, by task index. Empty for
 /// most files, so kept apart from the edges.
 ///
@@ -23,10 +25,15 @@ package struct TaskCalls: Sendable {
     var called: [Int: [Int]] = [:]
     var callDependencies: [Int: [Int]] = [:]
     var laterParts: [Int: [Int]] = [:]
-    for (task, definition) in tasks.enumerated() {
-      if !definition.calledWhenEnded.isEmpty { called[task] = lookup(definition.calledWhenEnded) }
-      if !definition.callDependencies.isEmpty { callDependencies[task] = lookup(definition.callDependencies) }
-      if !definition.laterParts.isEmpty { laterParts[task] = lookup(definition.laterParts) }
+    // Each task read in place (a copy retains and releases every reference it holds); these
+    // fields are among the rarely set ones, which most tasks skip at once.
+    tasks.withUnsafeBufferPointer { buffer in
+      for task in buffer.indices where buffer.baseAddress![task].setsRareFields {
+        let definition = tasks[task]
+        if !definition.calledWhenEnded.isEmpty { called[task] = lookup(definition.calledWhenEnded) }
+        if !definition.callDependencies.isEmpty { callDependencies[task] = lookup(definition.callDependencies) }
+        if !definition.laterParts.isEmpty { laterParts[task] = lookup(definition.laterParts) }
+      }
     }
     calledWhenEnded = called
     self.callDependencies = callDependencies
@@ -41,7 +48,12 @@ package struct TaskCalls: Sendable {
   {
     var after: [Int: [Int]] = [:]
     var before: [Int: [Int]] = [:]
-    for (called, definition) in tasks.enumerated() where !definition.after.isEmpty {
+    // Read in place: a copy of each task would retain and release every reference it holds.
+    let ordered = tasks.withUnsafeBufferPointer { buffer in
+      buffer.indices.filter { buffer.baseAddress![$0].setsRareFields && !buffer.baseAddress![$0].after.isEmpty }
+    }
+    for called in ordered {
+      let definition = tasks[called]
       for name in definition.after {
         guard let part = names.index(of: name, in: tasks) else { continue }
         // Where the called task's work begins: its first part, each matrix combination's.

@@ -14,7 +14,8 @@ extension TaskGraph {
   package func secretMask(environment: [String: String]) -> SecretMask {
     var values: [String] = []
     for name in file.secretNames { if let value = environment[name] { values.append(value) } }
-    for index in tasks.indices {
+    // A task without rare fields keeps no secret of its own: skipped without reading more of it.
+    for index in file.tasks.indices where !file.secretNames.isEmpty || file.tasks[index].setsRareFields {
       let names = secretNames(of: index)
       guard !names.isEmpty else { continue }
       for name in tasks[index].secretNames { if let value = environment[name] { values.append(value) } }
@@ -36,7 +37,14 @@ extension TaskGraph {
   /// - Returns: nil when no name changes (the usual case: the names are checked once).
   func namesMasked(by mask: SecretMask) -> TaskGraph? {
     let shown = { (name: String) in mask.masking(name).escapingControlCharacters() }
-    guard tasks.contains(where: { shown($0.name) != $0.name }) else { return nil }
+    // The name alone read from each task: a whole task copied costs a retain and a release of
+    // everything it holds.
+    guard
+      self.file.tasks.indices.contains(where: { index in
+        let name = self.file.tasks[index].name
+        return shown(name) != name
+      })
+    else { return nil }
     var file = self.file
     for index in file.tasks.indices { file.tasks[index].name = shown(file.tasks[index].name) }
     return TaskGraph(self, file: file)

@@ -12,19 +12,21 @@ package struct TaskGraph: Sendable {
   /// What task calls add: orderings, and which edges only a reached call needs.
   package let calls: TaskCalls
 
-  package var tasks: [TaskDefinition] { file.tasks }
-  package var count: Int { file.tasks.count }
+  @inlinable package var tasks: [TaskDefinition] { file.tasks }
+  @inlinable package var count: Int { file.tasks.count }
 
   /// - Throws: `DiagnosticList` naming each dependency on an undefined task.
   package init(file: TaskFile) throws(DiagnosticList) {
     self.file = file
-    let names = NameIndex(file.tasks)
+    let names = file.names ?? NameIndex(file.tasks)
     var diagnostics: [Diagnostic] = []
     var dependencies = Adjacency.Builder(nodes: file.tasks.count)
-    for task in file.tasks {
+    // By index, not `for task in`: a copy of each task retained and released every reference it holds.
+    for node in file.tasks.indices {
       defer { dependencies.endNode() }
-      for dependency in task.dependencies {
+      for dependency in file.tasks[node].dependencies {
         guard let target = names.index(of: dependency.name, in: file.tasks) else {
+          let task = file.tasks[node]
           if dependency.name.contains("*") {
             diagnostics.append(
               .error(
@@ -65,10 +67,12 @@ package struct TaskGraph: Sendable {
 
   package func index(of name: String) -> Int? { names.index(of: name, in: file.tasks) }
 
-  /// Borrowed, not copied: `graph[i].name` reads one field of a large struct (a copy retained
-  /// and released every reference it holds, on every access of every renderer).
-  package subscript(index: Int) -> TaskDefinition {
-    _read { yield file.tasks[index] }
+  /// Inlinable, so that `graph[i].name` reads one field of a large struct where it lies: a whole
+  /// task copied retains and releases every reference it holds, on every access of every
+  /// renderer. (A `_read` accessor is not inlined across modules, and its caller copies what it
+  /// yields.)
+  @inlinable package subscript(index: Int) -> TaskDefinition {
+    file.tasks[index]
   }
 
   /// Where task `task` names each of its `deps`, by name (the first mention). For every edge

@@ -126,8 +126,14 @@ package struct TaskDefinition: Sendable, Identifiable {
   /// Shared while nobody writes; copied by the first write to a shared one.
   @usableFromInline final class RareBox: @unchecked Sendable {
     @usableFromInline var value: Rare
-    @usableFromInline init(_ value: Rare) { self.value = value }
-    @usableFromInline static let none = RareBox(Rare())
+    /// True only for `none`: asked rather than `=== none`, whose global costs a `swift_once`
+    /// call, which makes the optimizer copy a task it only meant to read.
+    @usableFromInline let isNone: Bool
+    @usableFromInline init(_ value: Rare, isNone: Bool = false) {
+      self.value = value
+      self.isNone = isNone
+    }
+    @usableFromInline static let none = RareBox(Rare(), isNone: true)
   }
 
   // Inlinable: where the key path is a literal the optimizer reads the field directly (through
@@ -135,14 +141,14 @@ package struct TaskDefinition: Sendable, Identifiable {
   @inlinable package subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
     get { rare.value[keyPath: field] }
     set {
-      if rare === RareBox.none || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
+      if rare.isNone || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
       rare.value[keyPath: field] = newValue
     }
   }
 
   /// Whether any rarely set field is set: most tasks set none, and a reader that looks at
   /// several skips them all on one comparison.
-  package var setsRareFields: Bool { rare !== RareBox.none }
+  package var setsRareFields: Bool { !rare.isNone }
 
   package init(name: String, location: SourceLocation, index: Int) {
     self.name = name

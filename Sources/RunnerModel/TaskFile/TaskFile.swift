@@ -16,7 +16,13 @@ package struct TaskFile: Sendable {
   package var keyEnvironment: [String] = []
   /// `secrets`: variables whose values every task gets but no key, upload or log shows.
   package var secretNames: [String] = []
-  package var tasks: [TaskDefinition] = []
+  package var tasks: [TaskDefinition] = [] {
+    // A change may add, move or rename a task: the index no longer holds.
+    didSet { names = nil }
+  }
+  /// `tasks` by name, as the decoder built it while nothing has changed them since: the graph
+  /// takes it rather than hash a million names again.
+  var names: NameIndex?
   package var params: [ParamDeclaration] = []
   package var includes: [IncludeDeclaration] = []
   /// The root file (0) and every included file, once includes are read.

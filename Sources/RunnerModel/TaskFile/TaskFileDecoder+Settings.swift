@@ -267,7 +267,8 @@ extension TaskFileDecoder {
       reader.wrongType(what(), expected: "a list of task names", node)
       return []
     }
-    var seen = SeenKeys()
+    // A name twice is found in `result` itself while it is short, through a set once it is long.
+    var seen: Set<String>? = nil
     var result: [Dependency] = []
     result.reserveCapacity(items.count)
     for item in items {
@@ -279,23 +280,44 @@ extension TaskFileDecoder {
         reader.fail(.wrongType(what: what(), expected: "a list of task names", found: "nothing in the list"), at: item)
         continue
       }
+      if let name = item.scalar {
+        // A plain name (most entries of a large file): no list of one made for it.
+        add(Dependency(name: name, location: item.location), found: false)
+        continue
+      }
       let repeated = repeating(item, what: what(), task: &task)
       for item in repeated.calls {
         guard let dependency = dependency(item, what: what()) else { continue }
-        let key =
-          dependency.with.isEmpty
-          ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
-        guard seen.insert(key) else {
-          // The same value twice in what a `for:` found: one edge, as for a task named twice.
-          if !repeated.found {
-            reader.fail(.duplicateDependency(task: task.name, dependency: dependency.name), at: dependency.location)
-          }
-          continue
-        }
-        result.append(dependency)
+        add(dependency, found: repeated.found)
       }
     }
     return result
+
+    /// `found`: the entry is one of the values a `for:` found, where a name twice is one edge.
+    func add(_ dependency: Dependency, found: Bool) {
+      let key = Self.key(of: dependency)
+      let isNew: Bool
+      if seen != nil {
+        isNew = seen!.insert(key).inserted
+      } else {
+        isNew = !result.contains { Self.key(of: $0) == key }
+        if isNew, result.count >= 16 { seen = Set(result.map(Self.key(of:)) + [key]) }
+      }
+      guard isNew else {
+        // The same value twice in what a `for:` found: one edge, as for a task named twice.
+        if !found {
+          reader.fail(.duplicateDependency(task: task.name, dependency: dependency.name), at: dependency.location)
+        }
+        return
+      }
+      result.append(dependency)
+    }
+  }
+
+  /// What tells two entries of one `deps` list apart: the name, and the values `with` gives.
+  static func key(of dependency: Dependency) -> String {
+    dependency.with.isEmpty
+      ? dependency.name : dependency.name + dependency.with.map { "\u{0}\($0.name)=\($0.value)" }.joined()
   }
 
   /// One `deps` entry: a name, or `{ task: NAME, with: { PARAM: value } }`.
@@ -354,19 +376,3 @@ extension TaskFileDecoder {
 
 /// The keys a task's `deps` named so far: a list while it is short (most tasks name a few,
 /// and a set per task cost a million-task file 5 % of its load), a set once it is long.
-struct SeenKeys {
-  private var few: [String] = []
-  private var many: Set<String>?
-
-  /// Adds `key`; false when it was there already.
-  mutating func insert(_ key: String) -> Bool {
-    if many != nil { return many!.insert(key).inserted }
-    if few.contains(key) { return false }
-    few.append(key)
-    if few.count > 16 {
-      many = Set(few)
-      few = []
-    }
-    return true
-  }
-}

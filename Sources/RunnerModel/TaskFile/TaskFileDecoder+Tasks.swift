@@ -11,7 +11,7 @@ extension TaskFileDecoder {
     }
     var task = TaskDefinition(name: name, location: entry.key.location, index: streamed.count)
     decodeTask(&task, entry.value)
-    streamed.append(task)
+    streamed.append(consume task)
     streamedNames.insert(streamed.count - 1, in: streamed)
   }
 
@@ -20,7 +20,8 @@ extension TaskFileDecoder {
   }
 
   /// The tasks taken so far, then those the `tasks` mapping still holds, taken out of `slot`
-  /// (left null) so that each task's nodes go as soon as it is decoded.
+  /// (left null) so that each task's nodes go as soon as it is decoded; `streamedNames` is
+  /// their index.
   mutating func tasks(taking slot: inout YAMLNode) -> [TaskDefinition] {
     var node = YAMLNode(.scalar("", plain: true), at: slot.location)
     swap(&node, &slot)
@@ -37,7 +38,6 @@ extension TaskFileDecoder {
     }
     var result: [TaskDefinition] = []
     swap(&result, &streamed)
-    streamedNames = NameIndex()
     return result
   }
 }

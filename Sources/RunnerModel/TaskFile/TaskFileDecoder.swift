@@ -72,6 +72,9 @@ struct TaskFileDecoder: YAMLEntrySink {
         // In file order: the streamed tasks' errors stand where `tasks` is written.
         reader.diagnostics += streamedDiagnostics
         file.tasks = tasks(taking: &entries[position].value)
+        // After `tasks`, whose change lets an index go: the graph takes this one.
+        file.names = streamedNames
+        streamedNames = NameIndex()
         continue
       }
       let entry = entries[position]

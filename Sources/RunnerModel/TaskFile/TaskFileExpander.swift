@@ -79,6 +79,8 @@ struct TaskFileExpander {
       giveArguments()
       var result = file
       result.tasks = nodes
+      // The same tasks in the same order (`giveArguments` sets only their arguments).
+      result.names = file.names
       return result
     }
     for task in file.tasks { taskIndex[task.name] = task.index }
@@ -156,15 +158,33 @@ struct TaskFileExpander {
     guard invocation.params.isEmpty, file.params.isEmpty, file.dotenv.isEmpty, file.scopes.count <= 1,
       file.environment.allSatisfy({ $0.value.isResolved })
     else { return false }
-    return file.tasks.allSatisfy { task in
+    return file.tasks.indices.allSatisfy { Self.isPlain(file.tasks, at: $0) }
+  }
+
+  /// A task the expansion leaves as it is: no params, matrix, `.env`, condition, values to fill in
+  /// or calls. Its fields are read one at a time: a whole task passed on is copied (every
+  /// reference it holds retained and released), a cost a million tasks feel.
+  static func isPlain(_ tasks: [TaskDefinition], at index: Int) -> Bool {
+    if tasks[index].setsRareFields {
+      let task = tasks[index]
       guard task.params.isEmpty, task.matrix == nil, task.dotenv.isEmpty, task.condition == nil,
-        task.waitFor.allSatisfy({ $0.written == nil }),
-        task.environment.allSatisfy({ $0.value.isResolved }), !Self.readsValues(task),
-        task.dependencies.allSatisfy({ $0.with.isEmpty && !$0.name.hasPrefix(":") })
+        task.waitFor.allSatisfy({ $0.written == nil }), !Self.readsValues(task)
       else { return false }
-      if case .shell(let commands) = task.action, commands.contains(where: { $0.call != nil }) { return false }
-      return true
     }
+    let directory = tasks[index].directory
+    let sources = tasks[index].sources
+    let outputs = tasks[index].outputs
+    let environment = tasks[index].environment
+    let dependencies = tasks[index].dependencies
+    let action = tasks[index].action
+    guard directory.map(Template.containsExpression) != true,
+      !sources.contains(where: Template.containsExpression),
+      !outputs.contains(where: Template.containsExpression),
+      environment.allSatisfy({ $0.value.isResolved }),
+      dependencies.allSatisfy({ $0.with.isEmpty && !$0.name.hasPrefix(":") })
+    else { return false }
+    if case .shell(let commands) = action, commands.contains(where: { $0.call != nil }) { return false }
+    return true
   }
 
   /// True when the task's `dir`, `sources` or `outputs` read params or matrix values.

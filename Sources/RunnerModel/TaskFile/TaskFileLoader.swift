@@ -89,7 +89,8 @@ package struct TaskFileLoader: Sendable {
   func graph(of outline: consuming TaskFile) throws(DiagnosticList) -> TaskGraph {
     var file = consume outline
     var invocation = invocation
-    if file.tasks.contains(where: { !$0.aliases.isEmpty }) {
+    // Fields read one at a time (a whole task read is a copy): most tasks set no rare field.
+    if file.tasks.indices.contains(where: { file.tasks[$0].setsRareFields && !file.tasks[$0].aliases.isEmpty }) {
       try Self.resolveAliases(&file)
       invocation.targets = invocation.targets.map(file.resolvingAlias)
     }

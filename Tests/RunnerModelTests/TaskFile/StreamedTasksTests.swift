@@ -80,4 +80,24 @@ import Testing
     #expect(graph.index(of: "task-3000") == nil)
     #expect(graph.dependencies.edgeCount == names.count - 1)
   }
+
+  /// The decoder's index of the tasks by name goes to the graph while the tasks are as decoded,
+  /// and is let go by any change to them: a graph over changed tasks finds them where they are.
+  @Test func theDecodersIndexHoldsOnlyForTheTasksAsDecoded() throws {
+    let text = "tasks:\n  a: {deps: [b]}\n  b: echo b\n  c: {deps: [a]}\n"
+    var file = try TaskFileLoader().outline(bytes: Array(text.utf8), path: "tasks.yml")
+    #expect(file.names != nil)
+    let graph = try TaskGraph(file: file)
+    #expect(["a", "b", "c"].map { graph.index(of: $0) } == [0, 1, 2])
+    #expect(graph.dependencies[0].map { $0 } == [1])
+    // Swapped and renamed: the old index would send `a`'s dependency on `b` to `c`.
+    file.tasks.swapAt(1, 2)
+    #expect(file.names == nil)
+    file.tasks[0].name = "x"
+    file.tasks[1].dependencies = [Dependency(name: "x", location: file.tasks[1].location)]
+    let changed = try TaskGraph(file: file)
+    #expect(["x", "c", "b", "a"].map { changed.index(of: $0) } == [0, 1, 2, nil])
+    #expect(changed.dependencies[0].map { changed[$0].name } == ["b"])
+    #expect(changed.dependencies[1].map { changed[$0].name } == ["x"])
+  }
 }
