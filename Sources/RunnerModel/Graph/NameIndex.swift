@@ -14,10 +14,13 @@ struct NameIndex: Sendable {
   /// How many slots hold an index.
   private var count = 0
 
-  /// An empty index, for tasks added one at a time (`insert(_:in:)`).
-  init() {
-    slots = [UInt32](repeating: Self.empty, count: 8)
-    shift = 3
+  /// An empty index, for tasks added one at a time (`insert(_:in:)`), with room for
+  /// `expected` of them before it grows (each growth hashes every name again).
+  init(expecting expected: Int = 0) {
+    var capacity = 8
+    while capacity < expected * 2 { capacity *= 2 }
+    slots = [UInt32](repeating: Self.empty, count: capacity)
+    shift = capacity.trailingZeroBitCount
   }
 
   /// Of two tasks of one name the later is found.

@@ -194,6 +194,9 @@ package struct TaskFileLoader: Sendable {
     var decoder = TaskFileDecoder(path: path, directory: Self.directory(of: path))
     decoder.matchFiles = matchFiles
     decoder.commandOutput = commandOutput
+    // A task of a generated file takes 40 to 100 bytes: room for one every 64 (4 bytes a slot,
+    // two slots a task: an eighth of the file's size) spares the index most of its growths.
+    decoder.streamedNames = NameIndex(expecting: opened.size / 64)
     let root: YAMLNode
     do throws(Diagnostic) {
       guard
