@@ -34,6 +34,10 @@ struct NameIndex: Sendable {
 
   private var mask: Int { slots.count - 1 }
 
+  /// More than four times the slots its names need (one made for a guessed count): not worth
+  /// keeping beside the tasks for a whole run.
+  var isSparse: Bool { slots.count > 8 * max(count, 4) }
+
   /// The bits of `hash` kept beside an index: its highest, which do not choose the slot.
   private func tag(_ hash: Int) -> UInt32 {
     shift >= 32 ? 0 : UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(hash)) >> UInt64(32 + shift))

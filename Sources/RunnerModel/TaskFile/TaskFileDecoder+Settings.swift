@@ -373,6 +373,3 @@ extension TaskFileDecoder {
     return result
   }
 }
-
-/// The keys a task's `deps` named so far: a list while it is short (most tasks name a few,
-/// and a set per task cost a million-task file 5 % of its load), a set once it is long.

@@ -45,4 +45,16 @@ import Testing
     #expect(index.index(of: "n5", in: all) == 5)
     #expect(index.index(of: "n6", in: all) == nil)
   }
+
+  @Test func anIndexSizedForFarMoreTasksThanItHoldsIsSparse() {
+    let all = tasks((0..<5000).map { "t\($0)" })
+    var guessed = NameIndex(expecting: 5000)
+    for position in 0..<10 { guessed.insert(position, in: all) }
+    #expect(guessed.isSparse)
+    for position in 10..<all.count { guessed.insert(position, in: all) }
+    #expect(!guessed.isSparse)
+    #expect(guessed.index(of: "t4999", in: all) == 4999)
+    #expect(!NameIndex(all).isSparse)
+    #expect(!NameIndex().isSparse)
+  }
 }

@@ -90,7 +90,7 @@ import Testing
     let graph = try TaskGraph(file: file)
     #expect(["a", "b", "c"].map { graph.index(of: $0) } == [0, 1, 2])
     #expect(graph.dependencies[0].map { $0 } == [1])
-    // Swapped and renamed: the old index would send `a`'s dependency on `b` to `c`.
+    // Swapped and renamed: kept, the old index would find no task `b` (its slot names `c`).
     file.tasks.swapAt(1, 2)
     #expect(file.names == nil)
     file.tasks[0].name = "x"
