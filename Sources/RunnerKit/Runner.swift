@@ -70,25 +70,13 @@ public final class Runner: Sendable {
     guard let (graph, whole) = load(&answer, bytes: bytes) else { return ExitStatus.usage }
     let narrowed = await affected(whole, dryRun: false, &answer)
     guard let selection = narrowed.selection else { return narrowed.code }
-    let runsCommand = { (references: [DotEnvReference]) in references.contains { $0.command != nil } }
-    // Each of these is a rarely set field: the tasks that set none are passed over on one field
-    // (a task read whole is copied, every reference it holds retained and released).
-    let tasks = graph.tasks
-    let rare = tasks.indices.filter { tasks[$0].setsRareFields }
-    let loadRanCommands =
-      graph.file.params.contains(where: { $0.defaultCommand != nil })
-      // A `for:` listed files or ran a command.
-      || rare.contains(where: { tasks[$0].repeatsAtLoad })
-      || rare.contains(where: { tasks[$0].params.contains { $0.defaultCommand != nil } })
-      // A `.env` entry `{ sh: CMD }` ran too.
-      || runsCommand(graph.file.dotenv) || graph.file.scopes.contains(where: { runsCommand($0.dotenv) })
-      || rare.contains(where: { runsCommand(tasks[$0].dotenv) })
+    let loadRanCommands = graph.ranCommandsAtLoad
     if loadRanCommands {
       // A param's `sh:` default (or a `.env` command) ran while the read-ahead compared the records' files: what it
       // saw may not hold, so the store reads again.
       IncrementalStore.dropReadAhead(directory: stateDirectory)
     }
-    if !graph.file.otherFiles.isEmpty || rare.contains(where: { tasks[$0].hasCommandCondition }) || loadRanCommands {
+    if !graph.file.otherFiles.isEmpty || graph.hasCommandConditions || loadRanCommands {
       // The record pins the task file alone: a `.env` file, a condition command or a param's
       // `sh:` default could change what a run does behind its back.
       caching.noOpInvocation = nil

@@ -1,5 +1,3 @@
-import RunnerBasics
-
 /// What task calls (`- task: NAME` in a `run` list) add to the graph, by task index. Empty for
 /// most files, so kept apart from the edges.
 ///
@@ -25,15 +23,13 @@ package struct TaskCalls: Sendable {
     var called: [Int: [Int]] = [:]
     var callDependencies: [Int: [Int]] = [:]
     var laterParts: [Int: [Int]] = [:]
-    // Each task read in place (a copy retains and releases every reference it holds); these
-    // fields are among the rarely set ones, which most tasks skip at once.
-    tasks.withUnsafeBufferPointer { buffer in
-      for task in buffer.indices where buffer.baseAddress![task].setsRareFields {
-        let definition = tasks[task]
-        if !definition.calledWhenEnded.isEmpty { called[task] = lookup(definition.calledWhenEnded) }
-        if !definition.callDependencies.isEmpty { callDependencies[task] = lookup(definition.callDependencies) }
-        if !definition.laterParts.isEmpty { laterParts[task] = lookup(definition.laterParts) }
-      }
+    // These fields are among the rarely set ones: a task that sets none is passed over on one
+    // field, not copied whole (a copy retains and releases every reference it holds).
+    for task in tasks.indices where tasks[task].setsRareFields {
+      let definition = tasks[task]
+      if !definition.calledWhenEnded.isEmpty { called[task] = lookup(definition.calledWhenEnded) }
+      if !definition.callDependencies.isEmpty { callDependencies[task] = lookup(definition.callDependencies) }
+      if !definition.laterParts.isEmpty { laterParts[task] = lookup(definition.laterParts) }
     }
     calledWhenEnded = called
     self.callDependencies = callDependencies
@@ -48,10 +44,8 @@ package struct TaskCalls: Sendable {
   {
     var after: [Int: [Int]] = [:]
     var before: [Int: [Int]] = [:]
-    // Read in place: a copy of each task would retain and release every reference it holds.
-    let ordered = tasks.withUnsafeBufferPointer { buffer in
-      buffer.indices.filter { buffer.baseAddress![$0].setsRareFields && !buffer.baseAddress![$0].after.isEmpty }
-    }
+    // `after` is a rarely set field (see `init`).
+    let ordered = tasks.indices.filter { tasks[$0].setsRareFields && !tasks[$0].after.isEmpty }
     for called in ordered {
       let definition = tasks[called]
       for name in definition.after {

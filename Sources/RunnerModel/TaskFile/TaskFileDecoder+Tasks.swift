@@ -40,4 +40,12 @@ extension TaskFileDecoder {
     swap(&result, &streamed)
     return result
   }
+
+  /// The index of the tasks `tasks(taking:)` returned, for the graph (set after `tasks`, whose
+  /// change lets an index go); none when it was sized for many more tasks than the file has (a
+  /// large file of long tasks).
+  mutating func takenNames() -> NameIndex? {
+    defer { streamedNames = NameIndex() }
+    return streamedNames.isSparse ? nil : streamedNames
+  }
 }

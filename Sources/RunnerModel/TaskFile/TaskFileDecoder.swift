@@ -72,10 +72,7 @@ struct TaskFileDecoder: YAMLEntrySink {
         // In file order: the streamed tasks' errors stand where `tasks` is written.
         reader.diagnostics += streamedDiagnostics
         file.tasks = tasks(taking: &entries[position].value)
-        // After `tasks`, whose change lets an index go: the graph takes this one, unless it was
-        // sized for many more tasks than the file has (a large file of long tasks).
-        file.names = streamedNames.isSparse ? nil : streamedNames
-        streamedNames = NameIndex()
+        file.names = takenNames()
         continue
       }
       let entry = entries[position]

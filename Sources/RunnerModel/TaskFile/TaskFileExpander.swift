@@ -168,7 +168,7 @@ struct TaskFileExpander {
     if tasks[index].setsRareFields {
       let task = tasks[index]
       guard task.params.isEmpty, task.matrix == nil, task.dotenv.isEmpty, task.condition == nil,
-        task.waitFor.allSatisfy({ $0.written == nil }), !Self.readsValues(task)
+        task.waitFor.allSatisfy({ $0.written == nil }), task.depfile.map(Template.containsExpression) != true
       else { return false }
     }
     let directory = tasks[index].directory
