@@ -68,6 +68,9 @@ struct child_args {
   int sandbox_fd;
   // Descriptors the child keeps across exec (a jobserver's), or -1.
   int inherit[2];
+  // The mask the child sets back just before exec, when the parent bound it to its own CPU
+  // (spawn_cpu.c); NULL otherwise.
+  const cpu_set_t *affinity;
 };
 
 // Set by runner_spawn_inherit for the next spawn on this thread.
@@ -210,6 +213,7 @@ static int child_main(void *p) {
     if (syscall(SYS_landlock_restrict_self, a->sandbox_fd, 0) != 0) child_fail(a, RUNNER_STAGE_SETUP);
     close(a->sandbox_fd);
   }
+  runner_unpin(a->affinity);
   // Last: from here on every file system call waits for runner's tracer thread.
   if (a->trace_socket >= 0) runner_trace_child(a->trace_socket);
   execve(a->path, a->argv, a->envp);
@@ -362,6 +366,8 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
   sigfillset(&all);
   sigdelset(&all, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &all, &old);
+  args.affinity = runner_pin_for_spawn();
+  int64_t started = runner_now_ns();
   int pidfd = -1;
   pid_t pid = -1;
   errno = ENOSYS;
@@ -397,6 +403,8 @@ int runner_spawn(const char *path, char *const argv[], char *const envp[], const
     if (pid > 0) pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   }
   int clone_errno = errno;
+  runner_spawn_waited(runner_now_ns() - started);
+  runner_unpin(args.affinity);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 
   if (pid < 0) {

@@ -1,6 +1,7 @@
 #ifndef RUNNER_SHIM_INTERNAL_H
 #define RUNNER_SHIM_INTERNAL_H
 
+#include <sched.h>
 #include <stdint.h>
 
 // Between the shim's C files; not part of the module Swift sees.
@@ -20,5 +21,12 @@ void runner_trace_child(int socket);
 int runner_trace_receive(int socket, int *listener);
 /// Hands a listener to the tracer thread; a handle for runner_trace_take, or -errno.
 int runner_trace_attach(int listener);
+
+/// While spawns stall (runner_spawn_waited), binds the calling thread to the CPU it runs on, so
+/// the child it is about to clone starts there (spawn_cpu.c); the thread's own mask to give
+/// back with runner_unpin, or NULL when nothing was changed.
+const cpu_set_t *runner_pin_for_spawn(void);
+/// Sets the calling thread's (or a cloned child's) mask back to `mask`; nothing for NULL.
+void runner_unpin(const cpu_set_t *mask);
 
 #endif

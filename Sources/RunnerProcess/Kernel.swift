@@ -87,6 +87,11 @@ package enum Kernel {
     return .failure(SpawnFailure(stage: stage, errno: child.error))
   }
 
+  /// Tells the shim how long the calling thread's last spawn waited for its child's exec;
+  /// `runner_spawn` does so itself. Returns how many of the thread's next spawns start their
+  /// child on the thread's CPU.
+  static func spawnWaited(nanoseconds: Int64) -> Int { Int(runner_spawn_waited(nanoseconds)) }
+
   struct SpawnFailure: Error {
     var stage: SpawnStage
     var errno: Int32

@@ -70,6 +70,11 @@ int runner_memfd(const char *name);
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *out);
 
+/// Tells how long the calling thread's last spawn waited for its child to exec. A wait of
+/// milliseconds (the child started on a CPU another program held) pins the thread's next spawns
+/// to its CPU until each child execs (spawn_cpu.c). Returns how many spawns are left pinned.
+int runner_spawn_waited(int64_t nanoseconds);
+
 /// The next spawn on the calling thread (runner_spawn, runner_fork_spawn, runner_traced_spawn)
 /// passes these two descriptors, open in runner, to the child across exec (FD_CLOEXEC cleared
 /// in the child only); -1 for none. A jobserver's pipe ends. Applies to one spawn.

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 
@@ -109,6 +110,38 @@ struct SpawnMethodTests {
     #expect(fields["SigCgt"] == 0)
     let defaults: [Int32] = [SIGPIPE, SIGINT, SIGTERM, SIGQUIT]
     #expect(defaults.allSatisfy { (fields["SigIgn"] ?? .max) & (1 << UInt64($0 - 1)) == 0 })
+  }
+
+  /// After a spawn that stalled, the next ones bind the child to the spawner's CPU until it
+  /// execs (spawn_cpu.c): the task still gets runner's whole CPU mask (`nproc` in a task must
+  /// not say 1), and the spawning thread gets its own back.
+  @Test(
+    .enabled(if: Self.allowedCPUs(Self.threadStatus()).contains { $0 == "-" || $0 == "," }, "one CPU: nothing to pin"))
+  func aPinnedSpawnLeavesEveryMaskWhole() throws {
+    let devnull = Kernel.openDevNull()
+    defer { Kernel.close(devnull) }
+    let before = Self.allowedCPUs(Self.threadStatus())
+    #expect(Kernel.spawnWaited(nanoseconds: 10_000_000) > 0)
+    let left = Kernel.spawnWaited(nanoseconds: 0)
+    let spec = ProcessSpec(arguments: ["/bin/cat", "/proc/self/status"], environment: [:])
+    let child = try Kernel.spawn(SpawnPlan(spec, resolvedPath: "/bin/cat", searchedPath: false), devnull: devnull).get()
+    let status = Self.readAll(child.stdout)
+    _ = Self.readAll(child.stderr)
+    #expect(Self.waitForExit(child) == .exited(0))
+    // One pinned spawn fewer, unless this spawn stalled too (a loaded machine) and began again.
+    let after = Kernel.spawnWaited(nanoseconds: 0)
+    #expect(after == left - 1 || after > left, "the spawn did not go the pinned way: \(left) then \(after)")
+    #expect(Self.allowedCPUs(status) == before)
+    #expect(Self.allowedCPUs(Self.threadStatus()) == before)
+  }
+
+  static func threadStatus() -> String {
+    (try? String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)) ?? ""
+  }
+
+  static func allowedCPUs(_ status: String) -> String {
+    let line = status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") } ?? ""
+    return line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
   }
 
   @Test func theWatchdogRunsOutsideThisSession() {
