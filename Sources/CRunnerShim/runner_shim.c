@@ -343,6 +343,14 @@ void runner_accept_child_exits(void) {
   pthread_sigmask(SIG_UNBLOCK, &child, NULL);
 }
 
+int runner_last_spawn_pinned(void) {
+#if RUNNER_SPAWN_BY_FORK
+  return -1;
+#else
+  return runner_spawn_was_pinned();
+#endif
+}
+
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *child) {
 #if RUNNER_SPAWN_BY_FORK

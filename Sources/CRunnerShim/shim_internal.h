@@ -28,5 +28,9 @@ int runner_trace_attach(int listener);
 const cpu_set_t *runner_pin_for_spawn(void);
 /// Sets the calling thread's (or a cloned child's) mask back to `mask`; nothing for NULL.
 void runner_unpin(const cpu_set_t *mask);
+/// How long the calling thread waited for its last child's exec: a stall pins its next spawns.
+void runner_spawn_waited(int64_t nanoseconds);
+/// Whether the calling thread's last clone spawn started its child pinned.
+int runner_spawn_was_pinned(void);
 
 #endif

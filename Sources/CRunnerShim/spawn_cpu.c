@@ -27,8 +27,10 @@ enum {
 // The spawning thread's mask while a pinned child of it starts: the child sets it back.
 static __thread cpu_set_t own_mask;
 static __thread int pinned_left;
+static __thread int last_pinned;
 
 const cpu_set_t *runner_pin_for_spawn(void) {
+  last_pinned = 0;
   if (pinned_left <= 0) return NULL;
   pinned_left--;
   // Read at every pinned spawn: runner's mask may have been changed since (`taskset -a -p`).
@@ -38,16 +40,22 @@ const cpu_set_t *runner_pin_for_spawn(void) {
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
-  return sched_setaffinity(0, sizeof one, &one) == 0 ? &own_mask : NULL;
+  if (sched_setaffinity(0, sizeof one, &one) != 0) return NULL;
+  last_pinned = 1;
+  return &own_mask;
 }
 
 // A refusal in the child (only if runner's cpuset lost every CPU of the mask meanwhile) leaves
-// the task on one CPU: slower, not wrong.
+// the task on one CPU: slower, not wrong. In the parent, a mask changed by `taskset -a -p`
+// during the clone (microseconds) is undone by this.
 void runner_unpin(const cpu_set_t *mask) {
   if (mask) sched_setaffinity(0, sizeof *mask, mask);
 }
 
-int runner_spawn_waited(int64_t nanoseconds) {
+void runner_spawn_waited(int64_t nanoseconds) {
   if (nanoseconds > STALL_NS) pinned_left = PINNED_SPAWNS;
-  return pinned_left;
 }
+
+void runner_spawn_stalled(void) { pinned_left = PINNED_SPAWNS; }
+
+int runner_spawn_was_pinned(void) { return last_pinned; }

@@ -87,10 +87,16 @@ package enum Kernel {
     return .failure(SpawnFailure(stage: stage, errno: child.error))
   }
 
-  /// Tells the shim how long the calling thread's last spawn waited for its child's exec;
-  /// `runner_spawn` does so itself. Returns how many of the thread's next spawns start their
-  /// child on the thread's CPU.
-  static func spawnWaited(nanoseconds: Int64) -> Int { Int(runner_spawn_waited(nanoseconds)) }
+  /// Does what a spawn that stalled does: the calling thread's next spawns start their child
+  /// on the thread's CPU (spawn_cpu.c in the shim).
+  static func noteSpawnStalled() { runner_spawn_stalled() }
+
+  /// Whether the calling thread's last `.standard` spawn started its child on the thread's
+  /// CPU; nil in builds that always fork (sanitizers), which never do.
+  static var lastSpawnWasPinned: Bool? {
+    let pinned = runner_last_spawn_pinned()
+    return pinned < 0 ? nil : pinned == 1
+  }
 
   struct SpawnFailure: Error {
     var stage: SpawnStage

@@ -70,10 +70,13 @@ int runner_memfd(const char *name);
 int runner_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd, int devnull_fd,
                  struct runner_child *out);
 
-/// Tells how long the calling thread's last spawn waited for its child to exec. A wait of
-/// milliseconds (the child started on a CPU another program held) pins the thread's next spawns
-/// to its CPU until each child execs (spawn_cpu.c). Returns how many spawns are left pinned.
-int runner_spawn_waited(int64_t nanoseconds);
+/// Spawn pinning (spawn_cpu.c), for tests. A spawn that waited milliseconds for its child's
+/// exec (the child started on a CPU another program held) makes the calling thread's next
+/// spawns start their child on the thread's CPU; `runner_spawn_stalled` does as such a spawn
+/// does. `runner_last_spawn_pinned`: 1 when the thread's last runner_spawn started its child
+/// pinned, 0 when not, -1 in builds that spawn by fork (sanitizers), which never pin.
+void runner_spawn_stalled(void);
+int runner_last_spawn_pinned(void);
 
 /// The next spawn on the calling thread (runner_spawn, runner_fork_spawn, runner_traced_spawn)
 /// passes these two descriptors, open in runner, to the child across exec (FD_CLOEXEC cleared
