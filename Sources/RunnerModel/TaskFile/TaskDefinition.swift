@@ -17,7 +17,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   }
   /// Where the task's key is written.
   package var location: SourceLocation
-  // The flags next to the 12-byte location, in the 4 bytes it leaves.
+  // The flags next to the 8-byte location, in the 8 bytes before the next pointer.
   /// `internal: true`: only other tasks may depend on it; hidden from `--list` and the command line.
   package var isInternal = false
   /// `always: true`, a cleanup: it runs once its dependencies have ended, whatever their
@@ -164,18 +164,53 @@ package struct TaskDefinition: Sendable, Identifiable {
 
 /// An edge as written: the name of the task depended on, and where; `with:` sets its params.
 package struct Dependency: Sendable, Hashable {
-  // Declared in this order so that the 12-byte location and the flag share the last 16 bytes:
-  // 40 bytes a dependency (48 with the location second), 2 000 000 of them in a large file.
   package var name: String
-  package var with: [ParamValue] = []
   package var location: SourceLocation
-  /// `args: pass`: the words after `--` this task gets, the task depended on or called gets too.
-  package var passesArguments = false
+  /// `with` and `args: pass`, which few edges set, out of line: 32 bytes a dependency, 2 000 000
+  /// of them in a large file.
+  private var options: Options?
 
   package init(name: String, location: SourceLocation, with: [ParamValue] = []) {
     self.name = name
     self.location = location
     self.with = with
+  }
+
+  package var with: [ParamValue] {
+    get { options?.with ?? [] }
+    set { options = Options(with: newValue, passesArguments: passesArguments) }
+  }
+
+  /// `args: pass`: the words after `--` this task gets, the task depended on or called gets too.
+  package var passesArguments: Bool {
+    get { options?.passesArguments ?? false }
+    set { options = Options(with: with, passesArguments: newValue) }
+  }
+
+  /// Immutable: a change makes a new one, so copies of a dependency never share a write.
+  private final class Options: Sendable, Hashable {
+    let with: [ParamValue]
+    let passesArguments: Bool
+
+    /// nil when neither is set.
+    convenience init?(with: [ParamValue], passesArguments: Bool) {
+      guard !with.isEmpty || passesArguments else { return nil }
+      self.init(with, passesArguments)
+    }
+
+    private init(_ with: [ParamValue], _ passesArguments: Bool) {
+      self.with = with
+      self.passesArguments = passesArguments
+    }
+
+    static func == (lhs: Options, rhs: Options) -> Bool {
+      lhs.with == rhs.with && lhs.passesArguments == rhs.passesArguments
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(with)
+      hasher.combine(passesArguments)
+    }
   }
 }
 
@@ -224,24 +259,52 @@ package struct WholeTask: Sendable, Hashable {
 
 package struct Command: Sendable, Hashable {
   package var text: String
-  /// Empty, or the one call: an empty array costs a pointer, an optional `Dependency` its size
-  /// in every command.
-  private var calls: [Dependency]
-  /// After the pointers, beside the flag: 40 bytes a command rather than 48.
   package var location: SourceLocation
-  /// `- run: CMD` with `ignore_error: true`: the list goes on when it fails.
-  package var ignoresError = false
+  /// The call and `ignore_error`, which few commands have, out of line: 32 bytes a command.
+  private var options: Options?
 
   package init(text: String, location: SourceLocation, call: Dependency? = nil) {
     self.text = text
     self.location = location
-    self.calls = call.map { [$0] } ?? []
+    self.call = call
   }
 
   /// `- task: NAME` in a `run` list: run that task here (the loader splits the task at it).
   package var call: Dependency? {
-    get { calls.first }
-    set { calls = newValue.map { [$0] } ?? [] }
+    get { options?.call }
+    set { options = Options(call: newValue, ignoresError: ignoresError) }
+  }
+
+  /// `- run: CMD` with `ignore_error: true`: the list goes on when it fails.
+  package var ignoresError: Bool {
+    get { options?.ignoresError ?? false }
+    set { options = Options(call: call, ignoresError: newValue) }
+  }
+
+  /// Immutable: a change makes a new one, so copies of a command never share a write.
+  private final class Options: Sendable, Hashable {
+    let call: Dependency?
+    let ignoresError: Bool
+
+    /// nil when neither is set.
+    convenience init?(call: Dependency?, ignoresError: Bool) {
+      guard call != nil || ignoresError else { return nil }
+      self.init(call, ignoresError)
+    }
+
+    private init(_ call: Dependency?, _ ignoresError: Bool) {
+      self.call = call
+      self.ignoresError = ignoresError
+    }
+
+    static func == (lhs: Options, rhs: Options) -> Bool {
+      lhs.call == rhs.call && lhs.ignoresError == rhs.ignoresError
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(call)
+      hasher.combine(ignoresError)
+    }
   }
 }
 
