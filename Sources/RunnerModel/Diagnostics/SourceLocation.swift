@@ -5,8 +5,9 @@ import Synchronization
 /// Eight bytes: the file is a number in a table of the paths seen (`SourceFile`), and file,
 /// line and column share one word (16, 28 and 20 bits). Every node of a task file carries one,
 /// a million-task file millions. A location too large for the word (a line past 268 million,
-/// a column past a million in a generated one-line file, a 65 535th path) is kept whole in a
-/// table, its number in the word.
+/// a column past a million in a generated one-line file, the 65 536th path) is kept whole in
+/// a table, its number in the word. The table is never emptied: a language server editing
+/// such a one-line file keeps a few bytes for each location it saw.
 package struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
   private let bits: UInt64
 

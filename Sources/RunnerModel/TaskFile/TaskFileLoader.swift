@@ -143,9 +143,14 @@ package struct TaskFileLoader: Sendable {
       for position in file.tasks[index].dependencies.indices {
         file.tasks[index].dependencies[position].name = resolved.resolvingAlias(
           file.tasks[index].dependencies[position].name)
-        for value in file.tasks[index].dependencies[position].with.indices {
-          file.tasks[index].dependencies[position].with[value].value = renameOutputs(
-            file.tasks[index].dependencies[position].with[value].value)
+        // One write: `with` is kept out of line, and each write makes its box anew.
+        let with = file.tasks[index].dependencies[position].with
+        if !with.isEmpty {
+          file.tasks[index].dependencies[position].with = with.map {
+            var value = $0
+            value.value = renameOutputs(value.value)
+            return value
+          }
         }
       }
       for position in file.tasks[index].environment.indices {
