@@ -168,49 +168,28 @@ package struct Dependency: Sendable, Hashable {
   package var location: SourceLocation
   /// `with` and `args: pass`, which few edges set, out of line: 32 bytes a dependency, 2 000 000
   /// of them in a large file.
-  private var options: Options?
+  private var options: OutOfLine<Options>?
+
+  private struct Options: Hashable, Sendable {
+    var with: [ParamValue] = []
+    var passesArguments = false
+  }
 
   package init(name: String, location: SourceLocation, with: [ParamValue] = []) {
     self.name = name
     self.location = location
-    self.with = with
+    options = .keeping(Options(with: with), unless: Options())
   }
 
   package var with: [ParamValue] {
-    get { options?.with ?? [] }
-    set { options = Options(with: newValue, passesArguments: passesArguments) }
+    get { options?.value.with ?? [] }
+    set { OutOfLine.update(&options, empty: Options()) { $0.with = newValue } }
   }
 
   /// `args: pass`: the words after `--` this task gets, the task depended on or called gets too.
   package var passesArguments: Bool {
-    get { options?.passesArguments ?? false }
-    set { options = Options(with: with, passesArguments: newValue) }
-  }
-
-  /// Immutable: a change makes a new one, so copies of a dependency never share a write.
-  private final class Options: Sendable, Hashable {
-    let with: [ParamValue]
-    let passesArguments: Bool
-
-    /// nil when neither is set.
-    convenience init?(with: [ParamValue], passesArguments: Bool) {
-      guard !with.isEmpty || passesArguments else { return nil }
-      self.init(with, passesArguments)
-    }
-
-    private init(_ with: [ParamValue], _ passesArguments: Bool) {
-      self.with = with
-      self.passesArguments = passesArguments
-    }
-
-    static func == (lhs: Options, rhs: Options) -> Bool {
-      lhs.with == rhs.with && lhs.passesArguments == rhs.passesArguments
-    }
-
-    func hash(into hasher: inout Hasher) {
-      hasher.combine(with)
-      hasher.combine(passesArguments)
-    }
+    get { options?.value.passesArguments ?? false }
+    set { OutOfLine.update(&options, empty: Options()) { $0.passesArguments = newValue } }
   }
 }
 
@@ -261,50 +240,29 @@ package struct Command: Sendable, Hashable {
   package var text: String
   package var location: SourceLocation
   /// The call and `ignore_error`, which few commands have, out of line: 32 bytes a command.
-  private var options: Options?
+  private var options: OutOfLine<Options>?
+
+  private struct Options: Hashable, Sendable {
+    var call: Dependency? = nil
+    var ignoresError = false
+  }
 
   package init(text: String, location: SourceLocation, call: Dependency? = nil) {
     self.text = text
     self.location = location
-    self.call = call
+    options = .keeping(Options(call: call), unless: Options())
   }
 
   /// `- task: NAME` in a `run` list: run that task here (the loader splits the task at it).
   package var call: Dependency? {
-    get { options?.call }
-    set { options = Options(call: newValue, ignoresError: ignoresError) }
+    get { options?.value.call }
+    set { OutOfLine.update(&options, empty: Options()) { $0.call = newValue } }
   }
 
   /// `- run: CMD` with `ignore_error: true`: the list goes on when it fails.
   package var ignoresError: Bool {
-    get { options?.ignoresError ?? false }
-    set { options = Options(call: call, ignoresError: newValue) }
-  }
-
-  /// Immutable: a change makes a new one, so copies of a command never share a write.
-  private final class Options: Sendable, Hashable {
-    let call: Dependency?
-    let ignoresError: Bool
-
-    /// nil when neither is set.
-    convenience init?(call: Dependency?, ignoresError: Bool) {
-      guard call != nil || ignoresError else { return nil }
-      self.init(call, ignoresError)
-    }
-
-    private init(_ call: Dependency?, _ ignoresError: Bool) {
-      self.call = call
-      self.ignoresError = ignoresError
-    }
-
-    static func == (lhs: Options, rhs: Options) -> Bool {
-      lhs.call == rhs.call && lhs.ignoresError == rhs.ignoresError
-    }
-
-    func hash(into hasher: inout Hasher) {
-      hasher.combine(call)
-      hasher.combine(ignoresError)
-    }
+    get { options?.value.ignoresError ?? false }
+    set { OutOfLine.update(&options, empty: Options()) { $0.ignoresError = newValue } }
   }
 }
 
