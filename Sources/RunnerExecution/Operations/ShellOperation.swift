@@ -12,7 +12,7 @@ import RunnerProcess
 /// The task's outputs come from the file named by `$RUNNER_OUTPUT` (`key=value` lines, or
 /// GitHub Actions' `key<<DELIM` form). They reach dependents only through the environment.
 package struct ShellOperation: TaskOperation {
-  package let commands: [Command]
+  package let commands: PackedList<Command>
   /// The shell's argv up to and including the flag that takes the script.
   package let shell: [String]
   /// The words after `--` for a target: the script's `"$@"` (its `$0` is the task's name).
@@ -22,7 +22,7 @@ package struct ShellOperation: TaskOperation {
   let traces: TaskTraces?
 
   package init(
-    commands: [Command], shell: [String]? = nil, arguments: [String] = [],
+    commands: PackedList<Command>, shell: [String]? = nil, arguments: [String] = [],
     processes: any ProcessRunning = ProcessReactor.shared, traces: TaskTraces? = nil
   ) {
     self.commands = commands

@@ -15,6 +15,9 @@ struct IncludeResolver {
   var diagnostics: [Diagnostic] = []
   private var merged: TaskFile
   private var groups: [TaskDefinition] = []
+  /// The renamed tasks' `deps` and `run`, packed as the decoder packs them.
+  private var dependencyPacker = PackedList<Dependency>.Packer()
+  private var commandPacker = PackedList<Command>.Packer()
   /// Optional includes whose file is not there: their namespace, path and declaration.
   private var absent: [(namespace: String, path: String, location: SourceLocation)] = []
   /// The scope that first included a file, by what makes another include of it the same tasks.
@@ -299,12 +302,13 @@ struct IncludeResolver {
           return given
         }
       }
-      task.dependencies = task.dependencies.map {
-        var dependency = $0
-        dependency.name = rename(dependency.name)
-        dependency.with = renameWith(dependency.with)
-        return dependency
-      }
+      task.dependencies = dependencyPacker.pack(
+        task.dependencies.map {
+          var dependency = $0
+          dependency.name = rename(dependency.name)
+          dependency.with = renameWith(dependency.with)
+          return dependency
+        })
       if scope != 0 {
         task.keyEnvironment += file.keyEnvironment
         task.secretNames += file.secretNames.filter { !task.secretNames.contains($0) }
@@ -333,12 +337,13 @@ struct IncludeResolver {
       }
       if case .shell(let commands) = task.action, commands.contains(where: { $0.call != nil }) {
         task.action = .shell(
-          commands.map { command in
-            var renamed = command
-            renamed.call?.name = rename(command.call?.name ?? "")
-            renamed.call?.with = renameWith(command.call?.with ?? [])
-            return renamed
-          })
+          commandPacker.pack(
+            commands.map { command in
+              var renamed = command
+              renamed.call?.name = rename(command.call?.name ?? "")
+              renamed.call?.with = renameWith(command.call?.with ?? [])
+              return renamed
+            }))
       }
       merged.tasks.append(task)
     }
@@ -350,7 +355,7 @@ struct IncludeResolver {
     guard !defaults.isEmpty else { return }
     var group = TaskDefinition(name: namespace, location: defaults[0].location, index: 0)
     group.description = "The default of \(merged.scopes[scope].path)"
-    group.dependencies = defaults
+    group.dependencies = PackedList(defaults)
     group.scope = scope
     groups.append(group)
   }

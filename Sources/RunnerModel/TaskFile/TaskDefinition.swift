@@ -43,7 +43,7 @@ package struct TaskDefinition: Sendable, Identifiable {
   // Both 32-bit, in one word: 104 bytes a task.
   private var storedIndex: Int32
   private var storedScope: Int32 = 0
-  package var dependencies: [Dependency] = []
+  package var dependencies: PackedList<Dependency> = []
   package var action: TaskAction = .group
   package var environment: [EnvironmentEntry] = []
   /// Working directory, relative to the task file's directory.
@@ -198,7 +198,7 @@ package enum TaskAction: Sendable {
   /// Only groups its dependencies.
   case group
   /// Shell commands, run in order with the task's shell (`sh -e -c`); the first failure stops the task.
-  case shell([Command])
+  case shell(PackedList<Command>)
   /// Built-in image steps, applied in order.
   case image([ImageStep])
 

@@ -30,6 +30,9 @@ struct TaskFileDecoder: YAMLEntrySink {
   var tracesEveryTask = false
   /// Where keys that are not valid task names were written (they are not in `streamed`).
   var rejectedNames: [String: SourceLocation] = [:]
+  /// Every task's `deps` and `run`, packed into shared chunks: no array header a task.
+  var dependencyPacker = PackedList<Dependency>.Packer()
+  var commandPacker = PackedList<Command>.Packer()
 
   /// The files globs match in a directory (`for: { files: }`); nil where loading has no file system.
   var matchFiles: (@Sendable (_ patterns: [String], _ directory: String) -> [String])?
@@ -154,7 +157,7 @@ struct TaskFileDecoder: YAMLEntrySink {
     case .scalar where node.isNull:
       return
     case .scalar(let text, _):
-      task.action = .shell([Command(text: text, location: node.location)])
+      task.action = .shell(commandPacker.pack(CollectionOfOne(Command(text: text, location: node.location))))
       rejectExpression(text, task: name, key: "run", at: node)
       return
     case .sequence:
@@ -183,7 +186,7 @@ struct TaskFileDecoder: YAMLEntrySink {
       case "desc": task.description = reader.string(value, what: what())
       case "deps":
         let edges = dependencies(value, what: what(), task: &task)
-        task.dependencies = edges
+        task.dependencies = dependencyPacker.pack(edges)
       case "run": run = value
       case "image": image = value
       case "env": task.environment = environment(value, what: what(), task: name)
@@ -254,7 +257,7 @@ struct TaskFileDecoder: YAMLEntrySink {
     } else if let run {
       let commands = commands(run, task: &task)
       // A `for:` that found nothing may leave no command: nothing to run, as a group.
-      task.action = commands.isEmpty && task.repeatsAtLoad ? .group : .shell(commands)
+      task.action = commands.isEmpty && task.repeatsAtLoad ? .group : .shell(commandPacker.pack(commands))
     } else if let image {
       var steps = ImageStepDecoder(reader: reader)
       task.action = .image(steps.steps(image, task: name))

@@ -21,7 +21,7 @@ extension TaskFileExpander {
     for name in nodes[index].runtimeDependencies where !resolved.contains(where: { $0.name == name }) {
       resolved.append(Dependency(name: name, location: nodes[index].location))
     }
-    nodes[index].dependencies = resolved
+    nodes[index].dependencies = PackedList(resolved)
     if renamed.contains(where: { $0.key != $0.value }) {
       for position in nodes[index].environment.indices {
         nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
@@ -223,7 +223,7 @@ extension TaskFileExpander {
       segment.name = whole.name + "#\(part)"
       segment.index = nodes.count
       // A first part that decides for the whole needs an operation to decide in, even empty.
-      segment.action = pending.isEmpty && (first != nil || decided == nil) ? .group : .shell(pending)
+      segment.action = pending.isEmpty && (first != nil || decided == nil) ? .group : .shell(PackedList(pending))
       segment.sources = first == nil ? whole.sources : []
       segment.outputs = []
       segment.wholeTask = decided
@@ -265,9 +265,10 @@ extension TaskFileExpander {
         }
     }
     // The last part records what the whole task made: it too needs an operation, even empty.
-    nodes[index].action = pending.isEmpty && decided == nil && whole.outputs.isEmpty ? .group : .shell(pending)
+    nodes[index].action =
+      pending.isEmpty && decided == nil && whole.outputs.isEmpty ? .group : .shell(PackedList(pending))
     nodes[index].dependencies = dependencies
-    nodes[index].writtenRun = commands
+    nodes[index].writtenRun = Array(commands)
     nodes[index].sources = []
     nodes[index].wholeTask = decided
     nodes[index].callDependencies = called

@@ -248,7 +248,7 @@ struct TaskFileExpander {
         let combined = self.node(task, values: values, combination: index)
         members.append(Dependency(name: nodes[combined].name, location: matrix.location))
       }
-      nodes[node.index].dependencies = members
+      nodes[node.index].dependencies = PackedList(members)
       return node.index
     }
     prepare(node.index, task: definition, values: values, matrix: matrixValues)

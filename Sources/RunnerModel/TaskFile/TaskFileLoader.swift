@@ -163,11 +163,12 @@ package struct TaskFileLoader: Sendable {
         continue
       }
       file.tasks[index].action = .shell(
-        commands.map { command in
-          var renamed = command
-          if let name = command.call?.name { renamed.call?.name = resolved.resolvingAlias(name) }
-          return renamed
-        })
+        PackedList(
+          commands.lazy.map { command in
+            var renamed = command
+            if let name = command.call?.name { renamed.call?.name = resolved.resolvingAlias(name) }
+            return renamed
+          }))
     }
     file.defaultTargets = file.defaultTargets.map {
       var target = $0

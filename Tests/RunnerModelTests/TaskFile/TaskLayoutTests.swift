@@ -3,13 +3,16 @@ import Testing
 @testable import RunnerModel
 
 /// A file of a million tasks holds a million `TaskDefinition`s, two million `Dependency`s and
-/// a million `Command`s at once: their fields are ordered so that no padding is wasted.
+/// a million `Command`s at once: their fields are ordered so that no padding is wasted, and
+/// the lists are packed (`PackedList`: 16 bytes, no heap object of their own).
 @Suite struct TaskLayoutTests {
   @Test func theTaskAndItsListsHaveNoPadding() {
     #expect(MemoryLayout<RunnerModel.SourceLocation>.size == 8)
-    #expect(MemoryLayout<TaskDefinition>.stride == 104)
+    #expect(MemoryLayout<TaskDefinition>.stride == 120)
     #expect(MemoryLayout<Dependency>.stride == 32)
     #expect(MemoryLayout<Command>.stride == 32)
+    #expect(MemoryLayout<PackedList<Dependency>>.stride == 16)
+    #expect(MemoryLayout<TaskAction>.stride == 16)
   }
 
   /// A location packs into one word; one too large for it (a generated file on one line, a

@@ -1,0 +1,217 @@
+/// A task's short list (its `deps`, its `run`), kept in a chunk that many lists share.
+///
+/// An `Array` is a heap object of its own: 32 bytes of header before the elements, for every
+/// task's `deps` and every task's `run`, 64 bytes a task in a generated file of a million. The
+/// decoder packs the lists it reads one after another into chunks of a few thousand elements
+/// (`Packer`); a list is the chunk, where it starts and how long it is (16 bytes).
+///
+/// A value like an array: elements in a chunk are written once and never changed, so lists
+/// that share a chunk never see each other's writes. A change to a list copies it into a chunk
+/// of its own; later changes to that list write in place while it is the chunk's only owner.
+package struct PackedList<Element> {
+  /// The `PackedChunk<Element>`, or `emptyList` when the list is empty. Not an optional: a
+  /// plain reference leaves the pointer's spare bits free, so `TaskAction` keeps its case in
+  /// them (16 bytes, where an optional made it 24).
+  @usableFromInline var storage: AnyObject
+  @usableFromInline var start: UInt32
+  @usableFromInline var length: UInt32
+
+  package init() {
+    storage = emptyList
+    start = 0
+    length = 0
+  }
+
+  @usableFromInline init(chunk: PackedChunk<Element>, start: Int, length: Int) {
+    self.storage = length == 0 ? emptyList : chunk
+    self.start = UInt32(start)
+    self.length = UInt32(length)
+  }
+
+  /// The chunk that holds the elements; nil when there are none.
+  @inlinable var chunk: PackedChunk<Element>? {
+    length == 0 ? nil : unsafeDowncast(storage, to: PackedChunk<Element>.self)
+  }
+
+  /// The elements in a chunk of their own, of exactly their number.
+  package init<S: Sequence>(_ elements: S) where S.Element == Element {
+    let elements = Array(elements)
+    guard !elements.isEmpty else {
+      self.init()
+      return
+    }
+    let chunk = PackedChunk<Element>.make(capacity: elements.count)
+    chunk.append(contentsOf: elements)
+    self.init(chunk: chunk, start: 0, length: elements.count)
+  }
+
+  /// Packs lists one after another into shared chunks. A list longer than a quarter of a
+  /// chunk gets one of its own.
+  package struct Packer {
+    private var chunk: PackedChunk<Element>?
+    private let chunkCapacity: Int
+
+    package init(chunkCapacity: Int = 1024) { self.chunkCapacity = chunkCapacity }
+
+    package mutating func pack<C: Collection>(_ elements: C) -> PackedList where C.Element == Element {
+      let count = elements.count
+      guard count > 0 else { return PackedList() }
+      guard count <= chunkCapacity / 4 else { return PackedList(elements) }
+      if chunk.map({ $0.room < count }) ?? true {
+        chunk = PackedChunk<Element>.make(capacity: chunkCapacity)
+      }
+      let chunk = chunk!
+      let start = chunk.used
+      chunk.append(contentsOf: elements)
+      return PackedList(chunk: chunk, start: start, length: count)
+    }
+  }
+}
+
+extension PackedList: RandomAccessCollection, MutableCollection {
+  package typealias Indices = Range<Int>
+
+  // Written out and inlinable: the defaults, called from another module, ran unspecialized
+  // (a generic metadata lookup for each `count`).
+  @inlinable package var startIndex: Int { 0 }
+  @inlinable package var endIndex: Int { Int(length) }
+  @inlinable package var count: Int { Int(length) }
+  @inlinable package var isEmpty: Bool { length == 0 }
+  @inlinable package var indices: Range<Int> { 0..<Int(length) }
+  @inlinable package func index(after i: Int) -> Int { i + 1 }
+  @inlinable package func index(before i: Int) -> Int { i - 1 }
+  @inlinable package func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
+  @inlinable package func distance(from start: Int, to end: Int) -> Int { end - start }
+
+  @inlinable package subscript(position: Int) -> Element {
+    get {
+      precondition(position >= 0 && position < Int(length), "PackedList index out of range")
+      return unsafeDowncast(storage, to: PackedChunk<Element>.self).withUnsafeMutablePointerToElements {
+        $0[Int(start) + position]
+      }
+    }
+    set {
+      precondition(position >= 0 && position < Int(length), "PackedList index out of range")
+      makeOwn(minimumCapacity: Int(length))
+      unsafeDowncast(storage, to: PackedChunk<Element>.self).withUnsafeMutablePointerToElements {
+        $0[position] = newValue
+      }
+    }
+  }
+}
+
+extension PackedList: RangeReplaceableCollection {
+  package mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
+  where C.Element == Element {
+    precondition(subrange.lowerBound >= 0 && subrange.upperBound <= Int(length), "PackedList range out of bounds")
+    if subrange.isEmpty, subrange.lowerBound == Int(length) {
+      append(contentsOf: newElements)
+      return
+    }
+    var elements = Array(self)
+    elements.replaceSubrange(subrange, with: newElements)
+    self = PackedList(elements)
+  }
+
+  package mutating func append(_ element: Element) { append(contentsOf: CollectionOfOne(element)) }
+
+  package mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element {
+    let added = Array(newElements)
+    guard !added.isEmpty else { return }
+    let count = Int(length) + added.count
+    if !ownsTail() || chunk!.limit < count {
+      makeOwn(minimumCapacity: Swift.max(count, 2 * Int(length)))
+    }
+    unsafeDowncast(storage, to: PackedChunk<Element>.self).append(contentsOf: added)
+    length = UInt32(count)
+  }
+
+  package mutating func reserveCapacity(_ minimumCapacity: Int) {
+    if !ownsTail() || chunk!.limit < minimumCapacity { makeOwn(minimumCapacity: minimumCapacity) }
+  }
+
+  /// True when the list may write to its chunk: it is the chunk's only owner and its last list.
+  private mutating func ownsTail() -> Bool {
+    guard length > 0 else { return false }
+    // Asked of the chunk's own type: asked of an `AnyObject`, it said no for a sole reference
+    // too, and 10 000 appends copied the list at each (`appendsToAnOwnListGrowInPlace`).
+    var chunk = unsafeDowncast(storage, to: PackedChunk<Element>.self)
+    storage = emptyList
+    defer { storage = chunk }
+    return isKnownUniquelyReferenced(&chunk) && start == 0 && Int(length) == chunk.used
+  }
+
+  /// Makes the list the only owner of a chunk that holds only it.
+  @usableFromInline mutating func makeOwn(minimumCapacity: Int) {
+    if ownsTail(), chunk!.limit >= minimumCapacity { return }
+    let own = PackedChunk<Element>.make(capacity: Swift.max(minimumCapacity, Int(length), 1))
+    own.append(contentsOf: self)
+    storage = own
+    start = 0
+  }
+}
+
+extension PackedList: ExpressibleByArrayLiteral {
+  package init(arrayLiteral elements: Element...) { self.init(elements) }
+}
+
+extension PackedList: Equatable where Element: Equatable {
+  package static func == (lhs: PackedList, rhs: PackedList) -> Bool { lhs.elementsEqual(rhs) }
+}
+
+extension PackedList: Hashable where Element: Hashable {
+  package func hash(into hasher: inout Hasher) {
+    hasher.combine(length)
+    for element in self { hasher.combine(element) }
+  }
+}
+
+// Unchecked: the standard library makes `ManagedBuffer` non-Sendable, and `PackedChunk` with
+// it. A list only reads its own range, which nothing writes again (above).
+extension PackedList: @unchecked Sendable where Element: Sendable {}
+
+extension PackedList: CustomStringConvertible, CustomDebugStringConvertible {
+  package var description: String { Array(self).description }
+  package var debugDescription: String { Array(self).debugDescription }
+}
+
+/// Elements written once each, in order; how many are written and the room for more are in
+/// the header. A list reads only its own range, which is never written again, so lists on
+/// several threads may share a chunk while a `Packer` on one thread fills the rest.
+@usableFromInline final class PackedChunk<Element>: ManagedBuffer<PackedChunkHeader, Element> {
+  static func make(capacity: Int) -> PackedChunk {
+    let buffer = create(minimumCapacity: capacity) { _ in PackedChunkHeader(used: 0, limit: capacity) }
+    return unsafeDowncast(buffer, to: PackedChunk.self)
+  }
+
+  /// The elements written.
+  var used: Int { header.used }
+  /// The elements it has room for in all.
+  var limit: Int { header.limit }
+  var room: Int { header.limit - header.used }
+
+  func append<C: Collection>(contentsOf elements: C) where C.Element == Element {
+    withUnsafeMutablePointers { header, base in
+      precondition(header.pointee.limit - header.pointee.used >= elements.count, "PackedChunk is full")
+      var next = base + header.pointee.used
+      for element in elements {
+        next.initialize(to: element)
+        next += 1
+      }
+      header.pointee.used += elements.count
+    }
+  }
+
+  deinit {
+    _ = withUnsafeMutablePointers { header, base in base.deinitialize(count: header.pointee.used) }
+  }
+}
+
+/// What every empty list holds: one object for them all, never read.
+@usableFromInline let emptyList = EmptyList()
+@usableFromInline final class EmptyList: Sendable {}
+
+@usableFromInline struct PackedChunkHeader {
+  var used: Int
+  let limit: Int
+}
