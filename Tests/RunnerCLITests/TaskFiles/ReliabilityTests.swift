@@ -130,6 +130,13 @@ import Testing
       # Both stopped, within 10 s (a loaded machine may catch the task in a system call first).
       for _ in $(seq 1 200); do
         r=$(cut -d' ' -f3 /proc/$runner/stat) t=$(cut -d' ' -f3 /proc/$(cat pid)/stat)
+        # A shell caught in vfork waits in D for its child, which the stop caught before its
+        # exec: stopped all the same when that child is.
+        if [ "$t" = D ]; then
+          for c in $(cat /proc/$(cat pid)/task/*/children 2>/dev/null); do
+            [ "$(cut -d' ' -f3 /proc/$c/stat 2>/dev/null)" = T ] && t=T
+          done
+        fi
         [ "$r$t" = TT ] && break
         sleep 0.05
       done
