@@ -2,12 +2,15 @@
 ///
 /// An `Array` is a heap object of its own: 32 bytes of header before the elements, for every
 /// task's `deps` and every task's `run`, 64 bytes a task in a generated file of a million. The
-/// decoder packs the lists it reads one after another into chunks of a few thousand elements
+/// decoder packs the lists it reads one after another into chunks of 1 024 elements
 /// (`Packer`); a list is the chunk, where it starts and how long it is (16 bytes).
 ///
-/// A value like an array: elements in a chunk are written once and never changed, so lists
-/// that share a chunk never see each other's writes. A change to a list copies it into a chunk
-/// of its own; later changes to that list write in place while it is the chunk's only owner.
+/// A value like an array. A chunk is written in two ways only: by its `Packer`, past the
+/// elements it has handed out, and by a list that is the chunk's only owner and holds all of
+/// it (its element writes and appends, in place). So a list never sees another's writes: a
+/// change to a list that shares its chunk copies the list into a chunk of its own first.
+/// Appends and element writes then go in place, as an array's do; other changes (insert,
+/// remove) copy the list.
 package struct PackedList<Element> {
   /// The `PackedChunk<Element>`, or `emptyList` when the list is empty. Not an optional: a
   /// plain reference leaves the pointer's spare bits free, so `TaskAction` keeps its case in
@@ -113,13 +116,20 @@ extension PackedList: RangeReplaceableCollection {
     self = PackedList(elements)
   }
 
-  package mutating func append(_ element: Element) { append(contentsOf: CollectionOfOne(element)) }
+  package mutating func append(_ element: Element) {
+    let count = Int(length) + 1
+    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < count {
+      makeOwn(minimumCapacity: Swift.max(count, 2 * Int(length)))
+    }
+    unsafeDowncast(storage, to: PackedChunk<Element>.self).append(contentsOf: CollectionOfOne(element))
+    length = UInt32(count)
+  }
 
   package mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element {
     let added = Array(newElements)
     guard !added.isEmpty else { return }
     let count = Int(length) + added.count
-    if !ownsTail() || chunk!.limit < count {
+    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < count {
       makeOwn(minimumCapacity: Swift.max(count, 2 * Int(length)))
     }
     unsafeDowncast(storage, to: PackedChunk<Element>.self).append(contentsOf: added)
@@ -127,12 +137,15 @@ extension PackedList: RangeReplaceableCollection {
   }
 
   package mutating func reserveCapacity(_ minimumCapacity: Int) {
-    if !ownsTail() || chunk!.limit < minimumCapacity { makeOwn(minimumCapacity: minimumCapacity) }
+    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < minimumCapacity {
+      makeOwn(minimumCapacity: minimumCapacity)
+    }
   }
 
-  /// True when the list may write to its chunk: it is the chunk's only owner and its last list.
+  /// True when the list may write to its chunk: it is the chunk's only owner and holds all of
+  /// it (an empty list holds a chunk of its own after `reserveCapacity`).
   private mutating func ownsTail() -> Bool {
-    guard length > 0 else { return false }
+    guard storage !== emptyList else { return false }
     // Asked of the chunk's own type: asked of an `AnyObject`, it said no for a sole reference
     // too, and 10 000 appends copied the list at each (`appendsToAnOwnListGrowInPlace`).
     var chunk = unsafeDowncast(storage, to: PackedChunk<Element>.self)
@@ -143,9 +156,15 @@ extension PackedList: RangeReplaceableCollection {
 
   /// Makes the list the only owner of a chunk that holds only it.
   @usableFromInline mutating func makeOwn(minimumCapacity: Int) {
-    if ownsTail(), chunk!.limit >= minimumCapacity { return }
+    let owned = ownsTail()
+    if owned, unsafeDowncast(storage, to: PackedChunk<Element>.self).limit >= minimumCapacity { return }
     let own = PackedChunk<Element>.make(capacity: Swift.max(minimumCapacity, Int(length), 1))
-    own.append(contentsOf: self)
+    if owned {
+      // The only owner: the elements move, nothing is retained or released.
+      own.moveAll(from: unsafeDowncast(storage, to: PackedChunk<Element>.self))
+    } else {
+      own.append(contentsOf: self)
+    }
     storage = own
     start = 0
   }
@@ -175,9 +194,10 @@ extension PackedList: CustomStringConvertible, CustomDebugStringConvertible {
   package var debugDescription: String { Array(self).debugDescription }
 }
 
-/// Elements written once each, in order; how many are written and the room for more are in
-/// the header. A list reads only its own range, which is never written again, so lists on
-/// several threads may share a chunk while a `Packer` on one thread fills the rest.
+/// Elements in order; how many are written and the room for more are in the header. A list
+/// reads only its own range, which nothing writes while another list or copy holds the chunk
+/// (see `PackedList`), so lists on several threads may share a chunk while a `Packer` on one
+/// thread fills the rest.
 @usableFromInline final class PackedChunk<Element>: ManagedBuffer<PackedChunkHeader, Element> {
   static func make(capacity: Int) -> PackedChunk {
     let buffer = create(minimumCapacity: capacity) { _ in PackedChunkHeader(used: 0, limit: capacity) }
@@ -192,13 +212,26 @@ extension PackedList: CustomStringConvertible, CustomDebugStringConvertible {
 
   func append<C: Collection>(contentsOf elements: C) where C.Element == Element {
     withUnsafeMutablePointers { header, base in
-      precondition(header.pointee.limit - header.pointee.used >= elements.count, "PackedChunk is full")
-      var next = base + header.pointee.used
+      // Checked and counted at each element, not from `count`: `used` always names exactly
+      // the elements written, whatever the collection does.
       for element in elements {
-        next.initialize(to: element)
-        next += 1
+        precondition(header.pointee.used < header.pointee.limit, "PackedChunk is full")
+        (base + header.pointee.used).initialize(to: element)
+        header.pointee.used += 1
       }
-      header.pointee.used += elements.count
+    }
+  }
+
+  /// Moves every element of `other` (which must have no other owner) to the end of this one.
+  func moveAll(from other: PackedChunk) {
+    other.withUnsafeMutablePointers { otherHeader, otherBase in
+      withUnsafeMutablePointers { header, base in
+        let count = otherHeader.pointee.used
+        precondition(header.pointee.limit - header.pointee.used >= count, "PackedChunk is full")
+        (base + header.pointee.used).moveInitialize(from: otherBase, count: count)
+        header.pointee.used += count
+        otherHeader.pointee.used = 0
+      }
     }
   }
 

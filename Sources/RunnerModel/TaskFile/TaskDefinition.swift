@@ -40,7 +40,7 @@ package struct TaskDefinition: Sendable, Identifiable {
     get { Int(storedScope) }
     set { storedScope = Int32(newValue) }
   }
-  // Both 32-bit, in one word: 104 bytes a task.
+  // Both 32-bit, in one word: 120 bytes a task.
   private var storedIndex: Int32
   private var storedScope: Int32 = 0
   package var dependencies: PackedList<Dependency> = []

@@ -21,7 +21,7 @@ extension TaskFileExpander {
     for name in nodes[index].runtimeDependencies where !resolved.contains(where: { $0.name == name }) {
       resolved.append(Dependency(name: name, location: nodes[index].location))
     }
-    nodes[index].dependencies = PackedList(resolved)
+    nodes[index].dependencies = dependencyPacker.pack(resolved)
     if renamed.contains(where: { $0.key != $0.value }) {
       for position in nodes[index].environment.indices {
         nodes[index].environment[position].value.parts = nodes[index].environment[position].value.parts.map {
@@ -223,7 +223,8 @@ extension TaskFileExpander {
       segment.name = whole.name + "#\(part)"
       segment.index = nodes.count
       // A first part that decides for the whole needs an operation to decide in, even empty.
-      segment.action = pending.isEmpty && (first != nil || decided == nil) ? .group : .shell(PackedList(pending))
+      segment.action =
+        pending.isEmpty && (first != nil || decided == nil) ? .group : .shell(commandPacker.pack(pending))
       segment.sources = first == nil ? whole.sources : []
       segment.outputs = []
       segment.wholeTask = decided
@@ -266,7 +267,7 @@ extension TaskFileExpander {
     }
     // The last part records what the whole task made: it too needs an operation, even empty.
     nodes[index].action =
-      pending.isEmpty && decided == nil && whole.outputs.isEmpty ? .group : .shell(PackedList(pending))
+      pending.isEmpty && decided == nil && whole.outputs.isEmpty ? .group : .shell(commandPacker.pack(pending))
     nodes[index].dependencies = dependencies
     nodes[index].writtenRun = Array(commands)
     nodes[index].sources = []

@@ -47,6 +47,9 @@ struct TaskFileExpander {
   var shadowed: [EnvironmentEntry] = []
   /// Nodes made per task: a bound on expansion (a `with:` that grows its own value never ends).
   var variants: [Int: Int] = [:]
+  /// The nodes' `deps` and `run`, packed as the decoder packs them (`PackedList`).
+  var dependencyPacker = PackedList<Dependency>.Packer()
+  var commandPacker = PackedList<Command>.Packer()
   static let variantLimit = 10_000
   var matrixCombinations: [Int: [[(String, String)]]] = [:]
   /// `runner.root` outside paths: the root file's directory, absolute.
@@ -248,7 +251,7 @@ struct TaskFileExpander {
         let combined = self.node(task, values: values, combination: index)
         members.append(Dependency(name: nodes[combined].name, location: matrix.location))
       }
-      nodes[node.index].dependencies = PackedList(members)
+      nodes[node.index].dependencies = dependencyPacker.pack(members)
       return node.index
     }
     prepare(node.index, task: definition, values: values, matrix: matrixValues)

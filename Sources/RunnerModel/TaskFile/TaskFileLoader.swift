@@ -141,8 +141,10 @@ package struct TaskFileLoader: Sendable {
     }
     for index in file.tasks.indices {
       for position in file.tasks[index].dependencies.indices {
-        file.tasks[index].dependencies[position].name = resolved.resolvingAlias(
-          file.tasks[index].dependencies[position].name)
+        // Written only when it changes: a write copies the task's packed list into its own.
+        let name = file.tasks[index].dependencies[position].name
+        let target = resolved.resolvingAlias(name)
+        if target != name { file.tasks[index].dependencies[position].name = target }
         // One write: `with` is kept out of line, and each write makes its box anew.
         let with = file.tasks[index].dependencies[position].with
         if !with.isEmpty {

@@ -3,8 +3,9 @@ import Testing
 @testable import RunnerModel
 
 /// Lists packed into one chunk behave as arrays: each keeps its own elements whatever is done
-/// to the others, and a change copies only the list changed.
-@Suite struct PackedListTests {
+/// to the others, and a change copies only the list changed. Serialized: two tests count
+/// `Tracked` instances in one shared counter.
+@Suite(.serialized) struct PackedListTests {
   /// Counts its live instances, so a test sees elements released exactly once.
   final class Tracked: Equatable, @unchecked Sendable {
     nonisolated(unsafe) static var live = 0
@@ -59,6 +60,27 @@ import Testing
     }
     #expect(moves <= 16)
     #expect(list.count == 10_000 && list.last == 9_999 && list.reduce(0, +) == 49_995_000)
+  }
+
+  /// Capacity reserved for an empty list is kept for its appends, and a list that owns its
+  /// chunk moves its elements when it grows: each element stays one instance.
+  @Test func reservedCapacityIsUsedAndGrowthMoves() {
+    var list = PackedList<Int>()
+    list.reserveCapacity(64)
+    let reserved = list.chunk.map(ObjectIdentifier.init) ?? ObjectIdentifier(list.storage)
+    for value in 0..<64 { list.append(value) }
+    #expect(list.chunk.map(ObjectIdentifier.init) == reserved && Array(list) == Array(0..<64))
+
+    Tracked.live = 0
+    do {
+      var tracked = PackedList<Tracked>()
+      for value in 0..<100 { tracked.append(Tracked(value)) }
+      let copy = tracked
+      tracked.append(Tracked(100))
+      #expect(tracked.map(\.value) == Array(0...100) && copy.map(\.value) == Array(0..<100))
+      #expect(Tracked.live == 101)
+    }
+    #expect(Tracked.live == 0)
   }
 
   @Test func everyElementIsReleasedOnce() {
