@@ -117,30 +117,29 @@ extension PackedList: RangeReplaceableCollection {
   }
 
   package mutating func append(_ element: Element) {
-    let count = Int(length) + 1
-    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < count {
-      makeOwn(minimumCapacity: Swift.max(count, 2 * Int(length)))
-    }
-    unsafeDowncast(storage, to: PackedChunk<Element>.self).append(contentsOf: CollectionOfOne(element))
-    length = UInt32(count)
+    makeRoom(for: Int(length) + 1)
+    ownChunk.append(contentsOf: CollectionOfOne(element))
+    length += 1
   }
 
   package mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element {
     let added = Array(newElements)
     guard !added.isEmpty else { return }
-    let count = Int(length) + added.count
-    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < count {
-      makeOwn(minimumCapacity: Swift.max(count, 2 * Int(length)))
-    }
-    unsafeDowncast(storage, to: PackedChunk<Element>.self).append(contentsOf: added)
-    length = UInt32(count)
+    makeRoom(for: Int(length) + added.count)
+    ownChunk.append(contentsOf: added)
+    length += UInt32(added.count)
   }
 
-  package mutating func reserveCapacity(_ minimumCapacity: Int) {
-    if !ownsTail() || unsafeDowncast(storage, to: PackedChunk<Element>.self).limit < minimumCapacity {
-      makeOwn(minimumCapacity: minimumCapacity)
-    }
+  package mutating func reserveCapacity(_ minimumCapacity: Int) { makeOwn(minimumCapacity: minimumCapacity) }
+
+  /// Makes the list its chunk's only owner with room for `total` elements, doubling as an
+  /// array does when it must move.
+  private mutating func makeRoom(for total: Int) {
+    if !ownsTail() || ownChunk.limit < total { makeOwn(minimumCapacity: Swift.max(total, 2 * Int(length))) }
   }
+
+  /// The chunk, once `makeOwn` has made the list hold one (also while it is empty).
+  private var ownChunk: PackedChunk<Element> { unsafeDowncast(storage, to: PackedChunk<Element>.self) }
 
   /// True when the list may write to its chunk: it is the chunk's only owner and holds all of
   /// it (an empty list holds a chunk of its own after `reserveCapacity`).
@@ -148,7 +147,7 @@ extension PackedList: RangeReplaceableCollection {
     guard storage !== emptyList else { return false }
     // Asked of the chunk's own type: asked of an `AnyObject`, it said no for a sole reference
     // too, and 10 000 appends copied the list at each (`appendsToAnOwnListGrowInPlace`).
-    var chunk = unsafeDowncast(storage, to: PackedChunk<Element>.self)
+    var chunk = ownChunk
     storage = emptyList
     defer { storage = chunk }
     return isKnownUniquelyReferenced(&chunk) && start == 0 && Int(length) == chunk.used
@@ -157,11 +156,11 @@ extension PackedList: RangeReplaceableCollection {
   /// Makes the list the only owner of a chunk that holds only it.
   @usableFromInline mutating func makeOwn(minimumCapacity: Int) {
     let owned = ownsTail()
-    if owned, unsafeDowncast(storage, to: PackedChunk<Element>.self).limit >= minimumCapacity { return }
+    if owned, ownChunk.limit >= minimumCapacity { return }
     let own = PackedChunk<Element>.make(capacity: Swift.max(minimumCapacity, Int(length), 1))
     if owned {
       // The only owner: the elements move, nothing is retained or released.
-      own.moveAll(from: unsafeDowncast(storage, to: PackedChunk<Element>.self))
+      own.moveAll(from: ownChunk)
     } else {
       own.append(contentsOf: self)
     }
