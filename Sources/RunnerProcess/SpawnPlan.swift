@@ -25,8 +25,9 @@ final class SpawnPlan: @unchecked Sendable {
     self.searchedPath = searchedPath
     workingDirectoryPath = spec.workingDirectory
     path = strdup(resolvedPath)!
-    argv = Self.cStrings(spec.arguments.map { ($0, nil) })
-    envp = Self.cStrings(spec.environment.map { ($0.key, $0.value) })
+    // Lazily: no array of some forty tuples (and their retains) per spawn.
+    argv = Self.cStrings(spec.arguments.lazy.map { ($0, nil) })
+    envp = Self.cStrings(spec.environment.lazy.map { ($0.key, $0.value) })
     workingDirectory = spec.workingDirectory.map { strdup($0)! }
   }
 
@@ -47,7 +48,9 @@ final class SpawnPlan: @unchecked Sendable {
 
   /// A NULL-terminated array of C strings, `name` or `name=value`, all in one allocation after
   /// the pointers (a task's environment is some forty strings, spawned thousands of times).
-  private static func cStrings(_ entries: [(String, String?)]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+  private static func cStrings<Entries: Collection<(String, String?)>>(
+    _ entries: Entries
+  ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
     let pointerBytes = (entries.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride
     var textBytes = 0
     for (name, value) in entries { textBytes += name.utf8.count + (value.map { $0.utf8.count + 1 } ?? 0) + 1 }
@@ -55,8 +58,10 @@ final class SpawnPlan: @unchecked Sendable {
       byteCount: pointerBytes + textBytes, alignment: MemoryLayout<UnsafeMutablePointer<CChar>?>.alignment)
     let array = block.bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1)
     var text = (block + pointerBytes).bindMemory(to: CChar.self, capacity: textBytes)
-    for (index, (name, value)) in entries.enumerated() {
+    var index = 0
+    for (name, value) in entries {
       array[index] = text
+      index += 1
       text = copy(name, to: text)
       if let value {
         text.pointee = CChar(UInt8(ascii: "="))
@@ -65,7 +70,7 @@ final class SpawnPlan: @unchecked Sendable {
       text.pointee = 0
       text += 1
     }
-    array[entries.count] = nil
+    array[index] = nil
     return array
   }
 

@@ -154,6 +154,9 @@ struct JustExpressionTests {
     #expect(ShellSetting.takesName(["sh", "-cu"]) && ShellSetting.takesName(["/bin/bash", "-euo", "pipefail", "-c"]))
     #expect(!ShellSetting.takesName(["python3", "-c"]) && !ShellSetting.takesName(["ssh", "host", "sh", "-c"]))
     #expect(!ShellSetting.takesName(["bash", "--norc"]))
+    // The three a task names (`shell: sh`, `bash`, `zsh`) take it, by the short path too.
+    #expect([ShellSetting.standard, ShellSetting.bash, ShellSetting.zsh].allSatisfy(ShellSetting.takesName))
+    #expect(ShellSetting.takesName(Array(["/bin/sh", "-e", "-c"])) && ShellSetting.takesName(["zsh", "-c"]))
   }
 
   /// `[working-directory(param)]`: the task's `dir` reads the param when runner loads the file.

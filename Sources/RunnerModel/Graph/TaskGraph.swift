@@ -2,8 +2,8 @@
 ///
 /// Built by `TaskGraph.init(file:)`, which checks that every dependency exists; cycles are
 /// found separately by `CycleDetector` so that every cycle can be reported at once.
-package struct TaskGraph: Sendable {
-  package let file: TaskFile
+public struct TaskGraph: Sendable {
+  @usableFromInline package let file: TaskFile
   /// `dependencies[i]`: indices of the tasks task `i` depends on, in the order written.
   package let dependencies: Adjacency
   /// `dependents[i]`: indices of the tasks that depend on task `i`, in file order.
@@ -72,7 +72,7 @@ package struct TaskGraph: Sendable {
   /// renderer. (A `_read` accessor is not inlined across modules, and its caller copies what it
   /// yields.)
   @inlinable package subscript(index: Int) -> TaskDefinition {
-    file.tasks[index]
+    @inline(__always) get { file.tasks[index] }
   }
 
   /// Where task `task` names each of its `deps`, by name (the first mention). For every edge

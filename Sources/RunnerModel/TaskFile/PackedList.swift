@@ -11,7 +11,7 @@
 /// change to a list that shares its chunk copies the list into a chunk of its own first.
 /// Appends and element writes then go in place, as an array's do; other changes (insert,
 /// remove) copy the list.
-package struct PackedList<Element> {
+public struct PackedList<Element> {
   /// The `PackedChunk<Element>`, or `emptyList` when the list is empty. Not an optional: a
   /// plain reference leaves the pointer's spare bits free, so `TaskAction` keeps its case in
   /// them (16 bytes, where an optional made it 24).
@@ -19,7 +19,7 @@ package struct PackedList<Element> {
   @usableFromInline var start: UInt32
   @usableFromInline var length: UInt32
 
-  package init() {
+  public init() {
     storage = emptyList
     start = 0
     length = 0
@@ -37,7 +37,7 @@ package struct PackedList<Element> {
   }
 
   /// The elements in a chunk of their own, of exactly their number.
-  package init<S: Sequence>(_ elements: S) where S.Element == Element {
+  public init<S: Sequence>(_ elements: S) where S.Element == Element {
     let elements = Array(elements)
     guard !elements.isEmpty else {
       self.init()
@@ -50,13 +50,13 @@ package struct PackedList<Element> {
 
   /// Packs lists one after another into shared chunks. A list longer than a quarter of a
   /// chunk gets one of its own.
-  package struct Packer {
+  public struct Packer {
     private var chunk: PackedChunk<Element>?
     private let chunkCapacity: Int
 
-    package init(chunkCapacity: Int = 1024) { self.chunkCapacity = chunkCapacity }
+    public init(chunkCapacity: Int = 1024) { self.chunkCapacity = chunkCapacity }
 
-    package mutating func pack<C: Collection>(_ elements: C) -> PackedList where C.Element == Element {
+    public mutating func pack<C: Collection>(_ elements: C) -> PackedList where C.Element == Element {
       let count = elements.count
       guard count > 0 else { return PackedList() }
       guard count <= chunkCapacity / 4 else { return PackedList(elements) }
@@ -72,21 +72,21 @@ package struct PackedList<Element> {
 }
 
 extension PackedList: RandomAccessCollection, MutableCollection {
-  package typealias Indices = Range<Int>
+  public typealias Indices = Range<Int>
 
   // Written out and inlinable: the defaults, called from another module, ran unspecialized
   // (a generic metadata lookup for each `count`).
-  @inlinable package var startIndex: Int { 0 }
-  @inlinable package var endIndex: Int { Int(length) }
-  @inlinable package var count: Int { Int(length) }
-  @inlinable package var isEmpty: Bool { length == 0 }
-  @inlinable package var indices: Range<Int> { 0..<Int(length) }
-  @inlinable package func index(after i: Int) -> Int { i + 1 }
-  @inlinable package func index(before i: Int) -> Int { i - 1 }
-  @inlinable package func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
-  @inlinable package func distance(from start: Int, to end: Int) -> Int { end - start }
+  @inlinable public var startIndex: Int { 0 }
+  @inlinable public var endIndex: Int { Int(length) }
+  @inlinable public var count: Int { Int(length) }
+  @inlinable public var isEmpty: Bool { length == 0 }
+  @inlinable public var indices: Range<Int> { 0..<Int(length) }
+  @inlinable public func index(after i: Int) -> Int { i + 1 }
+  @inlinable public func index(before i: Int) -> Int { i - 1 }
+  @inlinable public func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
+  @inlinable public func distance(from start: Int, to end: Int) -> Int { end - start }
 
-  @inlinable package subscript(position: Int) -> Element {
+  @inlinable public subscript(position: Int) -> Element {
     get {
       precondition(position >= 0 && position < Int(length), "PackedList index out of range")
       return unsafeDowncast(storage, to: PackedChunk<Element>.self).withUnsafeMutablePointerToElements {
@@ -104,7 +104,7 @@ extension PackedList: RandomAccessCollection, MutableCollection {
 }
 
 extension PackedList: RangeReplaceableCollection {
-  package mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
+  public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
   where C.Element == Element {
     precondition(subrange.lowerBound >= 0 && subrange.upperBound <= Int(length), "PackedList range out of bounds")
     if subrange.isEmpty, subrange.lowerBound == Int(length) {
@@ -116,13 +116,13 @@ extension PackedList: RangeReplaceableCollection {
     self = PackedList(elements)
   }
 
-  package mutating func append(_ element: Element) {
+  public mutating func append(_ element: Element) {
     makeRoom(for: Int(length) + 1)
     ownChunk.append(contentsOf: CollectionOfOne(element))
     length += 1
   }
 
-  package mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element {
+  public mutating func append<S: Sequence>(contentsOf newElements: S) where S.Element == Element {
     let added = Array(newElements)
     guard !added.isEmpty else { return }
     makeRoom(for: Int(length) + added.count)
@@ -130,7 +130,7 @@ extension PackedList: RangeReplaceableCollection {
     length += UInt32(added.count)
   }
 
-  package mutating func reserveCapacity(_ minimumCapacity: Int) { makeOwn(minimumCapacity: minimumCapacity) }
+  public mutating func reserveCapacity(_ minimumCapacity: Int) { makeOwn(minimumCapacity: minimumCapacity) }
 
   /// Makes the list its chunk's only owner with room for `total` elements, doubling as an
   /// array does when it must move.
@@ -170,15 +170,15 @@ extension PackedList: RangeReplaceableCollection {
 }
 
 extension PackedList: ExpressibleByArrayLiteral {
-  package init(arrayLiteral elements: Element...) { self.init(elements) }
+  public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
 extension PackedList: Equatable where Element: Equatable {
-  package static func == (lhs: PackedList, rhs: PackedList) -> Bool { lhs.elementsEqual(rhs) }
+  public static func == (lhs: PackedList, rhs: PackedList) -> Bool { lhs.elementsEqual(rhs) }
 }
 
 extension PackedList: Hashable where Element: Hashable {
-  package func hash(into hasher: inout Hasher) {
+  public func hash(into hasher: inout Hasher) {
     hasher.combine(length)
     for element in self { hasher.combine(element) }
   }
@@ -189,8 +189,8 @@ extension PackedList: Hashable where Element: Hashable {
 extension PackedList: @unchecked Sendable where Element: Sendable {}
 
 extension PackedList: CustomStringConvertible, CustomDebugStringConvertible {
-  package var description: String { Array(self).description }
-  package var debugDescription: String { Array(self).debugDescription }
+  public var description: String { Array(self).description }
+  public var debugDescription: String { Array(self).debugDescription }
 }
 
 /// Elements in order; how many are written and the room for more are in the header. A list

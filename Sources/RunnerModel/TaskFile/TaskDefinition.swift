@@ -4,8 +4,8 @@
 /// matrix, condition, …) lives in one copy-on-write box that every task without them shares:
 /// a generated file of a million tasks pays a pointer for them, not 200 bytes.
 @dynamicMemberLookup
-package struct TaskDefinition: Sendable, Identifiable {
-  package var id: String { name }
+public struct TaskDefinition: Sendable, Identifiable {
+  public var id: String { name }
   package var name: String
   /// The name the task file gives it, which `$RUNNER_TASK` says: a part a task call splits
   /// off (`build#2`) answers to its task's (`build`).
@@ -54,7 +54,7 @@ package struct TaskDefinition: Sendable, Identifiable {
 
   /// The fields few tasks set, read and written as if they were the task's own
   /// (`task.timeout`, through `subscript(dynamicMember:)`).
-  package struct Rare: Sendable {
+  public struct Rare: Sendable {
     package var description: String? = nil
     /// Higher starts first among ready tasks.
     package var priority: Int = 0
@@ -136,11 +136,12 @@ package struct TaskDefinition: Sendable, Identifiable {
     @usableFromInline static let none = RareBox(Rare(), isNone: true)
   }
 
-  // Inlinable: where the key path is a literal the optimizer reads the field directly (through
-  // `swift_readAtKeyPath` a field cost more than the task's whole line in `-n`'s plan).
-  @inlinable package subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
-    get { rare.value[keyPath: field] }
-    set {
+  // Inlined always: where the key path is a literal the optimizer reads the field directly
+  // (through `swift_readAtKeyPath` a field cost more than the task's whole line in `-n`'s
+  // plan, and a finished task's `resources` 2 % of the reactor thread's time).
+  @inlinable public subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
+    @inline(__always) get { rare.value[keyPath: field] }
+    @inline(__always) set {
       if rare.isNone || !isKnownUniquelyReferenced(&rare) { rare = RareBox(rare.value) }
       rare.value[keyPath: field] = newValue
     }

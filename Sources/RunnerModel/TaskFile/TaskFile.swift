@@ -1,5 +1,5 @@
 /// A whole task file, checked: settings and tasks in file order.
-package struct TaskFile: Sendable {
+public struct TaskFile: Sendable {
   /// The path as the user named it.
   package var path: String
   /// The directory task paths are relative to.
@@ -16,7 +16,7 @@ package struct TaskFile: Sendable {
   package var keyEnvironment: [String] = []
   /// `secrets`: variables whose values every task gets but no key, upload or log shows.
   package var secretNames: [String] = []
-  package var tasks: [TaskDefinition] = [] {
+  @usableFromInline package var tasks: [TaskDefinition] = [] {
     // A change may add, move or rename a task: the index no longer holds.
     didSet { names = nil }
   }
