@@ -19,6 +19,9 @@ package final class ConsoleReporter: RunObserver {
     var pausedStatus: StatusArea?
     /// Grouped and quiet modes: each running task's lines, kept until it ends.
     var spool: OutputSpool
+    /// For each task with a spool: whether it holds the lines as they came, to be prefixed
+    /// when printed (short lines), rather than prefixed (`spoolsRaw`).
+    var raw: [Int: Bool] = [:]
     /// Whether the warning about a failed spool was printed.
     var warnedAboutSpool = false
     /// The attempt each task last started: a task a remote slot gave back starts the same
@@ -208,10 +211,17 @@ package final class ConsoleReporter: RunObserver {
   /// held: the output arrives early rather than not at all. One warning says so.
   private func spool(_ task: Int, head: [UInt8], lines: OutputLines) {
     let failure: Int32? = state.withLock { state in
-      state.bytes.removeAll()
-      Self.compose(lines, head: head, into: &state.bytes)
       defer { state.bytes.trim(to: Self.retainedBuffer) }
-      let outcome = state.bytes.withBytes { state.spool.write(task, $0) }
+      let raw = state.raw[task] ?? Self.spoolsRaw(lines, head: head)
+      state.raw[task] = raw
+      let outcome: OutputSpool.Outcome
+      if raw {
+        outcome = state.spool.write(task, lines.bytes.assumingMemoryBound(to: UInt8.self))
+      } else {
+        state.bytes.removeAll()
+        Self.compose(lines, head: head, into: &state.bytes)
+        outcome = state.bytes.withBytes { state.spool.write(task, $0) }
+      }
       var failure: Int32?
       switch outcome {
       case .spooled: return nil
@@ -221,11 +231,18 @@ package final class ConsoleReporter: RunObserver {
         if fd >= 0 {
           // What the spool held before these lines (they are printed whole below).
           if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
-          OutputSpool.print(OutputSpool.Spool(descriptor: fd, inMemory: false, size: held), to: descriptor)
+          let before = OutputSpool.Spool(descriptor: fd, inMemory: false, size: held)
+          if raw {
+            OutputSpool.printLines(before, head: head, to: descriptor, using: &state.bytes)
+          } else {
+            OutputSpool.print(before, to: descriptor)
+          }
           close(fd)
         }
       }
-      // Printed as prefixed lines would be (the bytes were composed above, without status).
+      // Printed as prefixed lines would be.
+      state.bytes.removeAll()
+      Self.compose(lines, head: head, into: &state.bytes)
       if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
       appendStatus(&state)
       state.bytes.withBytes { Terminal.write($0, to: descriptor) }
@@ -243,15 +260,30 @@ package final class ConsoleReporter: RunObserver {
     }
   }
 
+  /// Whether a task whose first lines are `lines` spools them as they came: when the head
+  /// before each would add more than a quarter to their bytes (judged on the first 4 KiB). A
+  /// task of 1-byte lines then spools its own bytes, not nine times as many, and quiet output
+  /// never prefixes lines it drops; longer lines are prefixed as they come, while the task
+  /// runs, and printed at its end by the kernel (`sendfile`).
+  static func spoolsRaw(_ lines: OutputLines, head: [UInt8]) -> Bool {
+    let sample = UnsafeRawBufferPointer(rebasing: lines.bytes.prefix(4096))
+    let newlines = sample.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    return newlines * head.count * 4 > sample.count
+  }
+
   /// Prints (or drops) a finished task's spooled lines in one piece, then closes the spool.
   private func flushSpool(_ task: Int, show: Bool) {
-    guard let spool = state.withLock({ $0.spool.take(task) }) else { return }
+    let (taken, raw) = state.withLock { ($0.spool.take(task), $0.raw.removeValue(forKey: task) ?? false) }
+    guard let spool = taken else { return }
     let fd = spool.descriptor
     defer { close(fd) }
     guard show, spool.size > 0 else { return }
+    let head = prefix(task)
     state.withLock { state in
       if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
-      OutputSpool.print(spool, to: descriptor)
+      guard raw else { return OutputSpool.print(spool, to: descriptor) }
+      OutputSpool.printLines(spool, head: head, to: descriptor, using: &state.bytes)
+      state.bytes.trim(to: Self.retainedBuffer)
     }
   }
 

@@ -155,6 +155,40 @@ struct OutputSpool: ~Copyable {
     }
   }
 
+  /// Prints a spool of whole lines with `head` before each, after what `Terminal` holds: a
+  /// mebibyte at a time, cut at its last newline (a longer line grows the piece). Grouped
+  /// output spools the lines as the task wrote them and prefixes them here, so a task of
+  /// short lines spools its own bytes, not the prefix's many times over (and quiet output,
+  /// which prints a spool only for a failure, never prefixes the rest).
+  static func printLines(_ spool: Spool, head: [UInt8], to descriptor: Int32, using buffer: inout ByteBuffer) {
+    Terminal.releaseHeld()
+    let length = off_t(spool.size)
+    var piece = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
+    var held = 0  // bytes of `piece` read and not printed yet
+    func emit(upTo end: Int) {
+      buffer.removeAll()
+      piece.withUnsafeBytes { bytes in
+        head.withUnsafeBytes { buffer.appendLines(UnsafeRawBufferPointer(rebasing: bytes[..<end]), eachAfter: $0) }
+      }
+      buffer.withBytes { Terminal.write($0, to: descriptor) }
+      piece.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + end, byteCount: held - end) }
+      held -= end
+    }
+    var offset: off_t = 0
+    while offset < length {
+      if held == piece.count { piece += [UInt8](repeating: 0, count: piece.count) }
+      let want = Int(min(off_t(piece.count - held), length - offset))
+      let count = piece.withUnsafeMutableBytes { pread(spool.descriptor, $0.baseAddress! + held, want, offset) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      offset += off_t(count)
+      held += count
+      if let last = piece[..<held].lastIndex(of: 0x0A) { emit(upTo: last + 1) }
+    }
+    // A spool ends in a newline; a file cut short may not.
+    if held > 0 { emit(upTo: held) }
+  }
+
   /// Writes every byte; how many were written and the errno that stopped it, if any.
   static func writeAll(_ bytes: UnsafeBufferPointer<UInt8>, to fd: Int32) -> (Int, Int32?) {
     guard let base = bytes.baseAddress else { return (0, nil) }

@@ -33,10 +33,35 @@ import Testing
 
   /// A spool that had to move to a file that cannot be made keeps its lines: they are printed.
   @Test func aSpoolThatCannotMoveToAFileFallsBackToDirectLines() throws {
-    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir", spoolMemory: 8)
-    // "a | one\n" fills the budget; b's spool would be a file, so b prints as it comes; a's
-    // second line would move a's spool to a file, so a prints what it held and the line.
-    #expect(text == "b | x\na | one\na | two\n", "\(text)")
+    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir", spoolMemory: 6)
+    // Short lines are spooled as they came: "one\n" and "x\n" fill the budget; a's second
+    // line would move a's spool to a file, so a prints what it held (prefixed) and the line;
+    // b's spool is printed when b ends.
+    #expect(text == "a | one\na | two\nb | x\n", "\(text)")
+  }
+
+  /// Long lines are spooled prefixed (the kernel prints them at the end); short ones as they
+  /// came, prefixed when printed. Either way the lines print as `--output prefixed` prints
+  /// them, each task's together; through a file too, and when its file cannot be made.
+  @Test(arguments: [(Int64(1) << 20, "/tmp"), (0, "/tmp"), (120, "/nonexistent/spool/dir")])
+  func longAndShortLinesPrintAsPrefixedLinesDo(budget: Int64, directory: String) throws {
+    let long = String(repeating: "l", count: 100)
+    let lines = [(0, long), (1, "s"), (0, long + "2"), (1, ""), (1, "s3")]
+    let text = try Self.console(spoolDirectory: directory, spoolMemory: budget, lines: lines)
+    #expect(text == "a | \(long)\na | \(long)2\nb | s\nb | \nb | s3\n", "\(text)")
+  }
+
+  @Test func shortLinesAreSpooledAsTheyCame() {
+    func raw(_ text: String, head: Int) -> Bool {
+      var bytes = Array(text.utf8)
+      return bytes.withUnsafeMutableBytes {
+        ConsoleReporter.spoolsRaw(OutputLines(UnsafeRawBufferPointer($0)), head: Array(repeating: 0x20, count: head))
+      }
+    }
+    #expect(raw(String(repeating: "\n", count: 5000), head: 8))
+    #expect(raw(String(repeating: "twenty-nine bytes of text ..\n", count: 200), head: 8))
+    #expect(!raw(String(repeating: String(repeating: "x", count: 99) + "\n", count: 100), head: 8))
+    #expect(!raw(String(repeating: "x", count: 9000) + "\n", head: 8))
   }
 
   @Test func aSpoolThatCannotBeCreatedFallsBackToDirectLines() throws {
@@ -44,8 +69,11 @@ import Testing
     #expect(text == "a | one\nb | x\na | two\n", "every task prints as it comes: \(text)")
   }
 
-  /// Task `a` prints two lines, task `b` one, then both succeed; returns what the console printed.
-  static func console(spoolDirectory: String, spoolMemory: Int64) throws -> String {
+  /// Tasks `a` and `b` print `lines` (by default two and one), then both succeed; returns the
+  /// task output lines the console printed.
+  static func console(
+    spoolDirectory: String, spoolMemory: Int64, lines: [(Int, String)] = [(0, "one"), (1, "x"), (0, "two")]
+  ) throws -> String {
     let output = try temporaryDirectory() + "/console.txt"
     defer { unlink(output) }
     let fd = open(output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -54,7 +82,7 @@ import Testing
     let console = ConsoleReporter(
       names: ["a", "b"], selected: [0, 1], useColor: false, descriptor: fd, mode: .grouped,
       spoolDirectory: spoolDirectory, spoolMemory: spoolMemory)
-    for (task, line) in [(0, "one"), (1, "x"), (0, "two")] {
+    for (task, line) in lines {
       var bytes = Array((line + "\n").utf8)
       bytes.withUnsafeMutableBytes {
         console.output(task: task, stream: .stdout, lines: OutputLines(UnsafeRawBufferPointer($0)), time: .zero)
