@@ -240,9 +240,11 @@ package final class ConsoleReporter: RunObserver {
           close(fd)
         }
       }
-      // Printed as prefixed lines would be.
-      state.bytes.removeAll()
-      Self.compose(lines, head: head, into: &state.bytes)
+      // Printed as prefixed lines would be (composed above unless spooled as they came).
+      if raw {
+        state.bytes.removeAll()
+        Self.compose(lines, head: head, into: &state.bytes)
+      }
       if state.status != nil { Terminal.write(StatusArea.clear, to: descriptor) }
       appendStatus(&state)
       state.bytes.withBytes { Terminal.write($0, to: descriptor) }

@@ -185,8 +185,14 @@ struct OutputSpool: ~Copyable {
       held += count
       if let last = piece[..<held].lastIndex(of: 0x0A) { emit(upTo: last + 1) }
     }
-    // A spool ends in a newline; a file cut short may not.
-    if held > 0 { emit(upTo: held) }
+    // A spool ends in a newline; a file cut short may not, and the next line must not join it.
+    if held > 0 {
+      if piece[held - 1] != 0x0A {
+        if held == piece.count { piece.append(0x0A) } else { piece[held] = 0x0A }
+        held += 1
+      }
+      emit(upTo: held)
+    }
   }
 
   /// Writes every byte; how many were written and the errno that stopped it, if any.

@@ -50,13 +50,13 @@ public struct PackedList<Element> {
 
   /// Packs lists one after another into shared chunks. A list longer than a quarter of a
   /// chunk gets one of its own.
-  public struct Packer {
+  package struct Packer {
     private var chunk: PackedChunk<Element>?
     private let chunkCapacity: Int
 
-    public init(chunkCapacity: Int = 1024) { self.chunkCapacity = chunkCapacity }
+    package init(chunkCapacity: Int = 1024) { self.chunkCapacity = chunkCapacity }
 
-    public mutating func pack<C: Collection>(_ elements: C) -> PackedList where C.Element == Element {
+    package mutating func pack<C: Collection>(_ elements: C) -> PackedList where C.Element == Element {
       let count = elements.count
       guard count > 0 else { return PackedList() }
       guard count <= chunkCapacity / 4 else { return PackedList(elements) }

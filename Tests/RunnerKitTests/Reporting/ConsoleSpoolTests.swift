@@ -43,12 +43,35 @@ import Testing
   /// Long lines are spooled prefixed (the kernel prints them at the end); short ones as they
   /// came, prefixed when printed. Either way the lines print as `--output prefixed` prints
   /// them, each task's together; through a file too, and when its file cannot be made.
-  @Test(arguments: [(Int64(1) << 20, "/tmp"), (0, "/tmp"), (120, "/nonexistent/spool/dir")])
-  func longAndShortLinesPrintAsPrefixedLinesDo(budget: Int64, directory: String) throws {
+  @Test(arguments: [(Int64(1) << 20, false), (0, false), (120, true)])
+  func longAndShortLinesPrintAsPrefixedLinesDo(budget: Int64, withoutDirectory: Bool) throws {
+    let directory = withoutDirectory ? "/nonexistent/spool/dir" : try Self.temporaryDirectory()
+    defer { if !withoutDirectory { try? FileManager.default.removeItem(atPath: directory) } }
     let long = String(repeating: "l", count: 100)
     let lines = [(0, long), (1, "s"), (0, long + "2"), (1, ""), (1, "s3")]
     let text = try Self.console(spoolDirectory: directory, spoolMemory: budget, lines: lines)
     #expect(text == "a | \(long)\na | \(long)2\nb | s\nb | \nb | s3\n", "\(text)")
+    if !withoutDirectory { #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == []) }
+  }
+
+  /// Short lines are spooled as they came: 10 bytes here, which fit a budget of 10 that the
+  /// same lines prefixed (22 bytes) would pass, printing b's line early, before a's.
+  @Test func shortLinesFitABudgetTheirPrefixedLinesWouldPass() throws {
+    let text = try Self.console(spoolDirectory: "/nonexistent/spool/dir", spoolMemory: 10)
+    #expect(text == "a | one\na | two\nb | x\n", "\(text)")
+  }
+
+  /// More than the mebibyte `printLines` reads at a time, of short lines and then of one line
+  /// longer than that: every line prefixed whole, in order.
+  @Test func aSpoolOfMoreThanAPieceIsPrintedLineByLine() throws {
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let short = (0..<400_000).map { "\($0 % 10)" }
+    let long = String(repeating: "y", count: 1_500_000)
+    let lines = [(0, short.joined(separator: "\n")), (0, long), (0, "end")]
+    let text = try Self.console(spoolDirectory: directory, spoolMemory: 1 << 30, lines: lines)
+    let expected = (short + [long, "end"]).map { "a | \($0)\n" }.joined()
+    #expect(text.count == expected.count && text == expected)
   }
 
   @Test func shortLinesAreSpooledAsTheyCame() {
