@@ -264,9 +264,9 @@ package final class ConsoleReporter: RunObserver {
 
   /// Whether a task whose first lines are `lines` spools them as they came: when the head
   /// before each would add more than a quarter to their bytes (judged on the first 4 KiB). A
-  /// task of 1-byte lines then spools its own bytes, not nine times as many, and quiet output
-  /// never prefixes lines it drops; longer lines are prefixed as they come, while the task
-  /// runs, and printed at its end by the kernel (`sendfile`).
+  /// task of 1-byte lines then spools its own bytes, not nine times as many (and quiet output,
+  /// which drops them when the task succeeds, never prefixes them); longer lines are prefixed
+  /// as they come, while the task runs, and printed at its end by the kernel (`sendfile`).
   static func spoolsRaw(_ lines: OutputLines, head: [UInt8]) -> Bool {
     let sample = UnsafeRawBufferPointer(rebasing: lines.bytes.prefix(4096))
     let newlines = sample.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }

@@ -16,8 +16,8 @@ package enum ShellSetting {
   /// True for a POSIX shell whose last flags hold `c` (`-c`, `-cu`, `-ec`): the word after the script is its
   /// `$0`. Another program (`[python3, -c]`, `[ssh, host, sh, -c]`) gets no word it did not ask for.
   package static func takesName(_ shell: [String]) -> Bool {
-    // The three a task gets by name are (their arrays compare by identity first), with no
-    // splitting of strings per command.
+    // The three shells a task names (`sh`, `bash`, `zsh`) take it: answered without splitting
+    // strings per command (their arrays compare by identity first).
     if mayBypass(shell) { return true }
     guard let program = shell.first?.split(separator: "/").last, let last = shell.last, shell.count > 1 else {
       return false

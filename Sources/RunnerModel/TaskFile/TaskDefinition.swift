@@ -136,9 +136,10 @@ public struct TaskDefinition: Sendable, Identifiable {
     @usableFromInline static let none = RareBox(Rare(), isNone: true)
   }
 
-  // Inlined always: where the key path is a literal the optimizer reads the field directly
-  // (through `swift_readAtKeyPath` a field cost more than the task's whole line in `-n`'s
-  // plan, and a finished task's `resources` 2 % of the reactor thread's time).
+  // Inlined, on a public type (a `package` type's inlinable members are called, not inlined,
+  // from another module): where the key path is a literal the optimizer reads the field
+  // directly. Through `swift_readAtKeyPath` a field cost more than the task's whole line in
+  // `-n`'s plan, and a finished task's `resources` 2 % of the reactor thread's time.
   @inlinable public subscript<Value>(dynamicMember field: WritableKeyPath<Rare, Value>) -> Value {
     @inline(__always) get { rare.value[keyPath: field] }
     @inline(__always) set {
