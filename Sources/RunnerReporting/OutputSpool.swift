@@ -156,10 +156,10 @@ struct OutputSpool: ~Copyable {
   }
 
   /// Prints a spool of whole lines with `head` before each, after what `Terminal` holds: a
-  /// mebibyte at a time, cut at its last newline (a longer line grows the piece). Grouped
-  /// output spools the lines as the task wrote them and prefixes them here, so a task of
-  /// short lines spools its own bytes, not the prefix's many times over (and quiet output,
-  /// which prints a spool only for a failure, never prefixes the rest).
+  /// mebibyte at a time, cut at its last newline (a longer line grows the piece). For a task
+  /// of short lines, grouped and quiet output spool the lines as the task wrote them and
+  /// prefix them here (`ConsoleReporter.spoolsRaw`): the spool holds the task's own bytes, not
+  /// the prefix's many times over.
   static func printLines(_ spool: Spool, head: [UInt8], to descriptor: Int32, using buffer: inout ByteBuffer) {
     Terminal.releaseHeld()
     let length = off_t(spool.size)
